@@ -1,0 +1,39 @@
+/**
+ * What every command shares: the global options, the loaded config, and the runner built from it.
+ */
+import { createRunner, loadConfig, type LoadedConfig, type Runner } from "@skillrig/core";
+import { builtinPlugins } from "./builtins.js";
+import { createOutput, type Output, type Streams } from "./output.js";
+
+export interface GlobalOptions {
+  config?: string;
+  json?: boolean;
+}
+
+export interface CommandContext {
+  cwd: string;
+  global: GlobalOptions;
+  out: Output;
+  /** Loads the config (once) and builds the runner with the built-in plugins. */
+  runner(): Promise<Runner>;
+  config(): Promise<LoadedConfig>;
+}
+
+export function createContext(global: GlobalOptions, cwd = process.cwd(), streams?: Streams): CommandContext {
+  let loaded: Promise<LoadedConfig> | undefined;
+  let runner: Promise<Runner> | undefined;
+  const ctx: CommandContext = {
+    cwd,
+    global,
+    out: createOutput(global.json ?? false, streams),
+    config() {
+      loaded ??= loadConfig({ cwd, configPath: global.config });
+      return loaded;
+    },
+    runner() {
+      runner ??= ctx.config().then(async (config) => createRunner(config, { cwd, builtins: await builtinPlugins(config) }));
+      return runner;
+    },
+  };
+  return ctx;
+}

@@ -1,0 +1,56 @@
+import type { SkillrigPlugin } from "../plugin.js";
+
+/** A plugin in the config: an instance, a package name (or ./path), or [name, options]. */
+export type PluginEntry = SkillrigPlugin | string | [string] | [string, Record<string, unknown>];
+
+export interface SandboxLimitsConfig {
+  cpu_ms?: number;
+  memory_bytes?: number;
+  processes?: number;
+  output_bytes?: number;
+  file_bytes?: number;
+}
+
+/** The config file's shape. `config.schema.json` is its JSON Schema; keep the two in step. */
+export interface SkillrigConfig {
+  $schema?: string;
+  plugins?: PluginEntry[];
+  /** Apply the built-in plugins (function/script/cli deliverables, default sandbox, compare modes). Default true. */
+  builtins?: boolean;
+  skills?: { roots?: string[] };
+  /** Where run folders go, relative to the config file. Default `.skillrig/runs`. */
+  runs_dir?: string;
+  oracle?: { jobs?: number; timeout_ms?: number; strict?: boolean };
+  sandbox?: {
+    level?: "auto" | "namespaces" | "rlimits" | "none";
+    /** Fail instead of falling back when the strongest level is not available. */
+    require_strongest?: boolean;
+    limits?: SandboxLimitsConfig;
+  };
+  /** The default job of `skillrig run` when no skill is named. */
+  run?: {
+    skill: string;
+    engine: string;
+    input?: Record<string, unknown>;
+    parameter?: Record<string, unknown>;
+    files?: Record<string, string>;
+    timeout_ms?: number;
+  };
+  server?: {
+    host?: string;
+    port?: number;
+    tokens?: string[];
+    concurrency?: number;
+    queue_limit?: number;
+    data_dir?: string;
+    on_restart?: "fail" | "requeue";
+    upload_limit_bytes?: number;
+    upload_max_files?: number;
+  };
+  solve?: { engines?: string[]; attempts?: number; jobs?: number };
+}
+
+/** Identity function that exists only to give a config file types. */
+export function defineConfig(config: SkillrigConfig): SkillrigConfig {
+  return config;
+}

@@ -1,0 +1,95 @@
+/**
+ * Turns the config's plugin entries into plugin instances. Package names and ./paths are resolved
+ * from the config file's folder (the user's project), not from skillrig's own install, and imported.
+ */
+import { pathToFileURL } from "node:url";
+import { join } from "node:path";
+import { resolve as resolveModule } from "import-meta-resolve";
+import { InvalidConfigError, PluginNotFoundError } from "../errors.js";
+import { isPlugin, type SkillrigPlugin } from "../plugin.js";
+import type { PluginEntry } from "./define-config.js";
+
+export async function resolvePlugins(entries: PluginEntry[], fromDir: string, file?: string): Promise<SkillrigPlugin[]> {
+  const plugins: SkillrigPlugin[] = [];
+  for (const [index, entry] of entries.entries()) {
+    const pointer = `/plugins/${index}`;
+    if (isPlugin(entry)) {
+      plugins.push(entry);
+      continue;
+    }
+    const [specifier, options] = typeof entry === "string" ? [entry, undefined] : Array.isArray(entry) ? [entry[0], entry[1]] : [undefined, undefined];
+    if (typeof specifier !== "string") {
+      throw new InvalidConfigError(`plugins[${index}] is not a plugin: it needs a "name" string and an "apply(runner)" function`, {
+        file,
+        pointer,
+        field: `plugins[${index}]`,
+      });
+    }
+    plugins.push(await importPlugin(specifier, options, fromDir, { file, pointer, index }));
+  }
+  return plugins;
+}
+
+async function importPlugin(
+  specifier: string,
+  options: Record<string, unknown> | undefined,
+  fromDir: string,
+  where: { file?: string; pointer: string; index: number },
+): Promise<SkillrigPlugin> {
+  let url: string;
+  try {
+    url = resolveModule(specifier, pathToFileURL(join(fromDir, "noop.js")).href);
+  } catch (error) {
+    const isPath = specifier.startsWith(".") || specifier.startsWith("/");
+    throw new PluginNotFoundError(
+      isPath
+        ? `plugin file "${specifier}" (plugins[${where.index}]) was not found from ${fromDir}`
+        : `plugin package "${specifier}" (plugins[${where.index}]) cannot be found from ${fromDir}; install it with: pnpm add -D ${specifier}  (or npm install -D ${specifier})`,
+      {
+        file: where.file,
+        pointer: where.pointer,
+        field: `plugins[${where.index}]`,
+        hint: isPath ? undefined : `pnpm add -D ${specifier}`,
+        details: { package: specifier, reason: (error as Error).message },
+      },
+    );
+  }
+  let mod: Record<string, unknown>;
+  try {
+    mod = (await import(url)) as Record<string, unknown>;
+  } catch (error) {
+    throw new InvalidConfigError(`plugin "${specifier}" (plugins[${where.index}]) failed to load: ${(error as Error).message}`, {
+      file: where.file,
+      pointer: where.pointer,
+      cause: error,
+    });
+  }
+  const exported = mod.default ?? mod.plugin;
+  let plugin: unknown;
+  try {
+    if (isPlugin(exported)) plugin = exported;
+    else if (typeof exported === "function") {
+      const fn = exported as (...args: unknown[]) => unknown;
+      plugin = isClass(fn) ? new (fn as unknown as new (o?: unknown) => unknown)(options) : fn(options);
+    }
+  } catch (error) {
+    // Plugins validate their options in their constructor; their message names the option.
+    const message = (error as Error).message;
+    throw new InvalidConfigError(`plugin "${specifier}" (plugins[${where.index}]) rejected its options: ${message}`, {
+      file: where.file,
+      pointer: `${where.pointer}/1`,
+      cause: error,
+    });
+  }
+  if (!isPlugin(plugin)) {
+    throw new InvalidConfigError(
+      `module "${specifier}" (plugins[${where.index}]) does not export a plugin: its default export must be a plugin, a factory (options) => plugin, or a plugin class`,
+      { file: where.file, pointer: where.pointer },
+    );
+  }
+  return plugin;
+}
+
+function isClass(fn: unknown): boolean {
+  return typeof fn === "function" && /^class[\s{]/.test(Function.prototype.toString.call(fn));
+}

@@ -1,0 +1,162 @@
+/**
+ * Every error skillrig raises on purpose is a SkillrigError with a stable string `code`.
+ * Scripts match on `code`; people read `message`, which always names what was wrong and where
+ * (a file, a JSON pointer, a config key path or a field).
+ */
+
+/** Stable error codes. Adding a code is a minor change; renaming or removing one is breaking. */
+export type ErrorCode =
+  | "invalid_test_format"
+  | "invalid_task"
+  | "invalid_config"
+  | "plugin_not_found"
+  | "plugin_conflict"
+  | "invalid_skill"
+  | "skill_not_found"
+  | "input_missing_file"
+  | "input_invalid"
+  | "parameter_invalid"
+  | "template_error"
+  | "schema_violation"
+  | "artifact_missing"
+  | "result_missing"
+  | "engine_failed"
+  | "engine_auth_failed"
+  | "engine_not_found"
+  | "unhandled"
+  | "timeout"
+  | "sandbox_unavailable"
+  | "usage";
+
+/** Where an error points: any that apply. */
+export interface ErrorLocation {
+  /** A file path, as the user would type it (relative to the working directory where possible). */
+  file?: string;
+  /** An RFC 6901 JSON pointer inside `file` (or inside the request body). */
+  pointer?: string;
+  /** A dotted config key path or a field name. */
+  field?: string;
+  /** 1-based line in `file`. */
+  line?: number;
+}
+
+/** One problem inside a larger error (for example each schema violation). */
+export interface Violation extends ErrorLocation {
+  message: string;
+  /** The ajv keyword or rule that failed, when there is one. */
+  rule?: string;
+}
+
+export interface SkillrigErrorOptions extends ErrorLocation {
+  cause?: unknown;
+  violations?: Violation[];
+  /** Extra machine-readable facts (exit code, command line, ...). */
+  details?: Record<string, unknown>;
+  /** What the user can do about it. */
+  hint?: string;
+}
+
+export class SkillrigError extends Error {
+  readonly code: ErrorCode;
+  readonly file?: string;
+  readonly pointer?: string;
+  readonly field?: string;
+  readonly line?: number;
+  readonly violations: Violation[];
+  readonly details: Record<string, unknown>;
+  readonly hint?: string;
+
+  constructor(code: ErrorCode, message: string, options: SkillrigErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.file = options.file;
+    this.pointer = options.pointer;
+    this.field = options.field;
+    this.line = options.line;
+    this.violations = options.violations ?? [];
+    this.details = options.details ?? {};
+    this.hint = options.hint;
+  }
+
+  /** A plain object for `--json` output and HTTP bodies. Never includes a stack. */
+  toJSON(): SerializedError {
+    const out: SerializedError = { code: this.code, message: this.message };
+    if (this.file !== undefined) out.file = this.file;
+    if (this.pointer !== undefined) out.pointer = this.pointer;
+    if (this.field !== undefined) out.field = this.field;
+    if (this.line !== undefined) out.line = this.line;
+    if (this.violations.length > 0) out.violations = this.violations;
+    if (this.hint !== undefined) out.hint = this.hint;
+    if (Object.keys(this.details).length > 0) out.details = this.details;
+    return out;
+  }
+}
+
+export interface SerializedError extends ErrorLocation {
+  code: ErrorCode;
+  message: string;
+  violations?: Violation[];
+  hint?: string;
+  details?: Record<string, unknown>;
+}
+
+/** A test case or task file that breaks the Task Oracle Input Contract. */
+export class InvalidTestFormatError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("invalid_test_format", message, options);
+  }
+}
+
+/** The config file (or a plugin's options) is wrong. */
+export class InvalidConfigError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("invalid_config", message, options);
+  }
+}
+
+/** A plugin named by package could not be imported. */
+export class PluginNotFoundError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("plugin_not_found", message, options);
+  }
+}
+
+/** Two plugins claim the same deliverable type, engine or compare mode. */
+export class PluginConflictError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("plugin_conflict", message, options);
+  }
+}
+
+/** A file input named in the input schema was not uploaded. */
+export class InputMissingFileError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("input_missing_file", message, options);
+  }
+}
+
+/** A value does not match its JSON Schema; `violations` lists each one with its pointer. */
+export class SchemaViolationError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("schema_violation", message, options);
+  }
+}
+
+/** An engine CLI ran and failed (crash, bad output, non-zero exit). */
+export class EngineFailedError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("engine_failed", message, options);
+  }
+}
+
+/** Something ran past its time limit. */
+export class TimeoutError extends SkillrigError {
+  constructor(message: string, options?: SkillrigErrorOptions) {
+    super("timeout", message, options);
+  }
+}
+
+export function isSkillrigError(value: unknown): value is SkillrigError {
+  return value instanceof SkillrigError;
+}

@@ -1,0 +1,39 @@
+export { Runner } from "./runner.js";
+export type {
+  RunnerHooks,
+  RunnerOptions,
+  TaskRun,
+  CaseWork,
+  JobWork,
+  Work,
+  InputResolution,
+  PromptRendering,
+  CaseComparison,
+  CaseOutcome,
+  CaseExecuteRequest,
+  JobExecuteRequest,
+  ExecuteRequest,
+  ExecuteOutcome,
+  CompareRequest,
+  CompareResult,
+  ArtifactCollection,
+  RunInfo,
+  RunEndInfo,
+  Claim,
+  ClaimKind,
+} from "./runner.js";
+export { definePlugin, isPlugin } from "./plugin.js";
+export type { SkillrigPlugin, PluginFactory } from "./plugin.js";
+export * from "./errors.js";
+export * from "./json-pointer.js";
+export * from "./schema-validation.js";
+export type * from "./oracle-types.js";
+export type * from "./job-types.js";
+export type * from "./sandbox.js";
+export { defineConfig } from "./config/define-config.js";
+export type { SkillrigConfig, PluginEntry, SandboxLimitsConfig } from "./config/define-config.js";
+export { loadConfig, findConfigFile, validateConfig, CONFIG_FILE_NAMES } from "./config/load-config.js";
+export type { LoadedConfig } from "./config/load-config.js";
+export { resolvePlugins } from "./config/resolve-plugins.js";
+export { createRunner } from "./config/create-runner.js";
+export type { CreateRunnerOptions } from "./config/create-runner.js";

@@ -1,0 +1,140 @@
+/**
+ * Skill jobs: a skill package, a request with inputs and parameters, a run folder, an engine's run, a result.
+ * The skills package fills these in; core only names their shape so hooks can be typed.
+ */
+import type { JsonSchema } from "./schema-validation.js";
+import type { SerializedError } from "./errors.js";
+
+/** An output field marked `x-type: artifact`, registered when the skill loads. */
+export interface ArtifactSpec {
+  /** The output property that holds the artifact's path. */
+  field: string;
+  /** `x-role`, default "output". */
+  role: string;
+  /** `x-filename`, default the property key. */
+  filename: string;
+  /** Whether the output schema requires the field. */
+  required: boolean;
+}
+
+export interface SkillManifest {
+  id: string;
+  name: string;
+  description: string;
+  version?: string;
+  engines: string[];
+  /** Absolute path of the skill package folder. */
+  dir: string;
+  /** Absolute path of SKILL.md. */
+  skillMdFile: string;
+  /** Absolute path of assets/runner.json. */
+  runnerFile: string;
+  /** The raw runner.json. */
+  runner: Record<string, unknown>;
+  schemas: {
+    input?: { file: string; schema: JsonSchema };
+    parameter?: { file: string; schema: JsonSchema };
+    output?: { file: string; schema: JsonSchema };
+  };
+  /** `entrypoint.prompts.<engine>`: engine name to template text. */
+  prompts: Record<string, string>;
+  runtime?: { language?: string; version?: string; dependencies?: string[] };
+  artifacts: ArtifactSpec[];
+}
+
+/** What a caller asks for: `POST /v1/jobs` and `skillrig run` both produce one. */
+export interface JobRequest {
+  skill_id: string;
+  engine: string;
+  /** Inline inputs (`x-input-source: inline`). */
+  input?: Record<string, unknown>;
+  parameter?: Record<string, unknown>;
+  /** Host files to copy into `uploads/<field>` before resolving (the CLI's `--file field=path`). */
+  files?: Record<string, string>;
+  options?: JobOptions;
+}
+
+export interface JobOptions {
+  timeout_ms?: number;
+  /** Stop after rendering the prompt (`--dry-run`). */
+  dry_run?: boolean;
+  /** Options for the engine plugin, merged over its configured options. */
+  engine?: Record<string, unknown>;
+}
+
+/** The documented run folder layout; every path absolute. */
+export interface RunFolder {
+  root: string;
+  /** Uploaded files, one per file input, named exactly as the field. */
+  uploads: string;
+  /** The engine's working directory. */
+  workspace: string;
+  /** Snapshot of the skill package as it was when the job ran. */
+  skillSnapshot: string;
+  /** Rendered prompt. */
+  promptFile: string;
+  /** Engine stdout/stderr and skillrig's own log lines. */
+  logs: string;
+  /** Final output JSON. */
+  outputFile: string;
+  /** Collected artifacts. */
+  artifacts: string;
+}
+
+export type EngineEvent =
+  | { type: "status"; status: string; message?: string }
+  | { type: "message"; role: "assistant" | "user" | "system"; text: string; delta?: boolean }
+  | { type: "tool_call"; id?: string; tool: string; args?: unknown; status?: string }
+  | { type: "tool_result"; id?: string; tool?: string; status: string; output?: string }
+  | { type: "file_change"; path: string; kind: "add" | "update" | "delete" }
+  | { type: "usage"; inputTokens?: number; outputTokens?: number; totalTokens?: number; model?: string }
+  | { type: "log"; stream: "stdout" | "stderr" | "skillrig"; line: string };
+
+export type EngineFailureKind = "auth" | "timeout" | "idle_timeout" | "crash" | "malformed_output" | "not_found" | "canceled";
+
+export interface EngineOutcome {
+  kind: "engine";
+  ok: boolean;
+  /** The parsed final output JSON (before schema validation). */
+  output?: unknown;
+  /** The raw text the output was parsed from. */
+  rawOutput?: string;
+  /** Deterministic repairs applied to the raw output ("stripped code fence", ...). */
+  repairs?: string[];
+  failure?: { kind: EngineFailureKind; message: string };
+  engineVersion?: string;
+  exitCode?: number | null;
+  signal?: string | null;
+  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; durationMs?: number };
+  /** Extra facts (command line, stderr tail). */
+  details?: Record<string, unknown>;
+}
+
+export interface CollectedArtifact {
+  field: string;
+  role: string;
+  filename: string;
+  /** Absolute path in the run folder's artifacts/. */
+  path: string;
+  /** Path relative to the run folder. */
+  relativePath: string;
+  bytes: number;
+}
+
+export type JobStatus = "waiting_upload" | "queued" | "running" | "succeeded" | "failed" | "canceled";
+
+export interface JobResult {
+  job_id: string;
+  skill_id: string;
+  engine: string;
+  status: JobStatus;
+  output?: unknown;
+  artifacts: CollectedArtifact[];
+  error?: SerializedError;
+  run_dir: string;
+  prompt?: string;
+  timings: { started_at: string; finished_at?: string; duration_ms?: number; engine_ms?: number; overhead_ms?: number };
+  usage?: EngineOutcome["usage"];
+  engine_version?: string;
+  warnings?: string[];
+}

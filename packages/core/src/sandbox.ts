@@ -1,0 +1,82 @@
+/**
+ * The sandbox contract. Every process that runs deliverable code goes through a Sandbox,
+ * chosen by the runner's `sandbox` hook, so a team can swap in its own (a container runner, say).
+ */
+import type { Readable, Writable } from "node:stream";
+
+/** Isolation levels, strongest first. The report records which one each run had. */
+export type IsolationLevel = "namespaces" | "rlimits" | "none" | (string & {});
+
+export interface ResourceLimits {
+  /** Wall-clock limit; the whole process tree is killed when it passes. */
+  wallMs: number;
+  cpuMs?: number;
+  memoryBytes?: number;
+  maxProcesses?: number;
+  /** Bytes kept of stdout and of stderr each; more ends the run with `outputLimited`. */
+  outputBytes?: number;
+  fileSizeBytes?: number;
+}
+
+export interface SandboxSpawnOptions {
+  /** Program and arguments, e.g. ["python3", "tool.py", "--in", "a.csv"]. */
+  command: string[];
+  /** The only folder the code may write to; also its working directory. */
+  cwd: string;
+  /** Folders the code may read (the deliverable's folder, harness files). */
+  readOnlyPaths?: string[];
+  /** Variables added to the sandbox's scrubbed environment allow-list. */
+  env?: Record<string, string>;
+  stdin?: string | Uint8Array;
+  limits: ResourceLimits;
+  /** Aborting kills the whole process tree. */
+  signal?: AbortSignal;
+}
+
+export interface SandboxResult {
+  command: string[];
+  exitCode: number | null;
+  signal: string | null;
+  stdout: string;
+  stderr: string;
+  durationMs: number;
+  timedOut: boolean;
+  /** stdout or stderr passed `outputBytes`. */
+  outputLimited: boolean;
+  /** The memory limit was hit (best evidence: MemoryError, ENOMEM, or SIGKILL from the limit). */
+  memoryLimited: boolean;
+  cpuLimited: boolean;
+  fileSizeLimited: boolean;
+  isolation: IsolationLevel;
+}
+
+/** A long-lived sandboxed process with open pipes (the function harness speaks a protocol over them). */
+export interface SandboxProcess {
+  readonly stdin: Writable;
+  readonly stdout: Readable;
+  readonly stderr: Readable;
+  readonly pid: number | undefined;
+  readonly isolation: IsolationLevel;
+  /** Kills the whole process tree. */
+  kill(): void;
+  /** Settles when the process has exited and its tree is gone. */
+  readonly exited: Promise<SandboxResult>;
+}
+
+export interface Sandbox {
+  readonly name: string;
+  /** The isolation level this sandbox gives on this machine (probed once). */
+  readonly isolation: IsolationLevel;
+  /** Warnings from probing (a fallback to a weaker level is always reported here). */
+  readonly warnings: string[];
+  run(options: SandboxSpawnOptions): Promise<SandboxResult>;
+  spawn(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
+}
+
+/** What a caller asks of the sandbox hook. */
+export interface SandboxRequest {
+  /** Who is asking (a deliverable type or "engine"). */
+  purpose: string;
+  /** Allow weaker isolation than the strongest this machine has. */
+  allowWeaker?: boolean;
+}
