@@ -37,3 +37,4 @@ export type { LoadedConfig } from "./config/load-config.js";
 export { resolvePlugins } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";
+export { resolveCaseLimits, DEFAULT_LIMITS } from "./limits.js";
