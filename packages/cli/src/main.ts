@@ -13,8 +13,9 @@ import { runCommand } from "./commands/run.js";
 import { solveCommand } from "./commands/solve.js";
 import { serveCommand } from "./commands/serve.js";
 import { skillsCommand } from "./commands/skills.js";
+import { pluginsCommand } from "./commands/plugins.js";
 
-const COMMANDS: CommandModule[] = [testCommand, runCommand, solveCommand, serveCommand, skillsCommand];
+const COMMANDS: CommandModule[] = [testCommand, runCommand, solveCommand, serveCommand, skillsCommand, pluginsCommand];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
 

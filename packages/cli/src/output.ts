@@ -51,7 +51,7 @@ export function reportError(error: unknown, json: boolean, streams: Streams = { 
   streams.stderr.write(`error[${err.code}]: ${err.message}\n`);
   if (where && !err.message.includes(err.file ?? "\u0000")) streams.stderr.write(`  --> ${where}\n`);
   for (const v of err.violations.slice(0, 50)) {
-    if (err.message.includes(v.message)) continue;
+    if (err.message.includes(`: ${v.message}`)) continue;
     streams.stderr.write(`  - ${v.file ? `${v.file} ` : ""}${v.pointer || "(root)"}: ${v.message}\n`);
   }
   if (err.violations.length > 50) streams.stderr.write(`  ... and ${err.violations.length - 50} more\n`);

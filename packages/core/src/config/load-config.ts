@@ -96,13 +96,14 @@ export function validateConfig(config: unknown, file?: string): asserts config i
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new InvalidConfigError(`config${file ? ` in ${file}` : ""} must be an object (export default defineConfig({...}))`, { file });
   }
-  const violations = configValidator()
-    .validate(config)
-    // anyOf on plugin entries reports each branch; the entry-level message says enough.
-    .filter((v) => v.rule !== "type" || !/^\/plugins\/\d+\/.+/.test(v.pointer ?? ""))
-    .map((v) => ({ ...v, file, field: pointerToKeyPath(v.pointer ?? "") }));
+  const raw = configValidator().validate(config);
+  // Where an anyOf failed (a plugin entry), its branch errors at or below the same pointer add only noise.
+  const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
+  const violations = raw
+    .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
+    .map((v) => ({ ...v, message: describeViolation(v.message, v.rule), file, field: pointerToKeyPath(v.pointer ?? "") }));
   if (violations.length > 0) {
-    const lines = violations.map((v) => `  ${v.field}: ${describeViolation(v.message, v.rule)}`);
+    const lines = violations.map((v) => `  ${v.field}: ${v.message}`);
     const first = violations[0]!;
     throw new InvalidConfigError(`invalid config${file ? ` in ${file}` : ""}:\n${lines.join("\n")}`, {
       file,

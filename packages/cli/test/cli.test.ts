@@ -1,0 +1,70 @@
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const bin = resolve(__dirname, "../dist/bin.js");
+
+function skillrig(args: string[], cwd = mkdtempSync(join(tmpdir(), "skillrig-cli-"))) {
+  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe("skillrig CLI", () => {
+  it("--help lists every subcommand and the exit codes", () => {
+    const r = skillrig(["--help"]);
+    expect(r.code).toBe(0);
+    for (const sub of ["test", "run", "solve", "serve", "skills", "plugins"]) expect(r.stdout).toMatch(new RegExp(`^  ${sub}\\b`, "m"));
+    expect(r.stdout).toContain("2  invalid input, config or usage");
+  });
+
+  it("every subcommand has its own --help", () => {
+    for (const sub of ["test", "run", "solve", "serve", "skills", "plugins"]) {
+      const r = skillrig([sub, "--help"]);
+      expect(r.code, sub).toBe(0);
+      expect(r.stdout, sub).toContain(`Usage: skillrig ${sub}`);
+    }
+  });
+
+  it("--version prints the package version", () => {
+    const r = skillrig(["--version"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
+  });
+
+  it("exits 2 on an unknown command or option", () => {
+    expect(skillrig(["frobnicate"]).code).toBe(2);
+    const r = skillrig(["plugins", "--no-such-flag"]);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("unknown option '--no-such-flag'");
+  });
+
+  it("exits 2 naming the package when the config names a plugin that is not installed", () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
+    writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: ["@acme/skillrig-engine-missing"] }));
+    const r = skillrig(["plugins"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('plugin package "@acme/skillrig-engine-missing"');
+    expect(r.stderr).toContain("pnpm add -D @acme/skillrig-engine-missing");
+    expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
+  });
+
+  it("--json puts the error, and only the error, on stdout", () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
+    writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ oracle: { jobs: 0 } }));
+    const r = skillrig(["plugins", "--json"], dir);
+    expect(r.code).toBe(2);
+    const body = JSON.parse(r.stdout);
+    expect(body.error.code).toBe("invalid_config");
+    expect(body.error.field).toBe("oracle.jobs");
+  });
+
+  it("--config names the file to use", () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
+    writeFileSync(join(dir, "mine.json"), JSON.stringify({ builtins: false }));
+    const r = skillrig(["--config", "mine.json", "plugins", "--json"], dir);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toEqual({ config: join(dir, "mine.json"), plugins: [] });
+  });
+});

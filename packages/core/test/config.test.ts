@@ -1,0 +1,164 @@
+import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { createRunner, findConfigFile, loadConfig, type SkillrigError } from "../src/index.js";
+
+function project(files: Record<string, string>): string {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillrig-config-")));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(join(dir, path, ".."), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+async function configError(promise: Promise<unknown>): Promise<SkillrigError> {
+  try {
+    await promise;
+  } catch (error) {
+    return error as SkillrigError;
+  }
+  throw new Error("expected the config to be rejected");
+}
+
+describe("config discovery", () => {
+  it("walks up from the working directory to the nearest config file", async () => {
+    const dir = project({ "skillrig.config.json": '{"oracle":{"jobs":3}}', "a/b/c/.keep": "" });
+    expect(findConfigFile(join(dir, "a/b/c"))).toBe(join(dir, "skillrig.config.json"));
+    const loaded = await loadConfig({ cwd: join(dir, "a/b/c") });
+    expect(loaded.config.oracle?.jobs).toBe(3);
+    expect(loaded.dir).toBe(dir);
+  });
+
+  it("prefers the nearer folder, and within a folder the documented order (ts before json)", () => {
+    const dir = project({
+      "skillrig.config.json": "{}",
+      "sub/skillrig.config.json": "{}",
+      "sub/skillrig.config.ts": "export default {}",
+    });
+    expect(findConfigFile(join(dir, "sub"))).toBe(join(dir, "sub/skillrig.config.ts"));
+  });
+
+  it("loads TypeScript and ESM config files", async () => {
+    const dir = project({
+      "ts/skillrig.config.ts": 'const jobs: number = 4;\nexport default { oracle: { jobs } } as const;\n',
+      "mjs/skillrig.config.mjs": "export default { runs_dir: 'out/runs' };\n",
+    });
+    expect((await loadConfig({ cwd: join(dir, "ts") })).config.oracle?.jobs).toBe(4);
+    expect((await loadConfig({ cwd: join(dir, "mjs") })).config.runs_dir).toBe("out/runs");
+  });
+
+  it("uses --config when given and says when that file does not exist", async () => {
+    const dir = project({ "custom.json": '{"runs_dir":"x"}' });
+    expect((await loadConfig({ cwd: dir, configPath: "custom.json" })).config.runs_dir).toBe("x");
+    const error = await configError(loadConfig({ cwd: dir, configPath: "missing.json" }));
+    expect(error.code).toBe("invalid_config");
+    expect(error.message).toContain("missing.json does not exist");
+  });
+
+  it("gives defaults when no config file exists anywhere up the tree", async () => {
+    const dir = project({ ".keep": "" });
+    // tmpdir has no config above it on this machine; if it ever does, this test says so.
+    expect(findConfigFile(dir)).toBeUndefined();
+    expect((await loadConfig({ cwd: dir })).config).toEqual({});
+  });
+});
+
+describe("config validation", () => {
+  it("names an unknown key by its key path", async () => {
+    const dir = project({ "skillrig.config.json": '{"server":{"port":8080,"prot":1}}' });
+    const error = await configError(loadConfig({ cwd: dir }));
+    expect(error.code).toBe("invalid_config");
+    expect(error.field).toBe("server.prot");
+    expect(error.pointer).toBe("/server/prot");
+    expect(error.message).toContain("server.prot: unknown key");
+    expect(error.file).toBe(join(dir, "skillrig.config.json"));
+  });
+
+  it("names a wrong type by its key path and lists every problem", async () => {
+    const dir = project({ "skillrig.config.json": '{"oracle":{"jobs":"two"},"skills":{"roots":"skills"}}' });
+    const error = await configError(loadConfig({ cwd: dir }));
+    expect(error.message).toContain("oracle.jobs: must be integer");
+    expect(error.message).toContain("skills.roots: must be array");
+    expect(error.violations).toHaveLength(2);
+  });
+
+  it("rejects a plugin entry that is neither a name, a [name, options] pair nor a plugin", async () => {
+    const dir = project({ "skillrig.config.json": '{"plugins":["ok", 42]}' });
+    const error = await configError(loadConfig({ cwd: dir }));
+    expect(error.message).toContain("plugins[1]: must be a plugin object, a package name");
+    expect(error.violations).toHaveLength(1);
+  });
+
+  it("reports invalid JSON with the file", async () => {
+    const dir = project({ "skillrig.config.json": '{"oracle": ' });
+    const error = await configError(loadConfig({ cwd: dir }));
+    expect(error.message).toMatch(/skillrig\.config\.json is not valid JSON/);
+  });
+
+  it("rejects a config module whose default export is not an object", async () => {
+    const dir = project({ "skillrig.config.mjs": "export default 7;" });
+    const error = await configError(loadConfig({ cwd: dir }));
+    expect(error.message).toContain("must be an object");
+  });
+});
+
+describe("plugin resolution", () => {
+  const pluginPackage = {
+    "node_modules/skillrig-plugin-hello/package.json": JSON.stringify({ name: "skillrig-plugin-hello", type: "module", exports: "./index.js" }),
+    "node_modules/skillrig-plugin-hello/index.js": `
+      export default function hello(options = {}) {
+        if (options.greeting !== undefined && typeof options.greeting !== "string") throw new Error("options.greeting must be a string");
+        return { name: "skillrig-plugin-hello", apply(runner) { runner.claim("engine", options.engine ?? "hello", "skillrig-plugin-hello"); } };
+      }`,
+    "local/class-plugin.mjs": `
+      export default class LocalPlugin {
+        constructor(options) { this.name = "local-class"; this.mode = options?.mode ?? "shout"; }
+        apply(runner) { runner.claim("compare", this.mode, this.name); }
+      }`,
+  };
+
+  it("imports package names and ./paths from the config's project, passing options, in order", async () => {
+    const dir = project({
+      ...pluginPackage,
+      "skillrig.config.json": JSON.stringify({ plugins: [["skillrig-plugin-hello", { engine: "echo" }], ["./local/class-plugin.mjs", { mode: "loud" }]] }),
+    });
+    const runner = await createRunner(await loadConfig({ cwd: dir }));
+    expect(runner.plugins.map((p) => p.name)).toEqual(["skillrig-plugin-hello", "local-class"]);
+    expect(runner.claimant("engine", "echo")?.plugin).toBe("skillrig-plugin-hello");
+    expect(runner.claimant("compare", "loud")?.plugin).toBe("local-class");
+  });
+
+  it("names a missing package and the install command", async () => {
+    const dir = project({ "skillrig.config.json": '{"plugins":["@acme/skillrig-engine-nope"]}' });
+    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    expect(error.code).toBe("plugin_not_found");
+    expect(error.message).toContain('"@acme/skillrig-engine-nope"');
+    expect(error.message).toContain("pnpm add -D @acme/skillrig-engine-nope");
+    expect(error.pointer).toBe("/plugins/0");
+  });
+
+  it("turns a plugin's rejection of its options into invalid_config pointing at the options", async () => {
+    const dir = project({ ...pluginPackage, "skillrig.config.json": '{"plugins":[["skillrig-plugin-hello",{"greeting":5}]]}' });
+    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    expect(error.code).toBe("invalid_config");
+    expect(error.pointer).toBe("/plugins/0/1");
+    expect(error.message).toContain("options.greeting must be a string");
+  });
+
+  it("says when a module does not export a plugin", async () => {
+    const dir = project({ "bad.mjs": "export const x = 1;", "skillrig.config.json": '{"plugins":["./bad.mjs"]}' });
+    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    expect(error.message).toContain("does not export a plugin");
+  });
+
+  it("applies built-ins after the config's plugins, and skips them with builtins: false", async () => {
+    const builtin = { name: "builtin", apply: (r: import("../src/index.js").Runner) => r.claim("deliverable", "function", "builtin") };
+    const dir = project({ ...pluginPackage, "on/skillrig.config.json": '{"plugins":["skillrig-plugin-hello"]}', "off/skillrig.config.json": '{"builtins":false}' });
+    const on = await createRunner(await loadConfig({ cwd: join(dir, "on") }), { builtins: [builtin] });
+    expect(on.plugins.map((p) => p.name)).toEqual(["skillrig-plugin-hello", "builtin"]);
+    const off = await createRunner(await loadConfig({ cwd: join(dir, "off") }), { builtins: [builtin] });
+    expect(off.plugins).toHaveLength(0);
+  });
+});
