@@ -26,6 +26,8 @@ export type ErrorCode =
   | "unhandled"
   | "timeout"
   | "sandbox_unavailable"
+  /** A skill's runtime (its Python environment and dependencies) could not be built. */
+  | "runtime_unavailable"
   | "usage";
 
 /** Where an error points: any that apply. */

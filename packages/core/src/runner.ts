@@ -65,6 +65,8 @@ export interface JobWork {
   engineOptions: Record<string, unknown>;
   /** Template context beyond input and parameter: run_dir, skill_dir, workspace_dir, ... */
   context: Record<string, unknown>;
+  /** Environment variables the engine's CLI process gets on top of its own (a skill's Python env puts its bin first on PATH). */
+  env?: Record<string, string>;
   signal: AbortSignal;
   /** Report an engine event; core fans it out through `jobEvent`. */
   emit(event: EngineEvent): void;

@@ -17,7 +17,11 @@ export interface SkillrigConfig {
   plugins?: PluginEntry[];
   /** Apply the built-in plugins (function/script/cli deliverables, default sandbox, compare modes). Default true. */
   builtins?: boolean;
-  skills?: { roots?: string[] };
+  skills?: {
+    roots?: string[];
+    /** Isolated Python environments for `runtime.dependencies` (see @skillrig/skills). */
+    python?: { interpreter?: string; find_links?: string[]; index_url?: string; env_dir?: string };
+  };
   /** Where run folders go, relative to the config file. Default `.skillrig/runs`. */
   runs_dir?: string;
   oracle?: { jobs?: number; timeout_ms?: number; strict?: boolean };
