@@ -3,8 +3,16 @@
  * Each line imports one plugin package that the CLI depends on.
  */
 import type { LoadedConfig, SkillrigPlugin } from "@skillrig/core";
+import sandboxPlugin from "@skillrig/sandbox";
+import { compareModesPlugin } from "@skillrig/oracle";
+import scriptPlugin from "@skillrig/deliverable-script";
+import cliPlugin from "@skillrig/deliverable-cli";
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
   const plugins: SkillrigPlugin[] = [];
+  plugins.push(compareModesPlugin());
+  plugins.push(scriptPlugin());
+  plugins.push(cliPlugin());
+  plugins.push(sandboxPlugin()); // last: the default sandbox answers only when no other plugin does
   return plugins;
 }

@@ -1,0 +1,158 @@
+/**
+ * createSandbox: picks the strongest isolation level this machine supports (probed once), or the one
+ * the config names, and says so in `warnings` whenever it had to settle for less.
+ */
+import { spawnSync } from "node:child_process";
+import type { IsolationLevel, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import { SkillrigError } from "@skillrig/core";
+import { type HostProbe, probeHost } from "./host-probe.js";
+import { type LevelName, planLaunch } from "./launch-plan.js";
+import { effectiveLimits } from "./limits.js";
+import { startSandboxedProcess } from "./sandboxed-process.js";
+import { SLOT_UID_BASE, releaseSlotUid, takeSlotUid } from "./slot-uids.js";
+
+/** Strongest first. */
+export const ISOLATION_LEVELS: readonly LevelName[] = ["namespaces", "rlimits", "none"];
+
+export interface SandboxOptions {
+  /** "auto" (default) takes the strongest level available; a named level is used as asked, or refused. */
+  level?: "auto" | LevelName;
+  /** Refuse to fall back to a weaker level than the strongest one skillrig has ("namespaces"). */
+  requireStrongest?: boolean;
+  /** Re-probe the machine instead of reusing this process's probe (tests). */
+  fresh?: boolean;
+}
+
+export interface LevelAvailability {
+  level: LevelName;
+  available: boolean;
+  /** Why not, when not. */
+  reason?: string;
+}
+
+/** Which levels this machine can give, strongest first, with the reason for each one that it cannot. */
+export function availableLevels(host: HostProbe = probeHost()): LevelAvailability[] {
+  return [
+    host.namespacesWork
+      ? { level: "namespaces", available: true }
+      : { level: "namespaces", available: false, reason: host.namespacesError ?? "bubblewrap is not usable" },
+    host.prlimit
+      ? { level: "rlimits", available: true }
+      : { level: "rlimits", available: false, reason: "prlimit (util-linux) is not installed" },
+    { level: "none", available: true },
+  ];
+}
+
+/** Can an unprivileged uid run the user's python3 (pyenv under /root is not readable by others)? */
+function unprivilegedCanRunPython(host: HostProbe): boolean {
+  if (!host.python || !host.setpriv) return true;
+  const probe = spawnSync(
+    host.setpriv,
+    [`--reuid=${SLOT_UID_BASE + 99}`, `--regid=${SLOT_UID_BASE + 99}`, "--clear-groups", "--", host.python.executable, "-c", "pass"],
+    { timeout: 10_000 },
+  );
+  return probe.status === 0;
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const host = probeHost(options.fresh);
+  const levels = availableLevels(host);
+  const warnings: string[] = [];
+  const requested = options.level ?? "auto";
+  let level: LevelName;
+  if (requested === "auto") {
+    const chosen = levels.find((l) => l.available) as LevelAvailability;
+    level = chosen.level;
+    const strongest = levels[0] as LevelAvailability;
+    if (!strongest.available) {
+      const message = `sandbox: the strongest isolation level "namespaces" is not available (${strongest.reason}); deliverable code runs at level "${level}", which does not ${level === "rlimits" ? "block the network or writes outside the case folder" : "limit resources, network or file writes"}`;
+      if (options.requireStrongest) {
+        throw new SkillrigError("sandbox_unavailable", message, {
+          field: "sandbox.require_strongest",
+          hint: "install bubblewrap (`bash scripts/setup-system.sh`) and allow unprivileged user namespaces, or set sandbox.require_strongest to false",
+        });
+      }
+      warnings.push(message);
+    }
+  } else {
+    const wanted = levels.find((l) => l.level === requested);
+    if (!wanted) {
+      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" is not a level; use one of "auto", ${ISOLATION_LEVELS.map((l) => `"${l}"`).join(", ")}`, {
+        field: "sandbox.level",
+      });
+    }
+    if (!wanted.available) {
+      throw new SkillrigError("sandbox_unavailable", `sandbox.level "${requested}" is not available on this machine: ${wanted.reason}`, {
+        field: "sandbox.level",
+        hint: 'set sandbox.level to "auto" to take the strongest level available',
+      });
+    }
+    if (options.requireStrongest && requested !== "namespaces") {
+      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" contradicts sandbox.require_strongest`, { field: "sandbox.level" });
+    }
+    level = requested;
+    if (level !== "namespaces") warnings.push(`sandbox: level "${level}" was chosen in the config; it is weaker than "namespaces"`);
+  }
+
+  // As root, code always runs under a per-run uid; at the rlimits level only if that uid can reach python3.
+  let dropToSlotUid = host.isRoot && level === "namespaces";
+  if (level === "rlimits" && host.isRoot) {
+    dropToSlotUid = unprivilegedCanRunPython(host);
+    if (!dropToSlotUid) {
+      warnings.push(
+        `sandbox: at level "rlimits" deliverable code runs as root, because python3 (${host.python?.executable}) is not readable by an unprivileged user`,
+      );
+    }
+  }
+
+  const isolation: IsolationLevel = level;
+
+  const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn") => {
+    const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
+    if (dropToSlotUid && slotUid === undefined) {
+      throw new SkillrigError("sandbox_unavailable", "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs");
+    }
+    const limits = effectiveLimits(spawnOptions.limits);
+    const plan = planLaunch(level, {
+      options: spawnOptions,
+      limits,
+      host,
+      slotUid,
+    });
+    const started = startSandboxedProcess({
+      plan,
+      command: spawnOptions.command,
+      cwd: spawnOptions.cwd,
+      limits,
+      stdin: spawnOptions.stdin,
+      signal: spawnOptions.signal,
+      mode,
+      capSpawnOutput: mode === "spawn" && spawnOptions.limits.outputBytes !== undefined,
+    });
+    const exited = started.exited.finally(() => {
+      if (slotUid !== undefined) releaseSlotUid(slotUid);
+    });
+    return { ...started, exited };
+  };
+
+  return {
+    name: "@skillrig/sandbox",
+    isolation,
+    warnings,
+    run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
+      return start(spawnOptions, "run").exited;
+    },
+    spawn(spawnOptions: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess {
+      const started = start(spawnOptions, "spawn");
+      return {
+        stdin: started.stdin,
+        stdout: started.stdout,
+        stderr: started.stderr,
+        pid: started.pid,
+        isolation,
+        kill: started.kill,
+        exited: started.exited,
+      };
+    },
+  };
+}

@@ -1,0 +1,103 @@
+/**
+ * What this machine offers, probed once per process: which tools exist (bubblewrap, prlimit, setpriv),
+ * whether bubblewrap can really build its namespaces here (containers and hardened kernels often forbid
+ * user namespaces), and which python3 the user has, so the sandbox can make that same interpreter visible.
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, realpathSync } from "node:fs";
+import { delimiter, dirname, join } from "node:path";
+import { SYSTEM_PATH } from "./environment.js";
+
+export interface PythonInstallation {
+  /** The real interpreter behind `python3` on the user's PATH (through pyenv shims and the like). */
+  executable: string;
+  /** sys.prefix and sys.base_prefix: the folders the interpreter needs to read. */
+  prefixes: string[];
+}
+
+export interface HostProbe {
+  isRoot: boolean;
+  bwrap?: string;
+  prlimit?: string;
+  setpriv?: string;
+  /** Set when bubblewrap is installed and a trial sandbox started. */
+  namespacesWork: boolean;
+  /** Why the trial sandbox failed, when it did. */
+  namespacesError?: string;
+  python?: PythonInstallation;
+}
+
+/** Finds `name` on `searchPath` (the host's PATH), like `command -v`. */
+export function findExecutable(name: string, searchPath: string = process.env.PATH ?? SYSTEM_PATH): string | undefined {
+  if (name.includes("/")) return name;
+  for (const dir of [...searchPath.split(delimiter), ...SYSTEM_PATH.split(":")]) {
+    if (!dir) continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // keep looking
+    }
+  }
+  return undefined;
+}
+
+function probePython(): PythonInstallation | undefined {
+  const found = findExecutable("python3");
+  if (!found) return undefined;
+  const probe = spawnSync(found, ["-c", "import sys,json;print(json.dumps([sys.executable,sys.prefix,sys.base_prefix]))"], {
+    encoding: "utf8",
+    timeout: 10_000,
+  });
+  if (probe.status !== 0) return undefined;
+  try {
+    const [executable, prefix, basePrefix] = JSON.parse(probe.stdout.trim()) as string[];
+    if (!executable) return undefined;
+    const prefixes = [...new Set([prefix, basePrefix].filter((p): p is string => Boolean(p)).map((p) => realpathSync(p)))];
+    return { executable: realpathSync(executable), prefixes };
+  } catch {
+    return undefined;
+  }
+}
+
+let cached: HostProbe | undefined;
+
+/** Probes once per process; `fresh` re-probes (tests). */
+export function probeHost(fresh = false): HostProbe {
+  if (cached && !fresh) return cached;
+  const isRoot = process.getuid?.() === 0;
+  const bwrap = findExecutable("bwrap");
+  const prlimit = findExecutable("prlimit");
+  const setpriv = findExecutable("setpriv");
+  const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, namespacesWork: false, python: probePython() };
+  if (!bwrap) probe.namespacesError = "bubblewrap (bwrap) is not installed; run `bash scripts/setup-system.sh` or `apt-get install bubblewrap`";
+  else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";
+  else {
+    const trial = [
+      bwrap,
+      ...(isRoot
+        ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts"]
+        : ["--unshare-all", "--unshare-user", "--disable-userns"]),
+      "--die-with-parent",
+      "--ro-bind",
+      "/",
+      "/",
+      "--proc",
+      "/proc",
+      "--",
+      ...(isRoot ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--"] : []),
+      "/bin/true",
+    ];
+    const result = spawnSync(trial[0] as string, trial.slice(1), { encoding: "utf8", timeout: 10_000 });
+    if (result.status === 0) probe.namespacesWork = true;
+    else probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;
+  }
+  cached = probe;
+  return probe;
+}
+
+/** The folder that holds an executable's installation (…/bin/x -> …). */
+export function installationRoot(executable: string): string {
+  return dirname(dirname(executable));
+}

@@ -1,0 +1,10 @@
+export { createSandbox, availableLevels, ISOLATION_LEVELS } from "./create-sandbox.js";
+export type { SandboxOptions, LevelAvailability } from "./create-sandbox.js";
+export { probeHost } from "./host-probe.js";
+export type { HostProbe, PythonInstallation } from "./host-probe.js";
+export { scrubbedEnvironment } from "./environment.js";
+export { RUN_MARKER_VARIABLE } from "./process-tree.js";
+export type { LevelName } from "./launch-plan.js";
+export { sandboxPlugin, SandboxPlugin, PLUGIN_NAME } from "./plugin.js";
+import { sandboxPlugin } from "./plugin.js";
+export default sandboxPlugin;

@@ -1,0 +1,181 @@
+/**
+ * How one run is started at each isolation level: the command line that wraps the deliverable's own
+ * command, and the environment. Every wrapper here exec()s into the next, so the only extra processes
+ * are bubblewrap's two (its monitor outside and its pid 1 inside the namespace).
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, lstatSync, readlinkSync } from "node:fs";
+import { isAbsolute, resolve } from "node:path";
+import type { IsolationLevel, SandboxSpawnOptions } from "@skillrig/core";
+import { scrubbedEnvironment } from "./environment.js";
+import { type HostProbe, findExecutable, installationRoot } from "./host-probe.js";
+import type { EffectiveLimits } from "./limits.js";
+import { RUN_MARKER_VARIABLE } from "./process-tree.js";
+
+export type LevelName = "namespaces" | "rlimits" | "none";
+
+export interface LaunchPlan {
+  isolation: IsolationLevel;
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** bubblewrap writes `{"child-pid": N}` (its pid 1, as seen from the host) on fd 3. */
+  infoFd: boolean;
+  /** bubblewrap's init exits 128+n when the command died of signal n. */
+  exitCodeEncodesSignal: boolean;
+  /** Marks every process of the run in its environment, to sweep detached ones (no pid namespace). */
+  marker?: string;
+  /** The uid that must own the case folder so the dropped-privilege code can write there. */
+  caseOwner?: number;
+}
+
+/** Folders bound read-only into the namespace sandbox: the system, never /root, /home, /work or /tmp. */
+const SYSTEM_FOLDERS = ["/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32"];
+
+function rlimitArgs(limits: EffectiveLimits, withProcesses: number | undefined): string[] {
+  const cpuSeconds = Math.max(1, Math.ceil(limits.cpuMs / 1000));
+  const args = [
+    // Soft limit sends SIGXCPU (reported as cpuLimited); the hard one a second later is SIGKILL.
+    `--cpu=${cpuSeconds}:${cpuSeconds + 1}`,
+    `--as=${limits.memoryBytes}`,
+    `--fsize=${limits.fileSizeBytes}`,
+    "--core=0",
+  ];
+  if (withProcesses !== undefined) args.push(`--nproc=${withProcesses}`);
+  return args;
+}
+
+/** The interpreter the command names, made absolute so the sandbox runs the user's python3, not whatever is in /usr/bin. */
+function resolveProgram(command: string[], host: HostProbe): { argv: string[]; readable: string[]; pathPrefix: string[] } {
+  const [program, ...rest] = command;
+  if (!program) return { argv: command, readable: [], pathPrefix: [] };
+  if ((program === "python3" || program === "python") && host.python) {
+    const bin = installationRoot(host.python.executable) + "/bin";
+    return { argv: [host.python.executable, ...rest], readable: host.python.prefixes, pathPrefix: [bin] };
+  }
+  if (!program.includes("/")) {
+    const found = findExecutable(program);
+    if (found && !SYSTEM_FOLDERS.some((dir) => found.startsWith(`${dir}/`))) {
+      return { argv: [found, ...rest], readable: [installationRoot(found)], pathPrefix: [] };
+    }
+  }
+  return { argv: command, readable: [], pathPrefix: [] };
+}
+
+/** bwrap arguments that recreate a system folder: symlinks stay symlinks (merged-/usr Debian). */
+function systemBinds(): string[] {
+  const args: string[] = [];
+  for (const dir of SYSTEM_FOLDERS) {
+    if (!existsSync(dir)) continue;
+    const stat = lstatSync(dir);
+    if (stat.isSymbolicLink()) args.push("--symlink", readlinkSync(dir), dir);
+    else args.push("--ro-bind", dir, dir);
+  }
+  return args;
+}
+
+/** setpriv to an unprivileged uid: no capabilities left, and setuid programs (su, mount) cannot raise them again. */
+function dropPrivileges(host: HostProbe, uid: number): string[] {
+  return [
+    host.setpriv ?? "setpriv",
+    `--reuid=${uid}`,
+    `--regid=${uid}`,
+    "--clear-groups",
+    "--inh-caps=-all",
+    "--bounding-set=-all",
+    "--no-new-privs",
+    "--",
+  ];
+}
+
+export interface PlanInput {
+  options: Pick<SandboxSpawnOptions, "command" | "cwd" | "readOnlyPaths" | "env">;
+  limits: EffectiveLimits;
+  host: HostProbe;
+  /** For the rlimits level run as root: a uid of its own, so the process count limit is per run. */
+  slotUid?: number;
+}
+
+export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
+  const { options, limits, host } = input;
+  const cwd = resolve(options.cwd);
+  const program = resolveProgram(options.command, host);
+  if (level === "namespaces") {
+    const env = scrubbedEnvironment({ cwd, pathPrefix: program.pathPrefix, extra: options.env });
+    const readable = [...program.readable, ...(options.readOnlyPaths ?? []).map((p) => resolve(p))];
+    const asRoot = host.isRoot;
+    if (asRoot && input.slotUid === undefined) throw new Error("planLaunch: a root namespace run needs a slot uid");
+    const args = [
+      // As root bubblewrap needs no user namespace (and must not make one: the per-run uid below must be a
+      // real host uid for its process budget). Unprivileged, the user namespace makes the budget per run.
+      ...(asRoot
+        ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+        : ["--unshare-all", "--unshare-user", "--disable-userns"]),
+      "--die-with-parent",
+      "--new-session",
+      "--hostname",
+      "sandbox",
+      ...systemBinds(),
+      "--proc",
+      "/proc",
+      "--dev",
+      "/dev",
+      // A private /tmp: code that writes there by habit works, and nothing reaches the host's /tmp.
+      "--size",
+      String(limits.fileSizeBytes),
+      "--tmpfs",
+      "/tmp",
+      ...readable.filter((p) => isAbsolute(p) && existsSync(p)).flatMap((p) => ["--ro-bind", p, p]),
+      "--bind",
+      cwd,
+      cwd,
+      "--chdir",
+      cwd,
+      "--remount-ro",
+      "/",
+      "--info-fd",
+      "3",
+      "--",
+      host.prlimit ?? "prlimit",
+      // Unprivileged, bubblewrap's own pid 1 runs under the same uid and counts against the budget.
+      ...rlimitArgs(limits, asRoot ? limits.maxProcesses : limits.maxProcesses + 1),
+      "--",
+      ...(asRoot ? dropPrivileges(host, input.slotUid as number) : []),
+      ...program.argv,
+    ];
+    return {
+      isolation: "namespaces",
+      file: host.bwrap ?? "bwrap",
+      args,
+      env,
+      infoFd: true,
+      exitCodeEncodesSignal: true,
+      caseOwner: asRoot ? input.slotUid : undefined,
+    };
+  }
+
+  const marker = randomUUID();
+  const env = scrubbedEnvironment({
+    cwd,
+    pathPrefix: program.pathPrefix,
+    extra: { ...options.env, [RUN_MARKER_VARIABLE]: marker },
+  });
+  if (level === "rlimits" && host.prlimit) {
+    const drop = host.isRoot && host.setpriv && input.slotUid !== undefined;
+    const args = [...rlimitArgs(limits, drop ? limits.maxProcesses : undefined), "--"];
+    if (drop) args.push(...dropPrivileges(host, input.slotUid as number));
+    args.push(...program.argv);
+    return {
+      isolation: "rlimits",
+      file: host.prlimit,
+      args,
+      env,
+      infoFd: false,
+      exitCodeEncodesSignal: false,
+      marker,
+      caseOwner: drop ? input.slotUid : undefined,
+    };
+  }
+  const [file, ...args] = program.argv;
+  return { isolation: "none", file: file as string, args, env, infoFd: false, exitCodeEncodesSignal: false, marker };
+}

@@ -1,0 +1,76 @@
+/**
+ * Killing a sandboxed process tree. With a pid namespace, killing its pid 1 kills everything inside
+ * (the kernel does it); without one we kill the process group and then sweep for processes that
+ * detached (setsid, double fork) by a marker variable in their environment.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+
+/** The name of the variable that marks every process of one run (levels without a pid namespace). */
+export const RUN_MARKER_VARIABLE = "SKILLRIG_SANDBOX_RUN";
+
+export function signalQuietly(pid: number, signal: NodeJS.Signals): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** True while a process exists and is not a zombie. */
+export function isAlive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // The state field follows the parenthesised command name, which may itself contain spaces or parens.
+    const state = stat.slice(stat.lastIndexOf(")") + 2, stat.lastIndexOf(")") + 3);
+    return state !== "Z" && state !== "X";
+  } catch {
+    return false;
+  }
+}
+
+/** Pids whose environment carries `RUN_MARKER_VARIABLE=marker` (readable for our own uid, or all when root). */
+export function findMarkedProcesses(marker: string): number[] {
+  const needle = Buffer.from(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  const first = Buffer.from(`${RUN_MARKER_VARIABLE}=${marker}\0`);
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    const pid = Number(entry);
+    if (pid === process.pid) continue;
+    try {
+      const environ = readFileSync(`/proc/${entry}/environ`);
+      if (environ.includes(needle) || environ.subarray(0, first.length).equals(first)) found.push(pid);
+    } catch {
+      // Gone, or not ours to read.
+    }
+  }
+  return found;
+}
+
+/**
+ * Stops every marked process first (so none can fork while we kill), then kills them, until a scan
+ * finds none. Bounded so a pathological case cannot hang the runner.
+ */
+export function sweepMarkedProcesses(marker: string): number {
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const pids = findMarkedProcesses(marker).filter(isAlive);
+    if (pids.length === 0) break;
+    for (const pid of pids) signalQuietly(pid, "SIGSTOP");
+    for (const pid of pids) if (signalQuietly(pid, "SIGKILL")) killed++;
+  }
+  return killed;
+}
+
+/** Waits until `pid` is gone (or a zombie), polling; used after killing a pid namespace's init from outside. */
+export async function waitUntilGone(pid: number, timeoutMs = 5_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (isAlive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
+}

@@ -1,0 +1,228 @@
+/**
+ * Runs one launch plan: spawns it in its own process group with execa, enforces the wall clock and the
+ * output caps by killing the whole tree, and turns what happened into a SandboxResult.
+ */
+import { chownSync, lstatSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough, type Readable, type Writable } from "node:stream";
+import { constants as osConstants } from "node:os";
+import { execa } from "execa";
+import type { SandboxResult } from "@skillrig/core";
+import type { LaunchPlan } from "./launch-plan.js";
+import type { EffectiveLimits } from "./limits.js";
+import { isAlive, signalQuietly, sweepMarkedProcesses, waitUntilGone } from "./process-tree.js";
+
+export interface StartOptions {
+  plan: LaunchPlan;
+  command: string[];
+  cwd: string;
+  limits: EffectiveLimits;
+  stdin?: string | Uint8Array;
+  signal?: AbortSignal;
+  /** run(): keep stdout/stderr (bounded) in the result. spawn(): hand the pipes to the caller. */
+  mode: "run" | "spawn";
+  /** spawn(): cap the bytes passed through stdout/stderr only when the caller asked for it. */
+  capSpawnOutput?: boolean;
+}
+
+export interface StartedProcess {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  pid: number | undefined;
+  kill(): void;
+  exited: Promise<SandboxResult>;
+}
+
+/** Every tree still running, killed if the runner's own process exits first. */
+const liveTrees = new Set<() => void>();
+let exitHookInstalled = false;
+function installExitHook(): void {
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.on("exit", () => {
+    for (const kill of liveTrees) kill();
+  });
+}
+
+const SIGNAL_NAMES = new Map<number, string>(
+  Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]),
+);
+
+/** Hands the case folder to the unprivileged uid the code runs as (we are root when this applies). */
+function giveCaseFolderTo(folder: string, uid: number): void {
+  const visit = (path: string): void => {
+    const stat = lstatSync(path);
+    if (stat.uid !== uid) chownSync(path, uid, uid);
+    if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
+  };
+  visit(folder);
+}
+
+/** Keeps the first `cap` bytes of a stream and notes when more arrived. */
+class BoundedCapture {
+  readonly chunks: Buffer[] = [];
+  kept = 0;
+  total = 0;
+  constructor(readonly cap: number) {}
+  /** Returns false once the cap is passed. */
+  add(chunk: Buffer): boolean {
+    this.total += chunk.length;
+    if (this.kept < this.cap) {
+      const slice = chunk.subarray(0, this.cap - this.kept);
+      this.chunks.push(slice);
+      this.kept += slice.length;
+    }
+    return this.total <= this.cap;
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString("utf8");
+  }
+}
+
+const MEMORY_EVIDENCE = /\bMemoryError\b|Cannot allocate memory|\bENOMEM\b|std::bad_alloc|out of memory/;
+const FILE_SIZE_EVIDENCE = /File too large|\bEFBIG\b|\[Errno 27\]/;
+
+export function startSandboxedProcess(options: StartOptions): StartedProcess {
+  const { plan, limits } = options;
+  installExitHook();
+  if (plan.caseOwner !== undefined) giveCaseFolderTo(options.cwd, plan.caseOwner);
+
+  const started = performance.now();
+  const subprocess = execa(plan.file, plan.args, {
+    cwd: options.cwd,
+    env: plan.env,
+    extendEnv: false,
+    detached: true,
+    stdio: plan.infoFd ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+    buffer: false,
+    reject: false,
+    cleanup: false,
+    stripFinalNewline: false,
+  });
+  const pid = subprocess.pid;
+
+  let namespaceInit: number | undefined;
+  let timedOut = false;
+  let outputLimited = false;
+  let killedByUs = false;
+  let exited = false;
+
+  const killTree = (): void => {
+    killedByUs = true;
+    // The namespace's pid 1 first: the kernel then kills everything inside, detached or not.
+    if (namespaceInit !== undefined && isAlive(namespaceInit)) signalQuietly(namespaceInit, "SIGKILL");
+    if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
+    if (plan.marker) sweepMarkedProcesses(plan.marker);
+  };
+  liveTrees.add(killTree);
+
+  if (plan.infoFd) {
+    const info = subprocess.stdio[3] as Readable | undefined;
+    let text = "";
+    info?.on("data", (chunk: Buffer) => {
+      text += chunk.toString("utf8");
+      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+      if (match && namespaceInit === undefined) {
+        namespaceInit = Number(match[1]);
+        // Killed before bubblewrap told us its pid 1: finish the job now.
+        if (killedByUs) killTree();
+      }
+    });
+    info?.on("error", () => {});
+  }
+
+  const wallTimer = setTimeout(() => {
+    timedOut = true;
+    killTree();
+  }, limits.wallMs);
+  const onAbort = (): void => killTree();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  if (options.signal?.aborted) killTree();
+
+  // stdin: feed and close for run(); spawn() hands the pipe to the caller.
+  const childStdin = subprocess.stdin as Writable;
+  childStdin.on("error", () => {}); // The code may exit without reading its input.
+  if (options.mode === "run") childStdin.end(options.stdin ?? "");
+
+  const stdoutCapture = new BoundedCapture(limits.outputBytes);
+  const stderrCapture = new BoundedCapture(limits.outputBytes);
+  const capOutput = options.mode === "run" || options.capSpawnOutput === true;
+  const watch = (stream: Readable, capture: BoundedCapture, passTo?: PassThrough): void => {
+    stream.on("data", (chunk: Buffer) => {
+      const within = capture.add(chunk);
+      if (!within && capOutput && !outputLimited) {
+        outputLimited = true;
+        killTree();
+      }
+      if (passTo && !(outputLimited && capOutput)) passTo.write(chunk);
+    });
+    stream.on("end", () => passTo?.end());
+    stream.on("error", () => passTo?.end());
+  };
+  const stdoutPass = options.mode === "spawn" ? new PassThrough() : undefined;
+  const stderrPass = options.mode === "spawn" ? new PassThrough() : undefined;
+  watch(subprocess.stdout as Readable, stdoutCapture, stdoutPass);
+  watch(subprocess.stderr as Readable, stderrCapture, stderrPass);
+
+  let exitCode: number | null = null;
+  let exitSignal: string | null = null;
+  const exitEvent = new Promise<void>((resolveExit) => {
+    subprocess.once("exit", (code, signal) => {
+      exitCode = code;
+      exitSignal = signal;
+      exited = true;
+      // Without a pid namespace, children left behind (same group or detached) go now, so the pipes close.
+      if (plan.marker !== undefined) {
+        if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
+        sweepMarkedProcesses(plan.marker);
+      }
+      resolveExit();
+    });
+  });
+
+  const result = (async (): Promise<SandboxResult> => {
+    await exitEvent;
+    await subprocess.catch(() => undefined);
+    clearTimeout(wallTimer);
+    options.signal?.removeEventListener("abort", onAbort);
+    if (namespaceInit !== undefined) await waitUntilGone(namespaceInit);
+    if (plan.marker !== undefined) sweepMarkedProcesses(plan.marker);
+    liveTrees.delete(killTree);
+    const durationMs = performance.now() - started;
+
+    let code: number | null = exitCode;
+    let signal: string | null = exitSignal;
+    if (plan.exitCodeEncodesSignal && code !== null && code > 128 && code <= 128 + 64) {
+      signal = SIGNAL_NAMES.get(code - 128) ?? signal;
+      code = null;
+    }
+    const stderr = stderrCapture.text();
+    const killedByLimit = signal === "SIGKILL" && !killedByUs;
+    return {
+      command: options.command,
+      exitCode: code,
+      signal,
+      stdout: options.mode === "run" ? stdoutCapture.text() : "",
+      stderr,
+      durationMs,
+      timedOut,
+      outputLimited,
+      memoryLimited: MEMORY_EVIDENCE.test(stderr) || killedByLimit,
+      cpuLimited: signal === "SIGXCPU",
+      fileSizeLimited: signal === "SIGXFSZ" || FILE_SIZE_EVIDENCE.test(stderr),
+      isolation: plan.isolation,
+    };
+  })();
+
+  return {
+    stdin: childStdin,
+    stdout: stdoutPass ?? (subprocess.stdout as Readable),
+    stderr: stderrPass ?? (subprocess.stderr as Readable),
+    pid,
+    kill: () => {
+      if (!exited || plan.marker !== undefined || namespaceInit !== undefined) killTree();
+    },
+    exited: result,
+  };
+}
