@@ -1,0 +1,89 @@
+/**
+ * Enough of the OpenAI Responses API (`POST /v1/responses`, streamed as server-sent events) for codex exec.
+ * A turn becomes one output item: an assistant message, or a function call to codex's `exec_command`
+ * tool (file writes go through `apply_patch`, which codex runs itself and reports as a file change).
+ */
+import type { Turn } from "./scenario.js";
+import { turnText } from "./scenario.js";
+
+interface ResponsesInputItem {
+  type?: string;
+  role?: string;
+}
+
+/**
+ * Model turns already in a request's history: each function call the model made and each assistant
+ * message is one turn (a scenario turn is either a tool call or a message, never both).
+ */
+export function responsesModelTurns(body: unknown): number {
+  const input = (body as { input?: ResponsesInputItem[] } | undefined)?.input;
+  if (!Array.isArray(input)) return 0;
+  return input.filter(
+    (i) =>
+      i?.type === "function_call" ||
+      i?.type === "custom_tool_call" ||
+      i?.type === "local_shell_call" ||
+      (i?.type === "message" && i.role === "assistant"),
+  ).length;
+}
+
+const PATCH_EOF = "SKILLRIG_MOCK_PATCH_EOF";
+
+/** An apply_patch invocation that adds (or replaces) one file. */
+export function applyPatchCommand(path: string, content: string): string {
+  const body = content.endsWith("\n") ? content.slice(0, -1) : content;
+  const lines = body.split("\n").map((l) => `+${l}`);
+  return [`apply_patch <<'${PATCH_EOF}'`, "*** Begin Patch", `*** Add File: ${path}`, ...lines, "*** End Patch", PATCH_EOF, ""].join("\n");
+}
+
+export function responsesOutputItem(turn: Turn, n: number): Record<string, unknown> {
+  const text = turnText(turn);
+  if (text !== undefined) {
+    return { type: "message", role: "assistant", id: `msg_${n}`, status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+  }
+  let cmd: string;
+  if ("write_file" in turn) cmd = applyPatchCommand(turn.write_file.path, turn.write_file.content);
+  else if ("shell" in turn) cmd = turn.shell.command;
+  else throw new Error("turn has no model answer");
+  return { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: "exec_command", arguments: JSON.stringify({ cmd }) };
+}
+
+/** The SSE events of one response. */
+export function responsesEvents(turn: Turn, n: number, usage: { input: number; output: number }): Array<Record<string, unknown>> {
+  const id = `resp_${n}`;
+  const item = responsesOutputItem(turn, n);
+  return [
+    { type: "response.created", response: { id, status: "in_progress" } },
+    { type: "response.output_item.added", output_index: 0, item },
+    { type: "response.output_item.done", output_index: 0, item },
+    {
+      type: "response.completed",
+      response: {
+        id,
+        status: "completed",
+        usage: {
+          input_tokens: usage.input,
+          input_tokens_details: { cached_tokens: 0 },
+          output_tokens: usage.output,
+          output_tokens_details: { reasoning_tokens: 0 },
+          total_tokens: usage.input + usage.output,
+        },
+      },
+    },
+  ];
+}
+
+/** An OpenAI API error body; 401 reads as the real service's bad-key answer. */
+export function responsesErrorBody(status: number, message?: string): Record<string, unknown> {
+  if (status === 401) {
+    return {
+      error: {
+        message: message ?? "Incorrect API key provided. You can find your API key at https://platform.openai.com/account/api-keys.",
+        type: "invalid_request_error",
+        param: null,
+        code: "invalid_api_key",
+      },
+    };
+  }
+  return { error: { message: message ?? `mock-model scripted error ${status}`, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } };
+}

@@ -1,0 +1,146 @@
+/**
+ * A scenario is the script the mock model plays: a list of model turns. It is plain JSON so a skill's
+ * offline test can keep it in a file next to the skill.
+ *
+ * Which turn a request gets is decided from the request itself, not from a counter: it is the number of
+ * model turns already in the conversation the CLI sends (the CLIs resend the whole history each time).
+ * So a retried request gets the same turn again, and one server can serve many jobs one after another
+ * or at once, each starting at turn 0.
+ */
+import { readFileSync } from "node:fs";
+import { compileSchema, formatViolations, SkillrigError } from "@skillrig/core";
+
+/** The model answers with text (the CLI shows it as the assistant's message). */
+export interface TextTurn {
+  text: string;
+}
+/** The model answers with JSON text (a final answer); `json` is serialised with JSON.stringify. */
+export interface JsonTurn {
+  json: unknown;
+}
+/** The model asks the CLI to write a file with the CLI's own tool (gemini `write_file`, codex `apply_patch`). */
+export interface WriteFileTurn {
+  write_file: { path: string; content: string };
+}
+/** The model asks the CLI to run a shell command (gemini `run_shell_command`, codex `exec_command`). */
+export interface ShellTurn {
+  shell: { command: string };
+}
+/** The server answers with an HTTP error in the API's own error shape. */
+export interface ErrorTurn {
+  error: { status: number; message?: string };
+}
+/** The server accepts the request and never answers (until it is closed). */
+export interface HangTurn {
+  hang: true;
+}
+
+export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | ErrorTurn | HangTurn) & {
+  /** Wait this long before answering. */
+  delay_ms?: number;
+};
+
+export interface Scenario {
+  name?: string;
+  description?: string;
+  turns: Turn[];
+  /** The turn played for requests past the end of `turns`. Default `{ "text": "Done." }`. */
+  after_end?: Turn;
+  /** Token counts reported with every answer. */
+  usage?: { input_tokens?: number; output_tokens?: number };
+}
+
+const turnSchema = {
+  type: "object",
+  properties: {
+    delay_ms: { type: "integer", minimum: 0 },
+    text: { type: "string" },
+    json: {},
+    write_file: {
+      type: "object",
+      required: ["path", "content"],
+      additionalProperties: false,
+      properties: { path: { type: "string", minLength: 1 }, content: { type: "string" } },
+    },
+    shell: {
+      type: "object",
+      required: ["command"],
+      additionalProperties: false,
+      properties: { command: { type: "string", minLength: 1 } },
+    },
+    error: {
+      type: "object",
+      required: ["status"],
+      additionalProperties: false,
+      properties: { status: { type: "integer", minimum: 400, maximum: 599 }, message: { type: "string" } },
+    },
+    hang: { const: true },
+  },
+  additionalProperties: false,
+  oneOf: ["text", "json", "write_file", "shell", "error", "hang"].map((k) => ({ required: [k] })),
+};
+
+export const SCENARIO_SCHEMA = {
+  $schema: "http://json-schema.org/draft-07/schema#",
+  title: "skillrig mock-model scenario",
+  type: "object",
+  required: ["turns"],
+  additionalProperties: false,
+  properties: {
+    $schema: { type: "string" },
+    name: { type: "string" },
+    description: { type: "string" },
+    turns: { type: "array", minItems: 1, items: turnSchema },
+    after_end: turnSchema,
+    usage: {
+      type: "object",
+      additionalProperties: false,
+      properties: { input_tokens: { type: "integer", minimum: 0 }, output_tokens: { type: "integer", minimum: 0 } },
+    },
+  },
+} as const;
+
+const validator = compileSchema<Scenario>(SCENARIO_SCHEMA as unknown as Record<string, unknown>);
+
+/** Validates a scenario value; throws `invalid_config` naming each bad place by JSON pointer. */
+export function validateScenario(value: unknown, file?: string): Scenario {
+  const violations = validator.validate(value);
+  if (violations.length > 0) {
+    throw new SkillrigError(
+      "invalid_config",
+      `invalid mock-model scenario${file ? ` in ${file}` : ""}: ${formatViolations(violations)} (each turn needs exactly one of text, json, write_file, shell, error, hang)`,
+      { file, pointer: violations[0]?.pointer, violations: violations.map((v) => ({ ...v, file })) },
+    );
+  }
+  return value as Scenario;
+}
+
+/** Reads and validates a scenario JSON file. */
+export function loadScenario(file: string): Scenario {
+  let text: string;
+  try {
+    text = readFileSync(file, "utf8");
+  } catch (error) {
+    throw new SkillrigError("invalid_config", `cannot read mock-model scenario ${file}: ${(error as Error).message}`, { file });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    throw new SkillrigError("invalid_config", `mock-model scenario ${file} is not valid JSON: ${(error as Error).message}`, { file });
+  }
+  return validateScenario(value, file);
+}
+
+/** The turn for a request whose history already holds `modelTurns` model turns. */
+export function turnAt(scenario: Scenario, modelTurns: number): { turn: Turn; index: number } {
+  if (modelTurns < scenario.turns.length) return { turn: scenario.turns[modelTurns]!, index: modelTurns };
+  return { turn: scenario.after_end ?? { text: "Done." }, index: modelTurns };
+}
+
+/** The text a text or json turn answers with. */
+export function turnText(turn: Turn): string | undefined {
+  if ("text" in turn) return turn.text;
+  if ("json" in turn) return JSON.stringify(turn.json);
+  return undefined;
+}

@@ -1,0 +1,180 @@
+/**
+ * The loopback server. It binds 127.0.0.1 (port 0 = any free port) and serves both APIs at once:
+ *   POST /v1beta/models/<model>:streamGenerateContent?alt=sse   Gemini (gemini-cli: GOOGLE_GEMINI_BASE_URL=<url>)
+ *   POST /v1beta/models/<model>:generateContent                  Gemini side calls (fixed JSON answer)
+ *   POST /v1/responses                                           OpenAI Responses (codex: provider base_url=<url>/v1)
+ * Anything else gets a 404 in JSON and is still recorded, so a test can see what a CLI asked for.
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { type Scenario, type Turn, turnAt, validateScenario } from "./scenario.js";
+import { geminiChunk, geminiErrorBody, geminiModelTurns, geminiSideAnswer } from "./gemini-api.js";
+import { responsesErrorBody, responsesEvents, responsesModelTurns } from "./responses-api.js";
+
+export interface MockModelOptions {
+  scenario: Scenario;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default 0 (a free port). */
+  port?: number;
+}
+
+/** One request the server received. */
+export interface RecordedRequest {
+  api: "gemini" | "gemini-side" | "responses" | "other";
+  method: string;
+  /** Path and query. */
+  url: string;
+  /** The model named in the path (gemini) or body (responses). */
+  model?: string;
+  /** The API key the client sent (`x-goog-api-key`, `?key=` or `Authorization: Bearer`), for auth tests. */
+  apiKey?: string;
+  /** The scenario turn this request got (for scenario-playing requests). */
+  turn?: number;
+  /** What the server answered: "text", "json", "write_file", "shell", "error 401", "hang", "side", "404". */
+  answer: string;
+  /** The parsed JSON body (or the raw text when it was not JSON). */
+  body: unknown;
+}
+
+export interface MockModel {
+  /** `http://127.0.0.1:<port>`: the Gemini base URL; the OpenAI base URL is `${url}/v1`. */
+  url: string;
+  port: number;
+  /** Every request received so far, in order. */
+  requests: RecordedRequest[];
+  /** Stops listening and drops every open connection (hanging requests included). */
+  close(): Promise<void>;
+}
+
+const DEFAULT_USAGE = { input_tokens: 100, output_tokens: 10 };
+
+function turnKind(turn: Turn): string {
+  if ("error" in turn) return `error ${turn.error.status}`;
+  for (const k of ["text", "json", "write_file", "shell", "hang"]) if (k in turn) return k;
+  return "unknown";
+}
+
+function apiKeyOf(req: IncomingMessage, url: URL): string | undefined {
+  const goog = req.headers["x-goog-api-key"];
+  if (typeof goog === "string") return goog;
+  const auth = req.headers.authorization;
+  if (typeof auth === "string" && auth.startsWith("Bearer ")) return auth.slice(7);
+  return url.searchParams.get("key") ?? undefined;
+}
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(body));
+}
+
+/** Server-sent events are two lines per event; writing them needs no library. */
+function sendSse(res: ServerResponse, events: Array<{ event?: string; data: unknown }>): void {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
+  for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ""}data: ${JSON.stringify(e.data)}\n\n`);
+  res.end();
+}
+
+/** Starts a mock model server playing `scenario`. */
+export async function startMockModel(options: MockModelOptions): Promise<MockModel> {
+  const scenario = validateScenario(options.scenario);
+  const usage = {
+    input: scenario.usage?.input_tokens ?? DEFAULT_USAGE.input_tokens,
+    output: scenario.usage?.output_tokens ?? DEFAULT_USAGE.output_tokens,
+  };
+  const requests: RecordedRequest[] = [];
+  const sockets = new Set<Socket>();
+  let served = 0;
+
+  const server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      const raw = Buffer.concat(chunks).toString("utf8");
+      let body: unknown = raw;
+      try {
+        body = raw.length > 0 ? JSON.parse(raw) : undefined;
+      } catch {
+        // Keep the raw text: recorded as sent.
+      }
+      const url = new URL(req.url ?? "/", "http://127.0.0.1");
+      const record: RecordedRequest = { api: "other", method: req.method ?? "GET", url: req.url ?? "/", apiKey: apiKeyOf(req, url), answer: "404", body };
+      requests.push(record);
+      served += 1;
+      const n = served;
+
+      const gemini = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
+      if (req.method === "POST" && gemini) {
+        const model = decodeURIComponent(gemini[1]!);
+        record.model = model;
+        if (gemini[2] === "countTokens") {
+          record.api = "gemini-side";
+          record.answer = "side";
+          sendJson(res, 200, { totalTokens: usage.input });
+          return;
+        }
+        if (gemini[2] === "generateContent") {
+          record.api = "gemini-side";
+          record.answer = "side";
+          sendJson(res, 200, geminiSideAnswer(model, usage));
+          return;
+        }
+        record.api = "gemini";
+        const { turn, index } = turnAt(scenario, geminiModelTurns(body));
+        record.turn = index;
+        record.answer = turnKind(turn);
+        play(res, turn, () => {
+          if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message));
+          else sendSse(res, [{ data: geminiChunk(turn, model, usage) }]);
+        });
+        return;
+      }
+
+      if (req.method === "POST" && /\/responses$/.test(url.pathname)) {
+        record.api = "responses";
+        record.model = (body as { model?: string } | undefined)?.model;
+        const { turn, index } = turnAt(scenario, responsesModelTurns(body));
+        record.turn = index;
+        record.answer = turnKind(turn);
+        play(res, turn, () => {
+          if ("error" in turn) sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message));
+          else sendSse(res, responsesEvents(turn, n, usage).map((e) => ({ event: e.type as string, data: e })));
+        });
+        return;
+      }
+
+      sendJson(res, 404, { error: { code: 404, message: `mock-model does not serve ${req.method} ${url.pathname}` } });
+    });
+  });
+
+  function play(res: ServerResponse, turn: Turn, answer: () => void): void {
+    if ("hang" in turn) return; // never answer; close() drops the connection
+    if (turn.delay_ms) {
+      const timer = setTimeout(answer, turn.delay_ms);
+      res.on("close", () => clearTimeout(timer));
+    } else answer();
+  }
+
+  server.on("connection", (socket) => {
+    sockets.add(socket);
+    socket.on("close", () => sockets.delete(socket));
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => resolve());
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    requests,
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
