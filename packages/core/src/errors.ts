@@ -28,6 +28,15 @@ export type ErrorCode =
   | "sandbox_unavailable"
   /** A skill's runtime (its Python environment and dependencies) could not be built. */
   | "runtime_unavailable"
+  /** Jobs server (HTTP): no such job; a request that does not fit the job's state; a refused upload; a full queue; a missing or wrong bearer token; a job that was running when the server stopped. */
+  | "job_not_found"
+  | "job_state_conflict"
+  | "upload_too_large"
+  | "upload_not_zip"
+  | "upload_unsafe"
+  | "queue_full"
+  | "unauthorized"
+  | "interrupted"
   | "usage";
 
 /** Where an error points: any that apply. */

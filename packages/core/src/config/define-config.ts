@@ -50,6 +50,8 @@ export interface SkillrigConfig {
     on_restart?: "fail" | "requeue";
     upload_limit_bytes?: number;
     upload_max_files?: number;
+    /** Cap on the total bytes a zip upload may extract to (zip bombs). */
+    upload_max_extracted_bytes?: number;
   };
   solve?: { engines?: string[]; attempts?: number; jobs?: number };
 }
