@@ -1,15 +1,94 @@
+/**
+ * `skillrig test <task-file> --deliverable <file-or-folder>`: grades a deliverable against a task file.
+ * Exit 0 when every case passed, 1 when any case did not pass, 2 when the task file or any case is invalid
+ * or the command is misused. With --json, stdout holds only the JSON report.
+ */
+import { InvalidArgumentError } from "commander";
+import { SkillrigError, type SkillrigPlugin } from "@skillrig/core";
+import { ConsoleReporter, JsonReporter, JunitReporter, loadTask, resolveDeliverable, runTask } from "@skillrig/oracle";
 import type { CommandModule } from "../command.js";
-import { notYetAvailable } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+
+const REPORTERS = ["console", "json", "junit"] as const;
+
+interface TestOptions {
+  deliverable: string;
+  reporter: string[];
+  out?: string;
+  jobs?: number;
+  strict?: boolean;
+}
+
+function parseJobs(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a whole number of at least 1");
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(",").filter(Boolean)];
+}
 
 export const testCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("test")
       .description("Grade a deliverable (function, script or cli) against a task file's test cases")
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(async (_options, command) => {
-        setExit(notYetAvailable("test", context(command).out));
+      .argument("<task-file>", "task file (JSON, Task Oracle Input Contract v1.0)")
+      .requiredOption("-d, --deliverable <file-or-folder>", "the code under test: a .py file, or a folder holding it")
+      .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect, [])
+      .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
+      .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
+      .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
+          "With --json, stdout holds only {task_id, summary, cases: [{name, status, duration_ms, expected, actual, message}]}.\n",
+      )
+      .action(async (taskFile: string, options: TestOptions, command) => {
+        const ctx = context(command);
+        const json = ctx.global.json ?? false;
+        const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
+        if (unknown.length > 0) {
+          throw new SkillrigError("usage", `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`, {
+            field: "--reporter",
+          });
+        }
+        if (options.reporter.includes("junit") && !options.out) {
+          throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
+        }
+
+        const loaded = await loadTask(taskFile, ctx.cwd);
+        const deliverable = await resolveDeliverable(options.deliverable, loaded.task, ctx.cwd);
+        const runner = await ctx.runner();
+        const { stdout, stderr } = ctx.out.streams;
+        const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
+        const chosen = new Set(options.reporter.length > 0 ? options.reporter : json ? [] : ["console"]);
+        const reporters: SkillrigPlugin[] = [];
+        // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
+        if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
+        if (json) reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
+        else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
+        if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
+        for (const reporter of reporters) runner.use(reporter);
+
+        const oracle = runner.config.oracle ?? {};
+        const abort = new AbortController();
+        const onSigint = () => abort.abort();
+        process.once("SIGINT", onSigint);
+        try {
+          const report = await runTask(runner, {
+            loaded,
+            deliverable,
+            jobs: options.jobs ?? oracle.jobs,
+            strict: options.strict ?? oracle.strict ?? false,
+            signal: abort.signal,
+          });
+          const s = report.summary;
+          setExit(s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure);
+        } finally {
+          process.off("SIGINT", onSigint);
+        }
       });
   },
 };

@@ -1,0 +1,16 @@
+export { loadTask, validateTask, taskViolations, taskSchema } from "./load-task.js";
+export { resolveDeliverable } from "./resolve-deliverable.js";
+export { runTask, summarize } from "./run-task.js";
+export type { RunTaskOptions } from "./run-task.js";
+export { CompareModesPlugin, compareModesPlugin } from "./compare/compare-modes-plugin.js";
+export { BUILTIN_MODES } from "./compare/modes.js";
+export type { CompareMode } from "./compare/modes.js";
+export { compactDiff } from "./compare/compact-diff.js";
+export { ConsoleReporter, formatSummary } from "./reporters/console-reporter.js";
+export type { ConsoleReporterOptions } from "./reporters/console-reporter.js";
+export { JsonReporter } from "./reporters/json-reporter.js";
+export type { JsonReporterOptions } from "./reporters/json-reporter.js";
+export { toJsonReport } from "./reporters/json-report.js";
+export type { JsonReport, JsonCase } from "./reporters/json-report.js";
+export { JunitReporter, toJunitXml } from "./reporters/junit-reporter.js";
+export type { JunitReporterOptions } from "./reporters/junit-reporter.js";

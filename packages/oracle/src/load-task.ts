@@ -1,0 +1,92 @@
+/**
+ * Reads and validates task files against `task.schema.json`. Every problem is reported at once, each with
+ * the file and the JSON pointer at fault, as an `invalid_task` error; nothing is guessed or filled in.
+ */
+import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { relative, resolve } from "node:path";
+import {
+  compileSchema,
+  SkillrigError,
+  type CompiledSchema,
+  type LoadedTask,
+  type Task,
+  type Violation,
+} from "@skillrig/core";
+
+const require = createRequire(import.meta.url);
+
+/** The task file's JSON Schema (also exported as `@skillrig/oracle/task.schema.json`). */
+export const taskSchema: Record<string, unknown> = require("./task.schema.json");
+
+let validator: CompiledSchema<Task> | undefined;
+function taskValidator() {
+  validator ??= compileSchema<Task>(taskSchema);
+  return validator;
+}
+
+/** Lists every schema violation of `value` as a task file; [] when it conforms. */
+export function taskViolations(value: unknown, file?: string): Violation[] {
+  const raw = taskValidator().validate(value);
+  // Where an anyOf failed (a compare spec), its branch errors at or below the same pointer only add noise.
+  const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
+  return raw
+    .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
+    .map((v) => ({
+      ...v,
+      file,
+      message: v.rule === "anyOf" ? 'must be a mode name or {"mode": ..., options}' : v.message,
+    }));
+}
+
+/** Validates a task that is already parsed (a file's content, an HTTP body); throws `invalid_task` listing every problem. */
+export function validateTask(value: unknown, displayPath = "(task)", file?: string): LoadedTask {
+  const violations = taskViolations(value, displayPath);
+  if (violations.length > 0) {
+    const lines = violations.map((v) => `  ${v.pointer || "(root)"}: ${v.message}`);
+    throw new SkillrigError("invalid_task", `invalid task file ${displayPath}:\n${lines.join("\n")}`, {
+      file: displayPath,
+      pointer: violations[0]!.pointer,
+      violations,
+      hint: "the task file format is documented in @skillrig/oracle's README and task.schema.json",
+    });
+  }
+  return { task: value as Task, file, displayPath };
+}
+
+/** Reads a task file (path relative to `cwd`), parses it and validates it. */
+export async function loadTask(path: string, cwd = process.cwd()): Promise<LoadedTask> {
+  const file = resolve(cwd, path);
+  const displayPath = displayPathOf(file, cwd);
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (error) {
+    const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : `cannot be read: ${(error as Error).message}`;
+    throw new SkillrigError("invalid_task", `task file ${displayPath} ${reason}`, { file: displayPath, cause: error });
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text.replace(/^\uFEFF/, ""));
+  } catch (error) {
+    const line = lineOfParseError(text, (error as Error).message);
+    throw new SkillrigError("invalid_task", `task file ${displayPath} is not valid JSON: ${(error as Error).message}`, {
+      file: displayPath,
+      line,
+      cause: error,
+    });
+  }
+  return validateTask(value, displayPath, file);
+}
+
+function displayPathOf(file: string, cwd: string): string {
+  const rel = relative(cwd, file);
+  return rel === "" || rel.startsWith("..") ? file : rel;
+}
+
+/** V8 names the offset ("at position 42"); people want the line. */
+function lineOfParseError(text: string, message: string): number | undefined {
+  const match = /position (\d+)/.exec(message);
+  if (!match) return undefined;
+  return text.slice(0, Number(match[1])).split("\n").length;
+}

@@ -1,0 +1,50 @@
+/**
+ * The JSON report: `{task_id, summary, cases: [{name, status, duration_ms, expected, actual, message}]}`.
+ * Scripts depend on this shape (it is what `skillrig test --json` prints); fields may be added, never removed.
+ */
+import type { CaseVerdict, TaskReport, TaskSummary } from "@skillrig/core";
+
+export interface JsonCase {
+  name: string;
+  status: CaseVerdict["status"];
+  duration_ms: number;
+  expected: unknown;
+  actual: unknown;
+  /** null for passed cases. */
+  message: string | null;
+  index: number;
+  diff?: string;
+  details?: Record<string, unknown>;
+}
+
+export interface JsonReport {
+  task_id: string;
+  deliverable_type: string;
+  summary: TaskSummary;
+  cases: JsonCase[];
+  isolation?: string;
+  warnings?: string[];
+  duration_ms?: number;
+}
+
+export function toJsonReport(report: TaskReport): JsonReport {
+  return {
+    task_id: report.task_id,
+    deliverable_type: report.deliverable_type,
+    summary: report.summary,
+    cases: report.cases.map((v) => ({
+      name: v.name,
+      status: v.status,
+      duration_ms: v.duration_ms,
+      expected: v.expected ?? null,
+      actual: v.actual ?? null,
+      message: v.message ?? null,
+      index: v.index,
+      ...(v.diff ? { diff: v.diff } : {}),
+      ...(v.details ? { details: v.details } : {}),
+    })),
+    ...(report.isolation ? { isolation: report.isolation } : {}),
+    ...(report.warnings ? { warnings: report.warnings } : {}),
+    ...(report.duration_ms !== undefined ? { duration_ms: report.duration_ms } : {}),
+  };
+}

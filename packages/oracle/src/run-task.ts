@@ -1,0 +1,225 @@
+/**
+ * The flow of one task run, straight through core's hooks:
+ *   runStart -> taskStart -> resolveInput for every case (nothing runs until all are checked)
+ *   -> per valid case, up to `jobs` at once: caseStart -> execute -> compare each field -> caseResult
+ *   -> taskEnd (always) -> runEnd (always).
+ */
+import { availableParallelism } from "node:os";
+import pLimit from "p-limit";
+import {
+  InvalidTestFormatError,
+  pointer,
+  SkillrigError,
+  isSkillrigError,
+  type CaseComparison,
+  type CaseOutcome,
+  type CaseVerdict,
+  type CaseWork,
+  type Deliverable,
+  type LoadedTask,
+  type Runner,
+  type TaskReport,
+  type TaskRun,
+  type TaskSummary,
+  type Violation,
+} from "@skillrig/core";
+import { assertModesClaimed, chooseMode } from "./compare/compare-spec.js";
+
+export interface RunTaskOptions {
+  loaded: LoadedTask;
+  deliverable: Deliverable;
+  /** Cases run at once (default: the number of cores). */
+  jobs?: number;
+  /** Refuse the whole task, before anything runs, when any case is invalid. */
+  strict?: boolean;
+  signal?: AbortSignal;
+}
+
+export async function runTask(runner: Runner, options: RunTaskOptions): Promise<TaskReport> {
+  const { loaded, deliverable } = options;
+  const task = loaded.task;
+  const jobs = Math.max(1, options.jobs ?? availableParallelism());
+  const signal = options.signal ?? new AbortController().signal;
+
+  // Misconfiguration is found before any hook fires.
+  runner.requireClaim("deliverable", task.deliverable_type, { file: loaded.displayPath, pointer: "/deliverable_type" });
+  assertModesClaimed(runner, loaded);
+  const sandbox = runner.sandbox({ purpose: task.deliverable_type });
+
+  const run: TaskRun = { loaded, deliverable, sandbox, jobs, signal, state: new Map() };
+  const info = { kind: "task" as const, id: task.task_id, startedAt: new Date() };
+  const started = performance.now();
+  const verdicts: Array<CaseVerdict | undefined> = new Array(task.tests.length);
+  let report: TaskReport | undefined;
+  let ok = false;
+
+  await runner.hooks.runStart.promise(info);
+  try {
+    await runner.hooks.taskStart.promise(run);
+    try {
+      const works: CaseWork[] = task.tests.map((testCase, index) => ({ kind: "case", run, testCase, index }));
+      const inputs: unknown[] = [];
+      const invalid: Array<{ work: CaseWork; violations: Violation[] }> = [];
+      for (const work of works) {
+        const resolution = await runner.hooks.resolveInput.promise({ value: work.testCase.input, violations: [] }, work);
+        inputs[work.index] = resolution.value;
+        if (resolution.violations.length > 0) invalid.push({ work, violations: resolution.violations });
+      }
+      if (options.strict && invalid.length > 0) throw strictRefusal(loaded, invalid);
+      for (const { work, violations } of invalid) {
+        const verdict = invalidVerdict(work, violations);
+        verdicts[work.index] = verdict;
+        await runner.hooks.caseResult.promise(verdict, work);
+      }
+
+      const limit = pLimit(jobs);
+      const invalidIndexes = new Set(invalid.map((i) => i.work.index));
+      await Promise.all(
+        works
+          .filter((work) => !invalidIndexes.has(work.index))
+          .map((work) =>
+            limit(async () => {
+              const verdict = await runCase(runner, work, inputs[work.index]);
+              verdicts[work.index] = verdict;
+              await runner.hooks.caseResult.promise(verdict, work);
+            }),
+          ),
+      );
+    } finally {
+      report = buildReport(run, verdicts, performance.now() - started);
+      await runner.hooks.taskEnd.promise(run, report);
+    }
+    ok = true;
+    return report;
+  } finally {
+    await runner.hooks.runEnd.promise({ ...info, ok, durationMs: Math.round(performance.now() - started), report });
+  }
+}
+
+async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<CaseVerdict> {
+  const { testCase, index } = work;
+  const started = performance.now();
+  runner.hooks.caseStart.call(work);
+  let outcome: CaseOutcome;
+  try {
+    const result = await runner.hooks.execute.promise({ work, input });
+    if (result === undefined || result.kind !== "case") {
+      const claim = runner.claimant("deliverable", work.run.loaded.task.deliverable_type);
+      throw new SkillrigError(
+        "invalid_config",
+        `plugin "${claim?.plugin}" claims deliverable type "${work.run.loaded.task.deliverable_type}" but did not execute case ${index} ("${testCase.name}")`,
+      );
+    }
+    outcome = result;
+  } catch (error) {
+    // Setup and configuration problems (no sandbox, a broken plugin) stop the run; they are not the deliverable's fault.
+    if (isSkillrigError(error)) throw error;
+    outcome = { kind: "case", actual: undefined, status: "error", message: `internal error while running the case: ${(error as Error)?.message ?? error}`, comparisons: [] };
+  }
+  const base = {
+    name: testCase.name,
+    index,
+    expected: testCase.expected,
+    actual: outcome.actual,
+    ...(outcome.details ? { details: outcome.details } : {}),
+  };
+  if (outcome.status !== undefined) {
+    return { ...base, status: outcome.status, duration_ms: elapsed(started), message: outcome.message ?? outcome.status };
+  }
+  const failures = compareAll(runner, work, outcome.comparisons);
+  if (failures.length === 0) return { ...base, status: "passed", duration_ms: elapsed(started) };
+  return {
+    ...base,
+    status: "failed",
+    duration_ms: elapsed(started),
+    message: [outcome.message, ...failures.map((f) => f.message)].filter(Boolean).join("; "),
+    diff: failures
+      .map((f) => f.diff)
+      .filter(Boolean)
+      .join("\n"),
+  };
+}
+
+interface FieldFailure {
+  message: string;
+  diff?: string;
+}
+
+function compareAll(runner: Runner, work: CaseWork, comparisons: CaseComparison[]): FieldFailure[] {
+  const failures: FieldFailure[] = [];
+  const taskCompare = work.run.loaded.task.compare;
+  for (const comparison of comparisons) {
+    const { field, expected, actual } = comparison;
+    if (actual === undefined && expected !== undefined) {
+      failures.push({ message: `${field} was not produced` });
+      continue;
+    }
+    const chosen = chooseMode(comparison, work.testCase, work.index, taskCompare);
+    const result = runner.hooks.compare.call({ mode: chosen.mode, options: chosen.options, expected, actual, field });
+    if (result === undefined) {
+      const claim = runner.claimant("compare", chosen.mode);
+      throw new SkillrigError(
+        claim ? "invalid_config" : "invalid_task",
+        claim
+          ? `compare mode "${chosen.mode}" (${chosen.source}) is claimed by plugin "${claim.plugin}" but no compare tap handled it`
+          : `unknown compare mode "${chosen.mode}" (${chosen.source})`,
+        { file: work.run.loaded.displayPath, pointer: chosen.source.startsWith("/") ? chosen.source : undefined },
+      );
+    }
+    if (!result.equal) {
+      failures.push({ message: result.message ?? `${field} differs (${chosen.mode})`, diff: result.diff });
+    }
+  }
+  return failures;
+}
+
+function invalidVerdict(work: CaseWork, violations: Violation[]): CaseVerdict {
+  return {
+    name: work.testCase.name,
+    index: work.index,
+    status: "invalid_test_format",
+    duration_ms: 0,
+    expected: work.testCase.expected,
+    actual: null,
+    message: violations.map((v) => v.message).join("; "),
+    details: { violations },
+  };
+}
+
+function strictRefusal(loaded: LoadedTask, invalid: Array<{ work: CaseWork; violations: Violation[] }>): SkillrigError {
+  const violations = invalid.flatMap(({ violations }) => violations.map((v) => ({ ...v, file: v.file ?? loaded.displayPath })));
+  const lines = invalid.map(({ work, violations }) => `  ${pointer("tests", work.index)} ("${work.testCase.name}"): ${violations.map((v) => v.message).join("; ")}`);
+  return new InvalidTestFormatError(
+    `--strict: ${invalid.length} case(s) of ${loaded.displayPath} break the Input Contract; nothing was run:\n${lines.join("\n")}`,
+    { file: loaded.displayPath, pointer: violations[0]?.pointer, violations },
+  );
+}
+
+function buildReport(run: TaskRun, verdicts: Array<CaseVerdict | undefined>, durationMs: number): TaskReport {
+  const cases = verdicts.filter((v): v is CaseVerdict => v !== undefined);
+  const warnings = run.sandbox.warnings.length > 0 ? [...run.sandbox.warnings] : undefined;
+  return {
+    task_id: run.loaded.task.task_id,
+    deliverable_type: run.loaded.task.deliverable_type,
+    summary: summarize(cases, run.loaded.task.tests.length),
+    cases,
+    isolation: run.sandbox.isolation,
+    ...(warnings ? { warnings } : {}),
+    duration_ms: Math.round(durationMs),
+  };
+}
+
+export function summarize(cases: CaseVerdict[], total = cases.length): TaskSummary {
+  const count = (pred: (v: CaseVerdict) => boolean) => cases.filter(pred).length;
+  return {
+    total,
+    passed: count((v) => v.status === "passed"),
+    failed: count((v) => v.status === "failed"),
+    errored: count((v) => v.status !== "passed" && v.status !== "failed" && v.status !== "invalid_test_format"),
+    invalid: count((v) => v.status === "invalid_test_format"),
+  };
+}
+
+function elapsed(started: number): number {
+  return Math.round(performance.now() - started);
+}

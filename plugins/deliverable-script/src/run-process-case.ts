@@ -1,0 +1,103 @@
+/**
+ * Runs one script or cli case: a fresh case folder with the case's `files`, `python3 <entry> [argv...]` with
+ * `stdin` through the run's sandbox, then stdout, stderr, exit code and the files created or changed.
+ * Shared by @skillrig/deliverable-script and @skillrig/deliverable-cli (they differ only in validation).
+ */
+import { join } from "node:path";
+import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork, type Runner, type SandboxResult } from "@skillrig/core";
+import { folderChanges, readCaseFile, snapshotFolder, writeCaseFiles } from "./case-folder.js";
+import type { ProcessExpected, ProcessInput } from "./validate-process-case.js";
+
+/** Lines of stderr quoted in a verdict message when the exit code is not the expected one. */
+const STDERR_TAIL_LINES = 3;
+
+export interface ProcessCaseOptions {
+  runner: Runner;
+  work: CaseWork;
+  input: ProcessInput;
+  /** The task run's temp folder; the case folder is created inside it. */
+  root: string;
+  /** The entry file inside the run's copy of the deliverable (under `root`). */
+  entryFile: string;
+}
+
+export async function runProcessCase({ runner, work, input, root, entryFile }: ProcessCaseOptions): Promise<CaseOutcome> {
+  const { run, testCase, index } = work;
+  const expected = testCase.expected as ProcessExpected;
+  const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
+  await writeCaseFiles(caseDir, input.files);
+  const before = await snapshotFolder(caseDir);
+  const limits = resolveCaseLimits(run.loaded.task, testCase, {
+    timeout_ms: runner.config.oracle?.timeout_ms,
+    limits: runner.config.sandbox?.limits,
+  });
+  const command = ["python3", entryFile, ...input.argv];
+  const result = await run.sandbox.run({
+    command,
+    cwd: caseDir,
+    // The whole run folder, not just the copy: the sandbox then need not create any parent folder of its own.
+    readOnlyPaths: [root],
+    // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII output stable on any locale.
+    env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
+    stdin: input.stdin,
+    limits,
+    signal: run.signal,
+  });
+  const changes = await folderChanges(caseDir, before, await snapshotFolder(caseDir));
+  const actual: Record<string, unknown> = {
+    stdout: result.stdout,
+    stderr: result.stderr,
+    exit_code: result.exitCode,
+    files: changes.changed,
+  };
+  if (changes.deleted.length > 0) actual.deleted_files = changes.deleted;
+  const details: Record<string, unknown> = {
+    command,
+    exit_code: result.exitCode,
+    signal: result.signal,
+    stderr: result.stderr,
+    isolation: result.isolation,
+    duration_ms: Math.round(result.durationMs),
+  };
+
+  const abnormal = abnormalEnd(result, limits);
+  if (abnormal) return { kind: "case", actual, status: abnormal.status, message: abnormal.message, comparisons: [], details };
+
+  const comparisons: CaseComparison[] = [];
+  if (expected.stdout !== undefined) comparisons.push({ field: "stdout", expected: expected.stdout, actual: result.stdout, defaultMode: "trim" });
+  if (expected.stderr !== undefined) comparisons.push({ field: "stderr", expected: expected.stderr, actual: result.stderr, defaultMode: "trim" });
+  for (const [path, content] of Object.entries(expected.files ?? {})) {
+    comparisons.push({ field: `files/${path}`, expected: content, actual: await readCaseFile(caseDir, path), defaultMode: "trim" });
+  }
+  const expectedExit = expected.exit_code ?? 0;
+  comparisons.push({ field: "exit_code", expected: expectedExit, actual: result.exitCode, defaultMode: "exact", fixedMode: true });
+
+  const message = result.exitCode === expectedExit ? undefined : exitMessage(result, expectedExit);
+  return { kind: "case", actual, comparisons, details, ...(message ? { message } : {}) };
+}
+
+function abnormalEnd(result: SandboxResult, limits: ReturnType<typeof resolveCaseLimits>): Pick<CaseOutcome, "status" | "message"> | undefined {
+  if (result.timedOut) return { status: "timeout", message: `timed out after ${limits.wallMs} ms (wall clock)` };
+  if (result.cpuLimited) return { status: "timeout", message: `used more than ${limits.cpuMs} ms of CPU time` };
+  if (result.memoryLimited) return { status: "memory_limit", message: `ran out of memory (limit ${formatBytes(limits.memoryBytes)})` };
+  if (result.outputLimited) return { status: "output_limit", message: `wrote more than ${formatBytes(limits.outputBytes)} to stdout or stderr` };
+  if (result.fileSizeLimited) return { status: "output_limit", message: `wrote a file larger than ${formatBytes(limits.fileSizeBytes)}` };
+  if (result.exitCode === null) return { status: "error", message: `killed by signal ${result.signal ?? "(unknown)"}${stderrTail(result.stderr)}` };
+  return undefined;
+}
+
+function exitMessage(result: SandboxResult, expected: number): string {
+  return `exited with code ${result.exitCode} (expected ${expected})${stderrTail(result.stderr)}`;
+}
+
+function stderrTail(stderr: string): string {
+  // Caret lines under a traceback frame say nothing in one line of text.
+  const lines = stderr.trimEnd().split("\n").filter((l) => l.trim() !== "" && !/^\s*[\^~]+\s*$/.test(l));
+  return lines.length === 0 ? "" : `: ${lines.slice(-STDERR_TAIL_LINES).join(" | ")}`;
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+  return `${bytes} bytes`;
+}

@@ -1,0 +1,124 @@
+/**
+ * Input Contract v1.0 checks for script and cli cases. Every problem becomes a Violation with the JSON pointer
+ * of the offending value and a message starting "invalid_test_format: "; nothing is guessed or coerced.
+ *
+ *   script input: {stdin?: string, files?: {relative path: string}}
+ *   cli input:    {argv: string[], stdin?: string, files?: {...}}   (else "cli input must include argv")
+ *   expected:     {stdout?, stderr?, exit_code?: integer, files?: {relative path: content}}
+ */
+import { pointer, type Violation } from "@skillrig/core";
+import { fileFolderClash, unsafePathReason } from "./safe-relative-path.js";
+
+export type ProcessDeliverableType = "script" | "cli";
+
+/** A case input after validation, with the optional parts filled in. */
+export interface ProcessInput {
+  argv: string[];
+  stdin: string;
+  files: Record<string, string>;
+}
+
+export interface ProcessExpected {
+  stdout?: unknown;
+  stderr?: unknown;
+  exit_code?: number;
+  files?: Record<string, unknown>;
+}
+
+/** The contract's own message for a cli input without a list of string arguments. */
+export const CLI_ARGV_MESSAGE = "invalid_test_format: cli input must include argv";
+
+const EXPECTED_KEYS = ["stdout", "stderr", "exit_code", "files"];
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+function violation(at: string, message: string, rule: string): Violation {
+  return { pointer: at, message: `invalid_test_format: ${message}`, rule };
+}
+
+export function validateProcessInput(
+  type: ProcessDeliverableType,
+  input: unknown,
+  casePointer: string,
+): { value?: ProcessInput; violations: Violation[] } {
+  const at = `${casePointer}/input`;
+  const violations: Violation[] = [];
+  if (!isObject(input)) {
+    if (type === "cli") return { violations: [{ pointer: at, message: CLI_ARGV_MESSAGE, rule: "argv" }] };
+    return { violations: [violation(at, `script input must be an object with optional "stdin" and "files", not ${describe(input)}`, "type")] };
+  }
+  const allowed = type === "cli" ? ["argv", "stdin", "files"] : ["stdin", "files"];
+  for (const key of Object.keys(input)) {
+    if (allowed.includes(key)) continue;
+    const extra = type === "script" && key === "argv" ? " (a script takes no arguments; use deliverable_type \"cli\")" : "";
+    violations.push(violation(`${at}/${escape(key)}`, `${type} input has unknown key "${key}"; allowed: ${allowed.join(", ")}${extra}`, "additionalProperties"));
+  }
+  let argv: string[] = [];
+  if (type === "cli") {
+    const raw = input.argv;
+    if (!Array.isArray(raw)) {
+      violations.push({ pointer: raw === undefined ? at : `${at}/argv`, message: CLI_ARGV_MESSAGE, rule: "argv" });
+    } else {
+      raw.forEach((arg, i) => {
+        if (typeof arg !== "string") violations.push({ pointer: `${at}/argv/${i}`, message: `${CLI_ARGV_MESSAGE} (a list of strings; argv[${i}] is ${describe(arg)})`, rule: "argv" });
+      });
+      argv = raw as string[];
+    }
+  }
+  if (input.stdin !== undefined && typeof input.stdin !== "string") {
+    violations.push(violation(`${at}/stdin`, `stdin must be a string, not ${describe(input.stdin)}`, "type"));
+  }
+  const files = validateFilesMap(input.files, `${at}/files`, "input files", true, violations);
+  if (violations.length > 0) return { violations };
+  return { value: { argv, stdin: (input.stdin as string | undefined) ?? "", files: files as Record<string, string> }, violations };
+}
+
+export function validateProcessExpected(expected: unknown, casePointer: string): { value?: ProcessExpected; violations: Violation[] } {
+  const at = `${casePointer}/expected`;
+  if (!isObject(expected)) {
+    return { violations: [violation(at, `expected must be an object with any of ${EXPECTED_KEYS.join(", ")}, not ${describe(expected)}`, "type")] };
+  }
+  const violations: Violation[] = [];
+  for (const key of Object.keys(expected)) {
+    if (!EXPECTED_KEYS.includes(key)) {
+      violations.push(violation(`${at}/${escape(key)}`, `expected has unknown key "${key}"; allowed: ${EXPECTED_KEYS.join(", ")}`, "additionalProperties"));
+    }
+  }
+  if (expected.exit_code !== undefined && !Number.isInteger(expected.exit_code)) {
+    violations.push(violation(`${at}/exit_code`, `expected exit_code must be an integer, not ${describe(expected.exit_code)}`, "type"));
+  }
+  validateFilesMap(expected.files, `${at}/files`, "expected files", false, violations);
+  if (violations.length > 0) return { violations };
+  return { value: expected as ProcessExpected, violations };
+}
+
+/** Checks a `files` map: safe relative keys, no file/folder clash and (for inputs) string contents. */
+function validateFilesMap(files: unknown, at: string, what: string, stringsOnly: boolean, violations: Violation[]): Record<string, unknown> {
+  if (files === undefined) return {};
+  if (!isObject(files)) {
+    violations.push(violation(at, `${what} must be an object mapping relative paths to contents, not ${describe(files)}`, "type"));
+    return {};
+  }
+  for (const [key, content] of Object.entries(files)) {
+    const reason = unsafePathReason(key);
+    if (reason) violations.push(violation(`${at}/${escape(key)}`, `${what} key ${JSON.stringify(key)} is not a safe relative path: it ${reason}`, "safePath"));
+    if (stringsOnly && typeof content !== "string") {
+      violations.push(violation(`${at}/${escape(key)}`, `${what} ${JSON.stringify(key)} must be a string (the file's text), not ${describe(content)}`, "type"));
+    }
+  }
+  const clash = fileFolderClash(Object.keys(files));
+  if (clash) violations.push(violation(at, `${what} ${JSON.stringify(clash[0])} cannot be both a file and the folder of ${JSON.stringify(clash[1])}`, "safePath"));
+  return files;
+}
+
+function escape(key: string): string {
+  return pointer(key).slice(1);
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "a list";
+  if (typeof value === "object") return "an object";
+  return `${typeof value} ${JSON.stringify(value)}`;
+}
