@@ -7,12 +7,14 @@ import sandboxPlugin from "@skillrig/sandbox";
 import { compareModesPlugin } from "@skillrig/oracle";
 import scriptPlugin from "@skillrig/deliverable-script";
 import cliPlugin from "@skillrig/deliverable-cli";
+import { skillProtocolPlugin } from "@skillrig/skills";
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
   const plugins: SkillrigPlugin[] = [];
   plugins.push(compareModesPlugin());
   plugins.push(scriptPlugin());
   plugins.push(cliPlugin());
+  plugins.push(skillProtocolPlugin());
   plugins.push(sandboxPlugin()); // last: the default sandbox answers only when no other plugin does
   return plugins;
 }

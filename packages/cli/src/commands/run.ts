@@ -1,15 +1,174 @@
+/**
+ * `skillrig run [<skill>] --engine <name> --input k=v --file field=path --param k=v [--dry-run]`
+ * Runs one skill job through @skillrig/skills' runJob. With no skill named, runs the config's `run` section
+ * (flags add to / override it). Values are JSON when they parse as JSON, else strings; a value for a field whose
+ * schema type is "string" stays the text as typed (`--param language=123` is "123").
+ * Exit codes: 0 the job succeeded (or the dry run rendered), 1 the job failed, 2 invalid input, config or usage.
+ */
+import { resolve } from "node:path";
+import { Option, type Command } from "commander";
+import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillManifest } from "@skillrig/core";
+import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import type { CommandModule } from "../command.js";
-import { notYetAvailable } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+import { reportError } from "../output.js";
+import { skillFromArgument } from "./skills.js";
+
+interface RunOptions {
+  engine?: string;
+  input: string[];
+  file: string[];
+  param: string[];
+  dryRun?: boolean;
+  timeout?: string;
+  runsDir?: string;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, value];
+}
+
+function splitPair(text: string, flag: string): [string, string] {
+  const eq = text.indexOf("=");
+  if (eq <= 0) {
+    throw new SkillrigError("usage", `${flag} ${text}: expected key=value`, { field: flag, hint: `${flag} name=value (values are JSON when they parse, else text)` });
+  }
+  return [text.slice(0, eq), text.slice(eq + 1)];
+}
+
+function parseValue(raw: string, schemaType: unknown): unknown {
+  if (schemaType === "string") return raw;
+  try {
+    return JSON.parse(raw);
+  } catch {
+    return raw;
+  }
+}
+
+function propertyTypes(schema: unknown): Record<string, unknown> {
+  const props = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
+  return Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p?.type]));
+}
+
+function pairs(list: string[], flag: string, types: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const item of list) {
+    const [key, raw] = splitPair(item, flag);
+    out[key] = parseValue(raw, types[key]);
+  }
+  return out;
+}
+
+function eventLine(event: EngineEvent): string | undefined {
+  switch (event.type) {
+    case "message":
+      return event.role === "assistant" && !event.delta ? `[${event.role}] ${event.text}` : undefined;
+    case "tool_call":
+      return `[tool] ${event.tool}${event.status ? ` (${event.status})` : ""}`;
+    case "file_change":
+      return `[file] ${event.kind} ${event.path}`;
+    case "status":
+      return `[status] ${event.status}${event.message ? `: ${event.message}` : ""}`;
+    case "log":
+      return event.stream === "skillrig" ? `[skillrig] ${event.line}` : undefined;
+    default:
+      return undefined;
+  }
+}
+
+function exitCodeOf(result: JobResult): number {
+  if (result.status === "succeeded") return ExitCode.Success;
+  return result.error && REQUEST_ERROR_CODES.has(result.error.code) ? ExitCode.InvalidInput : ExitCode.Failure;
+}
 
 export const runCommand: CommandModule = {
   register(program, context, setExit) {
     program
-      .command("run")
+      .command("run [skill]")
       .description("Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts")
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(async (_options, command) => {
-        setExit(notYetAvailable("run", context(command).out));
+      .option("-e, --engine <name>", "engine plugin to run the skill with (gemini, codex, ...)")
+      .option("-i, --input <key=value>", "an inline input (x-input-source: inline); repeatable", collect, [])
+      .option("-f, --file <field=path>", "upload a file as uploads/<field> for a file input; repeatable", collect, [])
+      .option("-p, --param <key=value>", "a parameter; repeatable", collect, [])
+      .option("--dry-run", "resolve inputs and parameters and render the prompt, without running an engine")
+      .addOption(new Option("--timeout <ms>", "job time limit in milliseconds"))
+      .option("--runs-dir <dir>", "where run folders go (default: runs_dir of the config, else .skillrig/runs)")
+      .addHelpText(
+        "after",
+        "\nWith no <skill>, runs the config's \"run\" section. <skill> is an id in skills.roots or a path to a skill folder.\nExit codes: 0 job succeeded, 1 job failed, 2 invalid input, config or usage.",
+      )
+      .action(async (skillArg: string | undefined, options: RunOptions, command: Command) => {
+        const ctx = context(command);
+        const loaded = await ctx.config();
+        const defaults = skillArg === undefined ? loaded.config.run : undefined;
+        if (skillArg === undefined && !defaults) {
+          throw new SkillrigError("usage", 'name a skill (skillrig run <skill> --engine <name>), or add a "run" section to skillrig.config', { field: "skill" });
+        }
+        const skill: SkillManifest = await skillFromArgument(ctx, skillArg ?? defaults!.skill);
+        const engine = options.engine ?? defaults?.engine;
+        if (!engine) throw new SkillrigError("usage", "--engine is required (the engine plugin to run the skill with)", { field: "engine" });
+
+        const files: Record<string, string> = {};
+        for (const [field, path] of Object.entries(defaults?.files ?? {})) files[field] = resolve(loaded.dir, path);
+        for (const item of options.file) {
+          const [field, path] = splitPair(item, "--file");
+          files[field] = resolve(ctx.cwd, path);
+        }
+        const timeout = options.timeout !== undefined ? Number(options.timeout) : defaults?.timeout_ms;
+        if (timeout !== undefined && (!Number.isInteger(timeout) || timeout <= 0)) {
+          throw new SkillrigError("usage", `--timeout ${options.timeout}: expected a positive number of milliseconds`, { field: "timeout" });
+        }
+        const request: JobRequest = {
+          skill_id: skill.id,
+          engine,
+          input: { ...(defaults?.input ?? {}), ...pairs(options.input, "--input", propertyTypes(skill.schemas.input?.schema)) },
+          parameter: { ...(defaults?.parameter ?? {}), ...pairs(options.param, "--param", propertyTypes(skill.schemas.parameter?.schema)) },
+          files,
+          options: { dry_run: options.dryRun === true, ...(timeout !== undefined ? { timeout_ms: timeout } : {}) },
+        };
+
+        const runner = await ctx.runner();
+        let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
+        const result = await runJob(runner, request, {
+          skill,
+          runsDir: options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : undefined,
+          onEvent: (event) => {
+            const line = eventLine(event);
+            if (line) ctx.out.info(line);
+          },
+          onPrompt: ({ input, parameter, prompt }) => {
+            shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
+          },
+        });
+        for (const w of result.warnings ?? []) ctx.out.warn(w);
+
+        if (ctx.out.json) {
+          ctx.out.result(request.options?.dry_run && shown ? { ...result, input: shown.input, parameter: shown.parameter, skill_md: shown.skillMd } : result);
+        } else if (result.status === "succeeded" && request.options?.dry_run && shown) {
+          ctx.out.info(`dry run of skill "${skill.id}" with engine "${engine}"; run folder ${result.run_dir}`);
+          ctx.out.result(
+            undefined,
+            [
+              "== input ==",
+              JSON.stringify(shown.input, null, 2),
+              "== parameter ==",
+              JSON.stringify(shown.parameter, null, 2),
+              `== prompt (${shown.source === "default" ? "default template" : `template ${shown.source}`}) ==`,
+              result.prompt ?? "",
+            ].join("\n"),
+          );
+        } else if (result.status === "succeeded") {
+          ctx.out.info(`job ${result.job_id} succeeded in ${result.timings.duration_ms} ms; run folder ${result.run_dir}`);
+          for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
+          ctx.out.result(result.output);
+        } else {
+          ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
+        }
+        if (result.error && !ctx.out.json) {
+          const error = new SkillrigError(result.error.code, result.error.message, { ...result.error });
+          reportError(error, false, ctx.out.streams);
+        }
+        setExit(exitCodeOf(result));
       });
   },
 };

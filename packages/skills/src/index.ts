@@ -1,0 +1,25 @@
+export { skillProtocolPlugin, SkillProtocolPlugin } from "./skill-protocol-plugin.js";
+export { skillProtocolPlugin as default } from "./skill-protocol-plugin.js";
+export {
+  checkSkill,
+  loadSkill,
+  findSkills,
+  resolveSkill,
+  skillRoots,
+  checkSkillRoots,
+  isSafeSkillId,
+  runnerJsonSchema,
+  SKILL_ID_PATTERN,
+} from "./load-skill.js";
+export type { SkillCheck, FoundSkill } from "./load-skill.js";
+export { inputFields, parameterNames, artifactsOf } from "./schema-fields.js";
+export type { InputField } from "./schema-fields.js";
+export { runJob, runsDirOf, REQUEST_ERROR_CODES } from "./run-job.js";
+export type { RunJobOptions } from "./run-job.js";
+export { runFolderLayout, installedSkillDir } from "./run-folder.js";
+export { DEFAULT_PROMPT, templateContext } from "./render-prompt.js";
+export { renderTemplate, checkTemplate } from "./template.js";
+export { outputInstructions } from "./skill-patch.js";
+export { ensurePythonEnv } from "./python-env.js";
+export type { PythonEnv, PythonEnvOptions } from "./python-env.js";
+export { checkFileExtensions, TEXT_EXTENSIONS } from "./file-extensions.js";

@@ -1,0 +1,62 @@
+/**
+ * One folder per job, the same layout every time, so a run can be inspected afterwards:
+ *
+ *   <runs_dir>/<job_id>/
+ *     run.json        the request, skill, engine and where each upload came from
+ *     uploads/        one file per file input, named exactly as the field
+ *     skill/          snapshot of the skill package as it was when the job ran
+ *     workspace/      the engine's working folder (`run_dir` in templates); the skill is installed
+ *                     as workspace/.agents/skills/<id>/ with the patched SKILL.md
+ *     prompt.md       the rendered prompt
+ *     SKILL.patched.md the SKILL.md the agent sees (rendered, with the output contract appended)
+ *     logs/           events.jsonl (every engine event) and the engine plugin's own logs
+ *     output.json     the final output (after artifact paths were settled)
+ *     artifacts/      the collected artifact files, by x-filename
+ *     result.json     the JobResult
+ */
+import { randomBytes } from "node:crypto";
+import { cpSync, mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import type { RunFolder, SkillManifest } from "@skillrig/core";
+
+export function newJobId(skillId: string, now = new Date()): string {
+  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  return `${stamp}-${skillId}-${randomBytes(3).toString("hex")}`;
+}
+
+export function runFolderLayout(root: string): RunFolder {
+  const abs = resolve(root);
+  return {
+    root: abs,
+    uploads: join(abs, "uploads"),
+    workspace: join(abs, "workspace"),
+    skillSnapshot: join(abs, "skill"),
+    promptFile: join(abs, "prompt.md"),
+    logs: join(abs, "logs"),
+    outputFile: join(abs, "output.json"),
+    artifacts: join(abs, "artifacts"),
+  };
+}
+
+/** Creates the run folder with the skill's snapshot. Fails if it exists (a job id is used once). */
+export function createRunFolder(runsDir: string, jobId: string, skill: SkillManifest): RunFolder {
+  const run = runFolderLayout(join(runsDir, jobId));
+  mkdirSync(runsDir, { recursive: true });
+  mkdirSync(run.root);
+  for (const dir of [run.uploads, run.workspace, run.logs, run.artifacts]) mkdirSync(dir);
+  cpSync(skill.dir, run.skillSnapshot, { recursive: true, verbatimSymlinks: true });
+  return run;
+}
+
+/** The skill folder as the agent sees it inside the workspace. */
+export function installedSkillDir(run: RunFolder, skillId: string): string {
+  return join(run.workspace, ".agents", "skills", skillId);
+}
+
+/** Copies the snapshot into the workspace at .agents/skills/<id>/ and writes the patched SKILL.md there. */
+export function installSkill(run: RunFolder, skillId: string, skillMd: string): string {
+  const target = installedSkillDir(run, skillId);
+  cpSync(run.skillSnapshot, target, { recursive: true, verbatimSymlinks: true });
+  writeFileSync(join(target, "SKILL.md"), skillMd);
+  return target;
+}

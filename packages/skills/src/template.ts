@@ -1,0 +1,105 @@
+/**
+ * Prompt and SKILL.md templates: nunjucks (Jinja2's syntax in JavaScript) with autoescape off.
+ *
+ * Jinja2 habits skill authors bring, made to work:
+ * - `{% for key, value in input.items() %}` (and `.keys()` / `.values()`): inside template tags, `x.items()` is
+ *   rewritten to the `dictitems` filter before compiling. A filter, not a method on the object, so that an input
+ *   field that is itself called `items` (the spec's own example) still works both ways.
+ * - `{{ value }}` of an object or array prints JSON (nunjucks would print `[object Object]` or `a,b`).
+ * - `tojson` is an alias of nunjucks' `dump`.
+ * A syntax or render error becomes `template_error` naming the file and line.
+ */
+import nunjucks from "nunjucks";
+import { SkillrigError } from "@skillrig/core";
+
+const TAG = /\{\{[\s\S]*?\}\}|\{%[\s\S]*?%\}/g;
+const DICT_METHOD = /\.(items|keys|values)\(\s*\)/g;
+
+/** Rewrites `x.items()` to `x|dictitems` inside `{{ }}` and `{% %}` only; line numbers are kept. */
+export function rewriteDictMethods(source: string): string {
+  return source.replace(TAG, (tag) => tag.replace(DICT_METHOD, (_m, method: string) => `|dict${method}`));
+}
+
+function asMapping(value: unknown, method: string): Record<string, unknown> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new Error(`${method}() needs a mapping, got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+function createEnvironment(): nunjucks.Environment {
+  const env = new nunjucks.Environment(null, { autoescape: false, trimBlocks: true, lstripBlocks: true, throwOnUndefined: false });
+  env.addFilter("dictitems", (v: unknown) => Object.entries(asMapping(v, "items")));
+  env.addFilter("dictkeys", (v: unknown) => Object.keys(asMapping(v, "keys")));
+  env.addFilter("dictvalues", (v: unknown) => Object.values(asMapping(v, "values")));
+  env.addFilter("tojson", (v: unknown, indent?: number) => JSON.stringify(v, null, indent));
+  return env;
+}
+
+const environment = createEnvironment();
+
+function defineHidden(target: object, key: string, value: unknown) {
+  Object.defineProperty(target, key, { value, enumerable: false, configurable: true, writable: true });
+}
+
+/**
+ * A copy of a JSON value that prints as JSON where nunjucks would print `[object Object]`.
+ * Only enumerable keys are data: iteration and `items()` see exactly the JSON value's keys.
+ */
+export function toTemplateValue(value: unknown): unknown {
+  if (Array.isArray(value)) {
+    const out = value.map(toTemplateValue);
+    defineHidden(out, "toString", () => JSON.stringify(value));
+    return out;
+  }
+  if (typeof value === "object" && value !== null) {
+    const out: Record<string, unknown> = {};
+    for (const [k, v] of Object.entries(value)) out[k] = toTemplateValue(v);
+    defineHidden(out, "toString", () => JSON.stringify(value));
+    return out;
+  }
+  return value;
+}
+
+/** Adds `name` to a template mapping as a hidden (non-iterated) property computed on access. */
+export function addHiddenGetter(target: object, name: string, get: () => unknown): void {
+  Object.defineProperty(target, name, { get, enumerable: false, configurable: true });
+}
+
+function templateError(error: unknown, file: string, what: string): SkillrigError {
+  const raw = (error as Error)?.message ?? String(error);
+  const position = /\[Line (\d+)(?:, Column (\d+))?\]/.exec(raw);
+  const line = position ? Number(position[1]) : undefined;
+  // nunjucks prefixes "(path) [Line n, Column m]\n  "; keep only the reason.
+  const reason = raw.replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "").replace(/^Template render error:\s*/, "").trim();
+  return new SkillrigError("template_error", `${what} ${file}${line !== undefined ? ` line ${line}` : ""}: ${reason}`, {
+    file,
+    line,
+    details: position?.[2] ? { column: Number(position[2]) } : {},
+    hint: "templates use nunjucks (Jinja2 syntax): {{ input.field }}, {{ parameter.name }}, {% for key, value in input.items() %}",
+  });
+}
+
+/** Compiles a template without rendering it: throws `template_error` with the file and line of a syntax error. */
+export function checkTemplate(source: string, file: string): void {
+  try {
+    new nunjucks.Template(rewriteDictMethods(source), environment, file, true);
+  } catch (error) {
+    throw templateError(error, file, "template syntax error in");
+  }
+}
+
+/** Renders `source` (from `file`, for errors) with `context`. */
+export function renderTemplate(source: string, context: Record<string, unknown>, file: string): string {
+  let template: nunjucks.Template;
+  try {
+    template = new nunjucks.Template(rewriteDictMethods(source), environment, file, true);
+  } catch (error) {
+    throw templateError(error, file, "template syntax error in");
+  }
+  try {
+    return template.render(context);
+  } catch (error) {
+    throw templateError(error, file, "template error in");
+  }
+}
