@@ -3,6 +3,7 @@
  * the config names, and says so in `warnings` whenever it had to settle for less.
  */
 import { spawnSync } from "node:child_process";
+import { statSync } from "node:fs";
 import type { IsolationLevel, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { SkillrigError } from "@skillrig/core";
 import { type HostProbe, probeHost } from "./host-probe.js";
@@ -52,6 +53,21 @@ function unprivilegedCanRunPython(host: HostProbe): boolean {
     { timeout: 10_000 },
   );
   return probe.status === 0;
+}
+
+/** The case folder must exist before code runs in it: it becomes the only writable bind. */
+function requireCaseFolder(cwd: string): void {
+  let isFolder = false;
+  try {
+    isFolder = statSync(cwd).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isFolder) {
+    throw new SkillrigError("sandbox_unavailable", `sandbox: the case folder ${cwd} does not exist or is not a folder; create it before running code in it`, {
+      file: cwd,
+    });
+  }
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
@@ -108,6 +124,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const isolation: IsolationLevel = level;
 
   const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn") => {
+    requireCaseFolder(spawnOptions.cwd);
     const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
     if (dropToSlotUid && slotUid === undefined) {
       throw new SkillrigError("sandbox_unavailable", "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs");

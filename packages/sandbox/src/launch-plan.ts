@@ -88,6 +88,38 @@ function dropPrivileges(host: HostProbe, uid: number): string[] {
   ];
 }
 
+function isWithin(path: string, folder: string): boolean {
+  return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
+}
+
+/**
+ * Binds the read-only folders and the case folder (writable), parents before children. bubblewrap would
+ * create missing parent folders as 0700 root, which the unprivileged code could not enter, so we create
+ * them ourselves as 0755 (still read-only to the code).
+ */
+function bindFolders(readOnly: string[], caseFolder: string): string[] {
+  const binds = [...new Set(readOnly)].map((path) => ({ path, writable: false }));
+  binds.push({ path: caseFolder, writable: true });
+  binds.sort((a, b) => a.path.length - b.path.length);
+  const premounted = [...SYSTEM_FOLDERS, "/tmp", "/proc", "/dev"];
+  const args: string[] = [];
+  const made = new Set<string>();
+  const bound: string[] = [];
+  for (const bind of binds) {
+    const parts = bind.path.split("/").filter(Boolean);
+    for (let i = 1; i < parts.length; i++) {
+      const ancestor = `/${parts.slice(0, i).join("/")}`;
+      if (made.has(ancestor) || premounted.some((dir) => isWithin(dir, ancestor) && dir === ancestor)) continue;
+      if (bound.some((dir) => isWithin(ancestor, dir))) continue; // already inside a bind: exists there
+      made.add(ancestor);
+      args.push("--perms", "0755", "--dir", ancestor);
+    }
+    args.push(bind.writable ? "--bind" : "--ro-bind", bind.path, bind.path);
+    bound.push(bind.path);
+  }
+  return args;
+}
+
 export interface PlanInput {
   options: Pick<SandboxSpawnOptions, "command" | "cwd" | "readOnlyPaths" | "env">;
   limits: EffectiveLimits;
@@ -121,14 +153,13 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       "--dev",
       "/dev",
       // A private /tmp: code that writes there by habit works, and nothing reaches the host's /tmp.
+      "--perms",
+      "1777",
       "--size",
       String(limits.fileSizeBytes),
       "--tmpfs",
       "/tmp",
-      ...readable.filter((p) => isAbsolute(p) && existsSync(p)).flatMap((p) => ["--ro-bind", p, p]),
-      "--bind",
-      cwd,
-      cwd,
+      ...bindFolders(readable.filter((p) => isAbsolute(p) && existsSync(p)), cwd),
       "--chdir",
       cwd,
       "--remount-ro",

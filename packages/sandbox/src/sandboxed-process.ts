@@ -4,7 +4,7 @@
  */
 import { chownSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
-import { PassThrough, type Readable, type Writable } from "node:stream";
+import { PassThrough, type Readable, Transform, type Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
 import { execa } from "execa";
 import type { SandboxResult } from "@skillrig/core";
@@ -132,10 +132,14 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     info?.on("error", () => {});
   }
 
-  const wallTimer = setTimeout(() => {
-    timedOut = true;
-    killTree();
-  }, limits.wallMs);
+  // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
+  const wallTimer =
+    Number.isFinite(limits.wallMs) && limits.wallMs > 0 && limits.wallMs < 2 ** 31
+      ? setTimeout(() => {
+          timedOut = true;
+          killTree();
+        }, limits.wallMs)
+      : undefined;
   const onAbort = (): void => killTree();
   options.signal?.addEventListener("abort", onAbort, { once: true });
   if (options.signal?.aborted) killTree();
@@ -148,48 +152,74 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
   const stdoutCapture = new BoundedCapture(limits.outputBytes);
   const stderrCapture = new BoundedCapture(limits.outputBytes);
   const capOutput = options.mode === "run" || options.capSpawnOutput === true;
-  const watch = (stream: Readable, capture: BoundedCapture, passTo?: PassThrough): void => {
-    stream.on("data", (chunk: Buffer) => {
-      const within = capture.add(chunk);
-      if (!within && capOutput && !outputLimited) {
-        outputLimited = true;
-        killTree();
-      }
-      if (passTo && !(outputLimited && capOutput)) passTo.write(chunk);
-    });
-    stream.on("end", () => passTo?.end());
-    stream.on("error", () => passTo?.end());
+  const onOverflow = (): void => {
+    if (capOutput && !outputLimited) {
+      outputLimited = true;
+      killTree();
+    }
   };
-  const stdoutPass = options.mode === "spawn" ? new PassThrough() : undefined;
-  const stderrPass = options.mode === "spawn" ? new PassThrough() : undefined;
-  watch(subprocess.stdout as Readable, stdoutCapture, stdoutPass);
-  watch(subprocess.stderr as Readable, stderrCapture, stderrPass);
+  const childStdout = subprocess.stdout as Readable;
+  const childStderr = subprocess.stderr as Readable;
+  let stdoutForCaller: Readable = childStdout;
+  let stderrForCaller: Readable = childStderr;
+  if (options.mode === "run") {
+    childStdout.on("data", (chunk: Buffer) => stdoutCapture.add(chunk) || onOverflow());
+    childStderr.on("data", (chunk: Buffer) => stderrCapture.add(chunk) || onOverflow());
+  } else {
+    // spawn(): the caller reads the pipes; we count what passes (and keep the start of stderr for the result).
+    const counting = (capture: BoundedCapture) =>
+      new Transform({
+        transform(chunk: Buffer, _encoding, done) {
+          const within = (capture.total += chunk.length) <= capture.cap;
+          if (!within) onOverflow();
+          done(null, within || !capOutput ? chunk : undefined);
+        },
+      });
+    stdoutForCaller = childStdout.pipe(counting(stdoutCapture));
+    // stderr never holds the child up, even when the caller does not read it: we keep (and pass on) the
+    // first `outputBytes` and drop the rest.
+    const stderrPass = new PassThrough();
+    childStderr.on("data", (chunk: Buffer) => {
+      const keptBefore = stderrCapture.kept;
+      if (!stderrCapture.add(chunk)) onOverflow();
+      if (stderrCapture.kept > keptBefore) stderrPass.write(chunk.subarray(0, stderrCapture.kept - keptBefore));
+    });
+    childStderr.on("end", () => stderrPass.end());
+    childStderr.on("error", () => stderrPass.end());
+    stderrForCaller = stderrPass;
+  }
 
   let exitCode: number | null = null;
   let exitSignal: string | null = null;
-  const exitEvent = new Promise<void>((resolveExit) => {
-    subprocess.once("exit", (code, signal) => {
-      exitCode = code;
-      exitSignal = signal;
-      exited = true;
-      // Without a pid namespace, children left behind (same group or detached) go now, so the pipes close.
-      if (plan.marker !== undefined) {
-        if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
-        sweepMarkedProcesses(plan.marker);
-      }
-      resolveExit();
-    });
+  subprocess.once("exit", (code, signal) => {
+    exitCode = code;
+    exitSignal = signal;
+    exited = true;
+    // Without a pid namespace, children left behind (same group or detached) go now, so the pipes close.
+    if (plan.marker !== undefined) {
+      if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
+      sweepMarkedProcesses(plan.marker);
+    }
   });
 
   const result = (async (): Promise<SandboxResult> => {
-    await exitEvent;
-    await subprocess.catch(() => undefined);
+    const outcome = await subprocess;
+    exited = true;
     clearTimeout(wallTimer);
     options.signal?.removeEventListener("abort", onAbort);
+    // bubblewrap's monitor only exits once its pid 1 (and so the whole namespace) is gone, unless we
+    // killed the monitor first; then wait for the namespace to empty.
     if (namespaceInit !== undefined) await waitUntilGone(namespaceInit);
     if (plan.marker !== undefined) sweepMarkedProcesses(plan.marker);
     liveTrees.delete(killTree);
     const durationMs = performance.now() - started;
+    // The program could not be started at all (missing executable, bad folder): say so in stderr.
+    const startFailure = outcome.failed && outcome.exitCode === undefined && outcome.signal === undefined && !killedByUs;
+    if (startFailure) stderrCapture.add(Buffer.from(`sandbox: could not start ${plan.file}: ${outcome.shortMessage ?? outcome.message}\n`));
+    if (exitCode === null && exitSignal === null) {
+      exitCode = outcome.exitCode ?? (startFailure ? 127 : null);
+      exitSignal = outcome.signal ?? null;
+    }
 
     let code: number | null = exitCode;
     let signal: string | null = exitSignal;
@@ -217,11 +247,11 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
 
   return {
     stdin: childStdin,
-    stdout: stdoutPass ?? (subprocess.stdout as Readable),
-    stderr: stderrPass ?? (subprocess.stderr as Readable),
+    stdout: stdoutForCaller,
+    stderr: stderrForCaller,
     pid,
     kill: () => {
-      if (!exited || plan.marker !== undefined || namespaceInit !== undefined) killTree();
+      if (!exited) killTree();
     },
     exited: result,
   };

@@ -1,0 +1,233 @@
+/**
+ * The hostile suite: each case is a real Python deliverable that attacks the sandbox one way. Every
+ * case must end with the right status, leave no process and no file behind on the host, and the next
+ * run must still work. It runs at the strongest level (`requireStrongest`): on a machine without it
+ * the suite fails with the reason instead of passing at a weaker level.
+ */
+import { randomUUID } from "node:crypto";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { ResourceLimits, SandboxResult } from "@skillrig/core";
+import { createSandbox } from "@skillrig/sandbox";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const hostileDir = join(here, "hostile");
+const repoRoot = resolve(here, "../../..");
+const root = mkdtempSync(join(tmpdir(), "skillrig-hostile-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const LIMITS: ResourceLimits = {
+  wallMs: 2_000,
+  cpuMs: 10_000, // above the wall limit: busy loops end as timeouts; the CPU limit has its own case
+  memoryBytes: 256 * 1024 * 1024,
+  maxProcesses: 16,
+  outputBytes: 64 * 1024,
+  fileSizeBytes: 1024 * 1024,
+};
+
+const sandbox = createSandbox({ requireStrongest: true });
+
+/**
+ * Pids whose command line carries `marker` (every hostile case gets its own marker as argv[1]);
+ * `codeOnly` leaves out bubblewrap's own two processes, whose command lines carry it too.
+ */
+function processesWithMarker(marker: string, codeOnly = false): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      if (!readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker)) continue;
+      if (codeOnly && readFileSync(`/proc/${entry}/comm`, "utf8").trim() === "bwrap") continue;
+      pids.push(Number(entry));
+    } catch {
+      // exited meanwhile
+    }
+  }
+  return pids;
+}
+
+interface HostileRun {
+  result: SandboxResult;
+  cwd: string;
+  marker: string;
+  /** Most processes with the marker seen at once while it ran. */
+  peakProcesses: number;
+}
+
+async function runHostile(script: string, args: string[] = [], limits: ResourceLimits = LIMITS): Promise<HostileRun> {
+  const marker = `hostile-${randomUUID()}`;
+  const cwd = mkdtempSync(join(root, `${script.replace(/\.py$/, "")}-`));
+  let peakProcesses = 0;
+  const watch = setInterval(() => {
+    peakProcesses = Math.max(peakProcesses, processesWithMarker(marker, true).length);
+  }, 20);
+  try {
+    const result = await sandbox.run({
+      command: ["python3", join(hostileDir, script), marker, ...args],
+      cwd,
+      readOnlyPaths: [hostileDir],
+      limits,
+    });
+    return { result, cwd, marker, peakProcesses };
+  } finally {
+    clearInterval(watch);
+  }
+}
+
+/** After every case: nothing of it still runs, and the sandbox still runs ordinary code. */
+let lastMarker: string | undefined;
+afterEach(async () => {
+  if (lastMarker) expect(processesWithMarker(lastMarker), "processes left behind").toEqual([]);
+  lastMarker = undefined;
+  const cwd = mkdtempSync(join(root, "next-"));
+  const next = await sandbox.run({ command: ["python3", "-c", "print('still working')"], cwd, limits: LIMITS });
+  expect(next).toMatchObject({ exitCode: 0, stdout: "still working\n", timedOut: false });
+});
+
+async function hostile(script: string, args: string[] = [], limits: ResourceLimits = LIMITS): Promise<HostileRun> {
+  const run = await runHostile(script, args, limits);
+  lastMarker = run.marker;
+  // The tree is gone the moment run() settles: no grace period.
+  expect(processesWithMarker(run.marker), "processes left when run() settled").toEqual([]);
+  expect(run.result.isolation).toBe("namespaces");
+  return run;
+}
+
+describe("hostile deliverables at the strongest isolation level", () => {
+  it("runs at the strongest level without warnings", () => {
+    expect(sandbox.isolation).toBe("namespaces");
+    expect(sandbox.warnings).toEqual([]);
+  });
+
+  it("a loop that never ends is killed at the wall-clock limit", async () => {
+    const { result } = await hostile("loop_forever.py");
+    expect(result).toMatchObject({ timedOut: true, exitCode: null, signal: "SIGKILL", cpuLimited: false });
+  });
+
+  it("a busy loop with a CPU limit below the wall limit ends as cpuLimited", async () => {
+    const { result } = await hostile("loop_forever.py", [], { ...LIMITS, wallMs: 10_000, cpuMs: 1_000 });
+    expect(result).toMatchObject({ timedOut: false, cpuLimited: true, signal: "SIGXCPU" });
+  });
+
+  it("a process that ignores SIGTERM and sleeps is killed at the wall-clock limit", async () => {
+    const { result } = await hostile("ignore_sigterm.py");
+    expect(result).toMatchObject({ timedOut: true, signal: "SIGKILL", stdout: "ignoring SIGTERM\n" });
+  });
+
+  it("a fork bomb is held to the process limit and killed at the wall-clock limit", async () => {
+    const { result, peakProcesses } = await hostile("fork_bomb.py");
+    expect(result.timedOut).toBe(true);
+    // It forked until the limit stopped it, and never got past it.
+    expect(peakProcesses).toBe(LIMITS.maxProcesses);
+  });
+
+  it("allocating 4 GB fails at the memory limit and is reported as memoryLimited", async () => {
+    const { result } = await hostile("allocate_4gb.py");
+    expect(result).toMatchObject({ memoryLimited: true, timedOut: false, stdout: "" });
+    expect(result.exitCode).not.toBe(0);
+    expect(result.stderr).toContain("MemoryError");
+  });
+
+  it("printing 1 GB keeps only the first outputBytes and ends the run as outputLimited", async () => {
+    const { result } = await hostile("print_1gb.py");
+    expect(result).toMatchObject({ outputLimited: true, timedOut: false });
+    expect(Buffer.byteLength(result.stdout)).toBe(LIMITS.outputBytes);
+    expect(result.stdout.startsWith("y".repeat(1023))).toBe(true);
+  });
+
+  it("writing a 2 GB file stops at the file size limit and is reported as fileSizeLimited", async () => {
+    const { result, cwd } = await hostile("write_2gb.py");
+    expect(result).toMatchObject({ fileSizeLimited: true, timedOut: false });
+    expect(result.exitCode).not.toBe(0);
+    expect(statSync(join(cwd, "huge.bin")).size).toBeLessThanOrEqual(LIMITS.fileSizeBytes as number);
+  });
+
+  it("cannot reach a TCP listener on the host's 127.0.0.1", async () => {
+    let connections = 0;
+    const server = createServer((socket) => {
+      connections++;
+      socket.destroy();
+    });
+    await new Promise<void>((ok) => server.listen(0, "127.0.0.1", ok));
+    try {
+      const port = (server.address() as AddressInfo).port;
+      const { result } = await hostile("connect_tcp.py", [String(port)]);
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toMatch(/^blocked: /);
+      await new Promise((r) => setTimeout(r, 50)); // let a connection that did get through be counted
+      expect(connections).toBe(0);
+    } finally {
+      server.close();
+    }
+  });
+
+  it("cannot write outside its folder: the parent folder, /tmp, the repository", async () => {
+    const name = `escaped-${randomUUID()}`;
+    const sibling = mkdtempSync(join(root, "sibling-"));
+    const targets = [join(root, name), join(sibling, name), join("/tmp", name), join(repoRoot, name)];
+    const { result, cwd } = await hostile("write_outside.py", targets);
+    expect(result.exitCode).toBe(0);
+    expect(Object.keys(JSON.parse(result.stdout))).toEqual(targets);
+    for (const target of targets) expect(existsSync(target), target).toBe(false);
+    expect(readdirSync(sibling)).toEqual([]);
+    expect(readdirSync(cwd)).toEqual([]);
+  });
+
+  it("cannot read a secret from the runner's environment", async () => {
+    const secret = `s3cret-${randomUUID()}`;
+    process.env.SKILLRIG_HOSTILE_SECRET = secret;
+    process.env.OPENAI_API_KEY = secret;
+    try {
+      const { result } = await hostile("read_secret.py");
+      expect(result.exitCode).toBe(0);
+      expect(result.stdout).toContain("PATH="); // it did read an environment ...
+      expect(result.stdout).not.toContain(secret); // ... but not ours
+    } finally {
+      delete process.env.SKILLRIG_HOSTILE_SECRET;
+      delete process.env.OPENAI_API_KEY;
+    }
+  });
+
+  it("a detached background child does not outlive the run, and the run is not held up by it", async () => {
+    const { result } = await hostile("background_child.py");
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: "parent done\n" });
+  });
+
+  it("deleting its own folder only empties that folder", async () => {
+    const cwd = mkdtempSync(join(root, "delete-"));
+    mkdirSync(join(cwd, "sub"));
+    writeFileSync(join(cwd, "sub", "input.json"), "{}");
+    writeFileSync(join(cwd, "case.txt"), "case");
+    const sibling = mkdtempSync(join(root, "sibling-"));
+    writeFileSync(join(sibling, "keep.txt"), "keep");
+    const marker = `hostile-${randomUUID()}`;
+    lastMarker = marker;
+    const result = await sandbox.run({
+      command: ["python3", join(hostileDir, "delete_own_folder.py"), marker],
+      cwd,
+      readOnlyPaths: [hostileDir],
+      limits: LIMITS,
+    });
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false });
+    // The folder is the sandbox's mount point, so it stays; its contents are gone.
+    expect(result.stdout).toMatch(/^folder kept: /);
+    expect(readdirSync(cwd)).toEqual([]);
+    expect(readFileSync(join(sibling, "keep.txt"), "utf8")).toBe("keep");
+  });
+});
+
+describe("parallel runs", () => {
+  it("each run has its own process budget", async () => {
+    const forkTen =
+      "import os, time\nfor _ in range(10):\n    if os.fork() == 0:\n        time.sleep(1); os._exit(0)\nprint('forked 10')";
+    const limits = { ...LIMITS, maxProcesses: 12 };
+    const runs = await Promise.all(
+      [1, 2, 3].map(() => sandbox.run({ command: ["python3", "-c", forkTen], cwd: mkdtempSync(join(root, "par-")), limits })),
+    );
+    for (const run of runs) expect(run).toMatchObject({ exitCode: 0, stdout: "forked 10\n" });
+  });
+});

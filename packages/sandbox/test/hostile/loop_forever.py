@@ -1,0 +1,3 @@
+# Hostile deliverable: never returns, never sleeps.
+while True:
+    pass
