@@ -1,0 +1,272 @@
+/**
+ * The `function` deliverable plugin: a Python module whose function `entrypoint` is called as `fn(*input)`.
+ *
+ *   taskStart     copy the deliverable, start ONE harness through the sandbox, wait for its import and signature
+ *   resolveInput  Input Contract v1.0: input is the args list, and its length fits the real signature
+ *   execute       send the case to the harness (which forks a child per case), map the reply to a CaseOutcome
+ *   taskEnd       stop the harness and its whole tree, remove the temp folder
+ */
+import { copyFile, mkdir, mkdtemp, rm, chmod } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import {
+  InvalidConfigError,
+  compileSchema,
+  formatViolations,
+  resolveCaseLimits,
+  type CaseOutcome,
+  type CaseWork,
+  type ResourceLimits,
+  type Runner,
+  type SkillrigPlugin,
+  type TaskRun,
+} from "@skillrig/core";
+import { checkArgs } from "./check-args.js";
+import { copyDeliverable } from "./copy-deliverable.js";
+import { FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
+import type { CaseReply, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
+
+export const PLUGIN_NAME = "@skillrig/deliverable-function";
+
+/** The harness shipped next to the compiled code (copy-assets puts it in dist). */
+const HARNESS_FILE = join(dirname(fileURLToPath(import.meta.url)), "function_harness.py");
+
+export interface DeliverableFunctionOptions {
+  /** Python interpreter for the harness. Default "python3" (the sandbox resolves it to the user's real one). */
+  python?: string;
+  /** How long importing the deliverable may take. Default 30 000 ms. */
+  loadTimeoutMs?: number;
+  /** Harness restarts allowed per task run after a harness crash. Default 3. */
+  maxRestarts?: number;
+}
+
+const OPTIONS_SCHEMA = {
+  type: "object",
+  additionalProperties: false,
+  properties: {
+    python: { type: "string", minLength: 1 },
+    loadTimeoutMs: { type: "integer", minimum: 1 },
+    maxRestarts: { type: "integer", minimum: 0 },
+  },
+};
+const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
+
+/** A harness past its case's wall limit by this much is considered stuck and is stopped. */
+const STUCK_GRACE_MS = 5000;
+/** Time the harness needs beyond the cases themselves (start-up, import, teardown). */
+const HARNESS_OVERHEAD_MS = 60_000;
+
+/** Per-task state, kept in `run.state` under the plugin name. */
+export interface FunctionRunState {
+  /** Temp folder: `deliverable/` (the copy), `harness/`, `work/` (the cases' folders). */
+  root: string;
+  harness: FunctionHarness;
+  load: HarnessLoad;
+  /** The function's signature; undefined when the import failed or inspect could not read it. */
+  signature: FunctionSignature | undefined;
+  restarts: number;
+  /** A restart in progress, shared by the cases that found the harness dead. */
+  restarting?: Promise<void>;
+  startHarness(): Promise<{ harness: FunctionHarness; load: HarnessLoad }>;
+}
+
+export class DeliverableFunctionPlugin implements SkillrigPlugin {
+  readonly name = PLUGIN_NAME;
+  readonly #python: string;
+  readonly #loadTimeoutMs: number;
+  readonly #maxRestarts: number;
+
+  constructor(options: DeliverableFunctionOptions = {}) {
+    const violations = optionsValidator.validate(options);
+    if (violations.length > 0) {
+      throw new InvalidConfigError(`options of plugin "${PLUGIN_NAME}" are invalid: ${formatViolations(violations)}`, {
+        field: "plugins",
+        violations,
+      });
+    }
+    this.#python = options.python ?? "python3";
+    this.#loadTimeoutMs = options.loadTimeoutMs ?? 30_000;
+    this.#maxRestarts = options.maxRestarts ?? 3;
+  }
+
+  apply(runner: Runner): void {
+    const name = this.name;
+    const mine = (run: TaskRun) => run.loaded.task.deliverable_type === "function";
+    const stateOf = (run: TaskRun) => run.state.get(name) as FunctionRunState | undefined;
+    runner.claim("deliverable", "function", name, {
+      description: "a Python function: fn(*input) per case, in a fork of one long-lived harness",
+    });
+
+    runner.hooks.taskStart.tapPromise(name, async (run) => {
+      if (!mine(run)) return;
+      run.state.set(name, await this.#startTask(runner, run));
+    });
+
+    runner.hooks.resolveInput.tap(name, (resolution, work) => {
+      if (work.kind !== "case" || !mine(work.run)) return resolution;
+      const violations = checkArgs(work.testCase.input, work.index, stateOf(work.run)?.signature).map((v) => ({
+        ...v,
+        file: work.run.loaded.displayPath,
+      }));
+      return violations.length === 0 ? resolution : { ...resolution, violations: [...resolution.violations, ...violations] };
+    });
+
+    runner.hooks.execute.tapPromise(name, async (request) => {
+      if (request.work.kind !== "case" || !mine(request.work.run)) return undefined;
+      const state = stateOf(request.work.run);
+      if (!state) throw new Error(`${name}: taskStart did not run for this task`);
+      return this.#runCase(runner, state, request.work, request.input);
+    });
+
+    runner.hooks.taskEnd.tapPromise(name, async (run) => {
+      const state = stateOf(run);
+      if (!mine(run) || !state) return;
+      run.state.delete(name);
+      await state.restarting?.catch(() => undefined);
+      await state.harness.stop();
+      await rm(state.root, { recursive: true, force: true });
+    });
+  }
+
+  async #startTask(runner: Runner, run: TaskRun): Promise<FunctionRunState> {
+    const task = run.loaded.task;
+    const root = await mkdtemp(join(tmpdir(), "skillrig-function-"));
+    try {
+      // The sandbox runs code as an unprivileged user, which must be able to read the copies.
+      await chmod(root, 0o755);
+      const entryFile = await copyDeliverable(run.deliverable, join(root, "deliverable"));
+      const harnessFile = join(root, "harness", "function_harness.py");
+      await mkdir(dirname(harnessFile));
+      await copyFile(HARNESS_FILE, harnessFile);
+      const workDir = join(root, "work");
+      await mkdir(workDir);
+
+      const limits = harnessLimits(runner, run);
+      const startHarness = () =>
+        FunctionHarness.start({
+          sandbox: run.sandbox,
+          python: this.#python,
+          harnessFile,
+          entryFile,
+          functionName: task.entrypoint,
+          workDir,
+          // The whole run folder: the sandbox then need not create any parent folder of its own.
+          readOnlyPaths: [root],
+          limits,
+          loadTimeoutMs: this.#loadTimeoutMs,
+          stuckGraceMs: STUCK_GRACE_MS,
+          signal: run.signal,
+        });
+      const { harness, load } = await startHarness();
+      return {
+        root,
+        harness,
+        load,
+        signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
+        restarts: 0,
+        startHarness,
+      };
+    } catch (error) {
+      // taskEnd does not run when taskStart throws: clean up here.
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  async #runCase(runner: Runner, state: FunctionRunState, work: CaseWork, input: unknown): Promise<CaseOutcome> {
+    if (!state.load.ok) return loadFailure(state.load.error);
+    const limits = resolveCaseLimits(work.run.loaded.task, work.testCase, {
+      timeout_ms: runner.config.oracle?.timeout_ms,
+      limits: runner.config.sandbox?.limits,
+    });
+    if (!state.harness.alive) {
+      const restarted = await this.#restart(state);
+      if (!restarted) return harnessFailure(state, undefined);
+      const load = state.load as HarnessLoad; // replaced by the restart
+      if (!load.ok) return loadFailure(load.error);
+    }
+    let reply: CaseReply;
+    try {
+      reply = await state.harness.run({
+        args: input as unknown[],
+        wall_ms: limits.wallMs,
+        cpu_ms: limits.cpuMs,
+        memory_bytes: limits.memoryBytes,
+        output_bytes: limits.outputBytes,
+      });
+    } catch (error) {
+      if (error instanceof HarnessDiedError) return harnessFailure(state, error);
+      throw error;
+    }
+    return outcomeOf(reply, work, state.harness.isolation);
+  }
+
+  /** Starts a fresh harness after a crash, once for all the cases that noticed; false when out of restarts. */
+  async #restart(state: FunctionRunState): Promise<boolean> {
+    if (!state.restarting) {
+      if (state.restarts >= this.#maxRestarts) return false;
+      state.restarts++;
+      state.restarting = (async () => {
+        await state.harness.stop(0);
+        const { harness, load } = await state.startHarness();
+        state.harness = harness;
+        state.load = load;
+      })().finally(() => {
+        state.restarting = undefined;
+      });
+    }
+    await state.restarting;
+    return state.harness.alive || !state.load.ok;
+  }
+}
+
+/** The harness as a whole: its time bounds all the cases it may run, and its process count covers `jobs` cases at once. */
+function harnessLimits(runner: Runner, run: TaskRun): ResourceLimits {
+  const config = { timeout_ms: runner.config.oracle?.timeout_ms, limits: runner.config.sandbox?.limits };
+  const task = run.loaded.task;
+  const perCase = resolveCaseLimits(task, undefined, config);
+  const wallTotal = task.tests.reduce((sum, testCase) => sum + resolveCaseLimits(task, testCase, config).wallMs, 0);
+  const wallMs = HARNESS_OVERHEAD_MS + wallTotal;
+  return {
+    wallMs,
+    // The parent's own CPU time grows with every case it forks and answers; each child gets the case's CPU limit.
+    cpuMs: wallMs,
+    memoryBytes: perCase.memoryBytes,
+    maxProcesses: perCase.maxProcesses * run.jobs + run.jobs + 2,
+    fileSizeBytes: perCase.fileSizeBytes,
+    // outputBytes is left out on purpose: the harness's stdout is the protocol; it caps each case's prints itself.
+  };
+}
+
+function outcomeOf(reply: CaseReply, work: CaseWork, isolation: string): CaseOutcome {
+  const details: Record<string, unknown> = { ...(reply.details ?? {}) };
+  if (reply.stdout) details.stdout = reply.stdout;
+  if (reply.stderr) details.stderr = reply.stderr;
+  details.call_ms = Math.round(reply.ms * 1000) / 1000;
+  details.isolation = isolation;
+  if (reply.status === "ok") {
+    return {
+      kind: "case",
+      actual: reply.value,
+      comparisons: [{ field: "return value", expected: work.testCase.expected, actual: reply.value, defaultMode: "json" }],
+      details,
+    };
+  }
+  return { kind: "case", actual: null, status: reply.status, message: reply.message ?? reply.status, comparisons: [], details };
+}
+
+function loadFailure(error: LoadErrorMessage): CaseOutcome {
+  const details: Record<string, unknown> = { load_error: error.kind };
+  if (error.traceback) details.traceback = error.traceback;
+  if (error.stdout) details.import_stdout = error.stdout;
+  if (error.stderr) details.import_stderr = error.stderr;
+  return { kind: "case", actual: null, status: "error", message: `the deliverable could not be loaded: ${error.message}`, comparisons: [], details };
+}
+
+function harnessFailure(state: FunctionRunState, error: HarnessDiedError | undefined): CaseOutcome {
+  const message = error
+    ? `${error.message} (while this case ran)`
+    : `the function harness died ${state.restarts + 1} time(s) in this task run; the remaining cases were not run`;
+  return { kind: "case", actual: null, status: "error", message, comparisons: [], details: { harness: "died", ...(error?.details ?? {}) } };
+}
