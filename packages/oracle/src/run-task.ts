@@ -92,7 +92,8 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
     ok = true;
     return report;
   } finally {
-    await runner.hooks.runEnd.promise({ ...info, ok, durationMs: Math.round(performance.now() - started), report });
+    // A run that was refused or broke off has no report to write: the error that ended it is what the user sees.
+    await runner.hooks.runEnd.promise({ ...info, ok, durationMs: Math.round(performance.now() - started), ...(ok ? { report } : {}) });
   }
 }
 
@@ -181,7 +182,7 @@ function invalidVerdict(work: CaseWork, violations: Violation[]): CaseVerdict {
     duration_ms: 0,
     expected: work.testCase.expected,
     actual: null,
-    message: violations.map((v) => v.message).join("; "),
+    message: [...new Set(violations.map((v) => v.message))].join("; "),
     details: { violations },
   };
 }

@@ -61,7 +61,7 @@ export function validateProcessInput(
       violations.push({ pointer: raw === undefined ? at : `${at}/argv`, message: CLI_ARGV_MESSAGE, rule: "argv" });
     } else {
       raw.forEach((arg, i) => {
-        if (typeof arg !== "string") violations.push({ pointer: `${at}/argv/${i}`, message: `${CLI_ARGV_MESSAGE} (a list of strings; argv[${i}] is ${describe(arg)})`, rule: "argv" });
+        if (typeof arg !== "string") violations.push({ pointer: `${at}/argv/${i}`, message: CLI_ARGV_MESSAGE, rule: "argv" });
       });
       argv = raw as string[];
     }

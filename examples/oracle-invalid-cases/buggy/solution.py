@@ -1,0 +1,3 @@
+def add(a, b):
+    """Adds two numbers (buggy: subtracts)."""
+    return a - b

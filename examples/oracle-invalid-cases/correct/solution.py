@@ -1,0 +1,3 @@
+def add(a, b):
+    """Adds two numbers."""
+    return a + b

@@ -1,0 +1,246 @@
+import { describe, expect, it } from "vitest";
+import type { CaseVerdict, SkillrigPlugin } from "@skillrig/core";
+import { makeRunner, runTaskWith, scriptTask } from "./helpers.js";
+
+const ECHO = `import sys\nsys.stdout.write(sys.stdin.read().upper())\n`;
+
+describe("runTask statuses (script deliverables through the real sandbox)", () => {
+  it("gives passed, failed, error, timeout, memory_limit, output_limit and invalid_test_format", async () => {
+    const main = `
+import os, sys, time
+mode = open("mode.txt").read().strip() if os.path.exists("mode.txt") else sys.stdin.read().strip()
+if mode == "ok": print("fine")
+elif mode == "wrong": print("not fine")
+elif mode == "signal": os.kill(os.getpid(), 15)
+elif mode == "sleep": time.sleep(30)
+elif mode == "memory": blob = bytearray(2 * 1024 * 1024 * 1024); print(len(blob))
+elif mode == "flood":
+    for _ in range(100000): sys.stdout.write("x" * 100 + "\\n")
+`;
+    const { byName, report } = await runTaskWith(
+      scriptTask(
+        [
+          { name: "passes", input: { stdin: "ok" }, expected: { stdout: "fine" } },
+          { name: "fails", input: { stdin: "wrong" }, expected: { stdout: "fine" } },
+          { name: "killed", input: { stdin: "signal" }, expected: { stdout: "fine" } },
+          { name: "sleeps", input: { stdin: "sleep" }, expected: { stdout: "fine" }, timeout_ms: 700 },
+          { name: "hogs memory", input: { files: { "mode.txt": "memory" } }, expected: { stdout: "fine" } },
+          { name: "floods stdout", input: { files: { "mode.txt": "flood" } }, expected: { stdout: "fine" } },
+          { name: "bad input", input: ["ok"], expected: { stdout: "fine" } },
+        ],
+        { limits: { memory_bytes: 256 * 1024 * 1024, output_bytes: 64 * 1024 } },
+      ),
+      { "main.py": main },
+      { jobs: 4 },
+    );
+    const status = (name: string) => byName[name]?.status;
+    expect(status("passes")).toBe("passed");
+    expect(status("fails")).toBe("failed");
+    expect(byName.fails?.message).toContain("stdout differs");
+    expect(byName.fails?.diff).toContain("-fine");
+    expect(byName.fails?.diff).toContain("+not fine");
+    expect(status("killed")).toBe("error");
+    expect(byName.killed?.message).toMatch(/signal/);
+    expect(status("sleeps")).toBe("timeout");
+    expect(byName.sleeps?.message).toContain("700 ms");
+    expect(status("hogs memory")).toBe("memory_limit");
+    expect(status("floods stdout")).toBe("output_limit");
+    expect(status("bad input")).toBe("invalid_test_format");
+    expect(report.summary).toEqual({ total: 7, passed: 1, failed: 1, errored: 4, invalid: 1 });
+    // Verdicts come back in the task's order whatever order they finished in.
+    expect(report.cases.map((c) => c.index)).toEqual([0, 1, 2, 3, 4, 5, 6]);
+  });
+
+  it("feeds stdin, writes files, and reports files created, changed and deleted", async () => {
+    const main = `
+import os, sys
+data = sys.stdin.read()
+open("out/result.txt".replace("/", os.sep), "w") if os.path.isdir("out") else os.makedirs("out")
+with open("out/result.txt", "w") as f: f.write(data.upper())
+with open("notes.txt", "a") as f: f.write("more\\n")
+os.remove("gone.txt")
+print(open("sub/dir/in.txt").read().strip())
+`;
+    const { byName } = await runTaskWith(
+      scriptTask([
+        {
+          name: "files",
+          input: { stdin: "abc", files: { "notes.txt": "first\n", "gone.txt": "bye", "sub/dir/in.txt": "nested 中文\n", "same.txt": "unchanged" } },
+          expected: { stdout: "nested 中文", files: { "out/result.txt": "ABC", "notes.txt": "first\nmore\n", "same.txt": "unchanged" } },
+        },
+      ]),
+      { "main.py": main },
+    );
+    const verdict = byName.files!;
+    expect(verdict.message).toBeUndefined();
+    expect(verdict.status).toBe("passed");
+    const actual = verdict.actual as { files: Record<string, string>; deleted_files: string[]; exit_code: number };
+    expect(actual.files).toEqual({ "notes.txt": "first\nmore\n", "out/result.txt": "ABC" });
+    expect(actual.deleted_files).toEqual(["gone.txt"]);
+    expect(actual.exit_code).toBe(0);
+  });
+
+  it("checks exit_code 0 unless given, quotes stderr, and fails when an expected file is not produced", async () => {
+    const main = `import sys\nprint("boom", file=sys.stderr)\nsys.exit(3)\n`;
+    const { byName } = await runTaskWith(
+      scriptTask([
+        { name: "exit 0 assumed", input: {}, expected: {} },
+        { name: "exit 3 expected", input: {}, expected: { exit_code: 3, stderr: "boom" } },
+        { name: "file missing", input: {}, expected: { exit_code: 3, files: { "out.txt": "x" } } },
+      ]),
+      { "main.py": main },
+    );
+    expect(byName["exit 0 assumed"]?.status).toBe("failed");
+    expect(byName["exit 0 assumed"]?.message).toContain("exited with code 3 (expected 0): boom");
+    expect(byName["exit 3 expected"]?.status).toBe("passed");
+    expect(byName["file missing"]?.status).toBe("failed");
+    expect(byName["file missing"]?.message).toBe("files/out.txt was not produced");
+  });
+
+  it("runs cli deliverables with argv", async () => {
+    const { byName } = await runTaskWith(
+      { contract_version: "1.0", task_id: "c", deliverable_type: "cli", entrypoint: "tool.py", tests: [
+        { name: "args", input: { argv: ["a b", "--x", ""] }, expected: { stdout: `["a b", "--x", ""]` } },
+      ] },
+      { "tool.py": "import sys, json\nprint(json.dumps(sys.argv[1:]))\n" },
+    );
+    expect(byName.args?.status).toBe("passed");
+  });
+});
+
+describe("runTask flow", () => {
+  function recorder(events: string[]): SkillrigPlugin {
+    return {
+      name: "recorder",
+      apply(runner) {
+        runner.hooks.runStart.tapPromise("recorder", async () => void events.push("runStart"));
+        runner.hooks.taskStart.tap("recorder", () => void events.push("taskStart"));
+        runner.hooks.resolveInput.tap("recorder", (r, work) => {
+          if (work.kind === "case") events.push(`resolveInput:${work.index}`);
+          return r;
+        });
+        runner.hooks.caseStart.tap("recorder", (work) => void events.push(`caseStart:${work.index}`));
+        runner.hooks.caseResult.tap("recorder", (v: CaseVerdict) => void events.push(`caseResult:${v.index}:${v.status}`));
+        runner.hooks.taskEnd.tap("recorder", () => void events.push("taskEnd"));
+        runner.hooks.runEnd.tap("recorder", (info) => void events.push(`runEnd:${info.ok}:${info.report ? "report" : "none"}`));
+      },
+    };
+  }
+
+  it("resolves every input before any case runs, then ends with taskEnd and runEnd", async () => {
+    const events: string[] = [];
+    await runTaskWith(
+      scriptTask([
+        { name: "a", input: { stdin: "x" }, expected: { stdout: "X" } },
+        { name: "b", input: 1, expected: {} },
+        { name: "c", input: { stdin: "y" }, expected: { stdout: "Y" } },
+      ]),
+      { "main.py": ECHO },
+      { runner: makeRunner([recorder(events)]), jobs: 1 },
+    );
+    expect(events.slice(0, 5)).toEqual(["runStart", "taskStart", "resolveInput:0", "resolveInput:1", "resolveInput:2"]);
+    expect(events).toContain("caseResult:1:invalid_test_format");
+    expect(events).not.toContain("caseStart:1");
+    expect(events.indexOf("caseStart:0")).toBeGreaterThan(events.indexOf("resolveInput:2"));
+    expect(events.slice(-2)).toEqual(["taskEnd", "runEnd:true:report"]);
+  });
+
+  it("--strict refuses the whole task before anything runs, still ending with taskEnd and runEnd", async () => {
+    const events: string[] = [];
+    const run = runTaskWith(
+      scriptTask([
+        { name: "good", input: { stdin: "x" }, expected: { stdout: "X" } },
+        { name: "bad", input: { stdin: 5 }, expected: {} },
+      ]),
+      { "main.py": ECHO },
+      { runner: makeRunner([recorder(events)]), strict: true },
+    );
+    await expect(run).rejects.toMatchObject({ code: "invalid_test_format", pointer: "/tests/1/input/stdin" });
+    await expect(run).rejects.toThrow(/\/tests\/1 \("bad"\): invalid_test_format: stdin must be a string/);
+    expect(events.some((e) => e.startsWith("caseStart"))).toBe(false);
+    expect(events.slice(-2)).toEqual(["taskEnd", "runEnd:false:none"]);
+  });
+
+  it("runs at most `jobs` cases at once", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const counter: SkillrigPlugin = {
+      name: "counter",
+      apply(runner) {
+        runner.hooks.caseStart.tap("counter", () => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+        });
+        runner.hooks.caseResult.tap("counter", () => void (inFlight -= 1));
+      },
+    };
+    const tests = Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, input: {}, expected: {} }));
+    const { report } = await runTaskWith(scriptTask(tests), { "main.py": "import time\ntime.sleep(0.3)\n" }, { runner: makeRunner([counter]), jobs: 2 });
+    expect(report.summary.passed).toBe(6);
+    expect(most).toBe(2);
+  });
+
+  it("names the deliverable type no plugin handles", async () => {
+    const run = runTaskWith({ ...scriptTask([{ name: "a", input: {}, expected: {} }]), deliverable_type: "rust" }, { "main.py": "" });
+    await expect(run).rejects.toMatchObject({ code: "invalid_task", pointer: "/deliverable_type" });
+    await expect(run).rejects.toThrow(/no plugin handles deliverable type "rust"; available: "script", "cli"/);
+  });
+
+  it("names an unknown compare mode and where it was given, before anything runs", async () => {
+    const events: string[] = [];
+    const run = runTaskWith(scriptTask([{ name: "a", input: {}, expected: {} }, { name: "b", input: {}, expected: {}, compare: "fuzzy" }]), { "main.py": "" }, {
+      runner: makeRunner([recorder(events)]),
+    });
+    await expect(run).rejects.toMatchObject({ code: "invalid_task", pointer: "/tests/1/compare" });
+    await expect(run).rejects.toThrow(/unknown compare mode "fuzzy" at \/tests\/1\/compare/);
+    expect(events).toEqual([]);
+    await expect(runTaskWith(scriptTask([{ name: "a", input: {}, expected: {} }], { compare: { mode: "nope" } }), { "main.py": "" })).rejects.toThrow(
+      /unknown compare mode "nope" at \/compare/,
+    );
+  });
+
+  it("picks the case's compare over the task's over the field default, and keeps exit codes exact", async () => {
+    const main = `print("Total: 10.004   ")\n`;
+    const { byName } = await runTaskWith(
+      scriptTask(
+        [
+          { name: "task mode (exact) applies", input: {}, expected: { stdout: "Total: 10.004" } },
+          { name: "case mode (number) wins", input: {}, expected: { stdout: "Total: 10" }, compare: { mode: "number", abs_tol: 0.01 } },
+          { name: "case mode (trim) wins", input: {}, expected: { stdout: "Total: 10.004" }, compare: "trim" },
+          { name: "exit code stays exact under regex", input: {}, expected: { stdout: "Total", exit_code: 0 }, compare: "regex" },
+        ],
+        { compare: "exact" },
+      ),
+      { "main.py": main },
+    );
+    expect(byName["task mode (exact) applies"]?.status).toBe("failed");
+    expect(byName["case mode (number) wins"]?.status).toBe("passed");
+    expect(byName["case mode (trim) wins"]?.status).toBe("passed");
+    expect(byName["exit code stays exact under regex"]?.status).toBe("passed");
+  });
+
+  it("lets a third-party plugin add a compare mode by claiming it and tapping compare", async () => {
+    const caseInsensitive: SkillrigPlugin = {
+      name: "case-insensitive-mode",
+      apply(runner) {
+        runner.claim("compare", "ci", "case-insensitive-mode");
+        runner.hooks.compare.tap("case-insensitive-mode", (req) => {
+          if (req.mode !== "ci") return undefined;
+          const equal = String(req.expected).trim().toLowerCase() === String(req.actual).trim().toLowerCase();
+          return equal ? { equal } : { equal, message: `${req.field} differs ignoring case` };
+        });
+      },
+    };
+    const { byName } = await runTaskWith(
+      scriptTask([
+        { name: "same ignoring case", input: { stdin: "Hello" }, expected: { stdout: "hello" }, compare: "ci" },
+        { name: "different", input: { stdin: "Hello" }, expected: { stdout: "bye" }, compare: "ci" },
+      ]),
+      { "main.py": "import sys\nprint(sys.stdin.read())\n" },
+      { runner: makeRunner([caseInsensitive]) },
+    );
+    expect(byName["same ignoring case"]?.status).toBe("passed");
+    expect(byName.different?.status).toBe("failed");
+    expect(byName.different?.message).toBe("stdout differs ignoring case");
+  });
+});
