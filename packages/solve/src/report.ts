@@ -1,0 +1,155 @@
+/**
+ * The solve report: every task, every engine's attempts at it with the grading of each case, and per-engine
+ * pass rates and pass@k. The JSON reporter writes it as is; the JUnit and HTML reporters render it.
+ */
+import type { CaseVerdict, EngineEvent, SerializedError, TaskReport } from "@skillrig/core";
+import { passAtK, reportedKs } from "./pass-at-k.js";
+
+/**
+ * How an attempt ended:
+ * - `passed`: every scored case passed;
+ * - `failed`: the deliverable was graded and some scored case did not pass;
+ * - `artifact_missing`: the engine ran but wrote no deliverable file;
+ * - `engine_failed`: the engine or the job failed before a deliverable could be collected (auth, timeout, crash ...);
+ * - `grading_error`: the deliverable was collected but could not be graded.
+ */
+export type AttemptStatus = "passed" | "failed" | "artifact_missing" | "engine_failed" | "grading_error";
+
+export interface AttemptUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  /** The engine's own run time, as the job measured it. */
+  engineMs?: number;
+  /** Wall-clock time of the whole attempt: the job and the grading. */
+  durationMs: number;
+}
+
+export interface AttemptResult {
+  task_id: string;
+  /** The engine's label in this run (its name, unless two variants of one engine run side by side). */
+  engine: string;
+  attempt: number;
+  status: AttemptStatus;
+  /** One line a person reads first. */
+  message?: string;
+  /** Scored cases that passed, of those scored (cases the reference solution fails are not scored). */
+  score: { passed: number; total: number };
+  job?: {
+    job_id?: string;
+    status: string;
+    run_dir?: string;
+    engine_version?: string;
+    error?: SerializedError;
+    warnings?: string[];
+  };
+  /** The rendered prompt the engine received. */
+  prompt?: string;
+  /** The engine's events: messages, tool calls, file changes, usage. */
+  transcript: EngineEvent[];
+  /** The file the agent wrote, as collected. */
+  deliverable?: { file: string; path: string; content: string; truncated?: boolean };
+  /** One verdict per scored case. */
+  cases: CaseVerdict[];
+  usage: AttemptUsage;
+}
+
+export interface ReferenceCheck {
+  /** The reference solution, as the task file names it. */
+  file: string;
+  status: "passed" | "flagged";
+  /** Cases the reference solution does not pass; they are not scored against engines. */
+  flagged: Array<{ name: string; index: number; status: string; message?: string }>;
+  report: TaskReport;
+}
+
+export interface TaskResult {
+  task_id: string;
+  /** The task file, as the user named it. */
+  file: string;
+  deliverable_type: string;
+  entrypoint: string;
+  description?: string;
+  /** Hidden cases in the task. */
+  total_cases: number;
+  /** Hidden cases scored against engines. */
+  scored_cases: number;
+  reference?: ReferenceCheck;
+  attempts: AttemptResult[];
+}
+
+export interface EngineSummary {
+  engine: string;
+  /** The engine plugin's name (`gemini`, `codex`, a user's). */
+  engine_name: string;
+  attempts: number;
+  passed: number;
+  /** passed / attempts over all tasks. */
+  pass_rate: number;
+  /** pass@k averaged over tasks, keyed by k ("1", "3" ...). */
+  pass_at_k: Record<string, number>;
+  /** Tasks with at least one passing attempt. */
+  tasks_solved: number;
+  statuses: Partial<Record<AttemptStatus, number>>;
+  usage: { inputTokens: number; outputTokens: number; totalTokens: number; engineMs: number; durationMs: number; reported: boolean };
+}
+
+export interface SolveReport {
+  kind: "skillrig-solve-report";
+  version: 1;
+  started_at: string;
+  duration_ms: number;
+  attempts_per_task: number;
+  engines: EngineSummary[];
+  tasks: TaskResult[];
+  summary: { tasks: number; attempts: number; passed: number; not_passed: number };
+}
+
+export interface EngineLabel {
+  engine: string;
+  engine_name: string;
+}
+
+/** Per-engine totals, pass rates and pass@k (the unbiased estimator, averaged over tasks). */
+export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], attemptsPerTask: number): EngineSummary[] {
+  return engines.map(({ engine, engine_name }) => {
+    const perTask = tasks.map((t) => t.attempts.filter((a) => a.engine === engine));
+    const all = perTask.flat();
+    const passed = all.filter((a) => a.status === "passed").length;
+    const pass_at_k: Record<string, number> = {};
+    const graded = perTask.filter((attempts) => attempts.length > 0);
+    if (graded.length > 0) {
+      const n = Math.min(...graded.map((a) => a.length));
+      for (const k of reportedKs(Math.min(n, attemptsPerTask))) {
+        const mean = graded.reduce((sum, attempts) => sum + passAtK(attempts.length, attempts.filter((a) => a.status === "passed").length, k), 0) / graded.length;
+        pass_at_k[String(k)] = round(mean);
+      }
+    }
+    const statuses: EngineSummary["statuses"] = {};
+    for (const a of all) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
+    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, engineMs: 0, durationMs: 0, reported: false };
+    for (const a of all) {
+      if (a.usage.inputTokens !== undefined || a.usage.outputTokens !== undefined || a.usage.totalTokens !== undefined) usage.reported = true;
+      usage.inputTokens += a.usage.inputTokens ?? 0;
+      usage.outputTokens += a.usage.outputTokens ?? 0;
+      usage.totalTokens += a.usage.totalTokens ?? (a.usage.inputTokens ?? 0) + (a.usage.outputTokens ?? 0);
+      usage.engineMs += a.usage.engineMs ?? 0;
+      usage.durationMs += a.usage.durationMs;
+    }
+    return {
+      engine,
+      engine_name,
+      attempts: all.length,
+      passed,
+      pass_rate: all.length === 0 ? 0 : round(passed / all.length),
+      pass_at_k,
+      tasks_solved: perTask.filter((attempts) => attempts.some((a) => a.status === "passed")).length,
+      statuses,
+      usage,
+    };
+  });
+}
+
+function round(x: number): number {
+  return Math.round(x * 10_000) / 10_000;
+}

@@ -1,0 +1,129 @@
+/**
+ * One attempt: the engine runs the solve skill for a task (through @skillrig/skills' `runJob`), the collected
+ * deliverable is graded by the Task Oracle (`runTask`, sandboxed like every deliverable), and both are folded
+ * into one `AttemptResult`.
+ */
+import { readFile } from "node:fs/promises";
+import { isSkillrigError, type EngineEvent, type JobResult, type LoadedTask, type Runner, type SkillManifest } from "@skillrig/core";
+import { resolveDeliverable, runTask } from "@skillrig/oracle";
+import { runJob } from "@skillrig/skills";
+import type { AttemptResult } from "./report.js";
+import { solveInputs } from "./solve-skill.js";
+
+/** Largest deliverable kept verbatim in the report; the file itself stays in the run folder. */
+const DELIVERABLE_REPORT_BYTES = 256 * 1024;
+/** Most events kept per transcript (streamed message deltas are merged first). */
+const TRANSCRIPT_EVENTS = 2000;
+
+export interface AttemptSpec {
+  loaded: LoadedTask;
+  /** The task as scored (without the cases the reference solution fails). */
+  scored: LoadedTask;
+  skill: SkillManifest;
+  engine: { label: string; name: string; options?: Record<string, unknown> };
+  attempt: number;
+  runsDir?: string;
+  timeoutMs?: number;
+  /** Cases graded at once. */
+  caseJobs: number;
+  signal?: AbortSignal;
+}
+
+export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<AttemptResult> {
+  const started = performance.now();
+  const transcript: EngineEvent[] = [];
+  const job = await runJob(
+    runner,
+    {
+      skill_id: spec.skill.id,
+      engine: spec.engine.name,
+      input: solveInputs(spec.loaded.task),
+      parameter: {},
+      options: { engine: spec.engine.options ?? {}, ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}) },
+    },
+    { skill: spec.skill, runsDir: spec.runsDir, signal: spec.signal, onEvent: (event) => appendEvent(transcript, event) },
+  );
+  const result: AttemptResult = {
+    task_id: spec.loaded.task.task_id,
+    engine: spec.engine.label,
+    attempt: spec.attempt,
+    status: "failed",
+    score: { passed: 0, total: spec.scored.task.tests.length },
+    job: {
+      job_id: job.job_id,
+      status: job.status,
+      run_dir: job.run_dir,
+      engine_version: job.engine_version,
+      error: job.error,
+      warnings: job.warnings,
+    },
+    prompt: job.prompt,
+    transcript,
+    cases: [],
+    usage: usageOf(job, 0),
+  };
+  const finish = () => {
+    result.usage = usageOf(job, performance.now() - started);
+    return result;
+  };
+
+  const artifact = job.artifacts.find((a) => a.field === "deliverable");
+  if (!artifact) {
+    result.status = job.error?.code === "artifact_missing" ? "artifact_missing" : job.status === "succeeded" ? "artifact_missing" : "engine_failed";
+    result.message =
+      result.status === "artifact_missing"
+        ? `the agent wrote no deliverable: ${job.error?.message ?? "no deliverable artifact was collected"}`
+        : `the job ${job.status}: ${job.error ? `[${job.error.code}] ${job.error.message}` : "no reason given"}`;
+    return finish();
+  }
+  const bytes = await readFile(artifact.path);
+  result.deliverable = {
+    file: artifact.filename,
+    path: artifact.path,
+    content: bytes.subarray(0, DELIVERABLE_REPORT_BYTES).toString("utf8"),
+    ...(bytes.length > DELIVERABLE_REPORT_BYTES ? { truncated: true } : {}),
+  };
+  // The deliverable was written; a malformed final answer does not stop it from being graded, but it is said.
+  const jobNote = job.status === "succeeded" ? undefined : `graded the deliverable although the job ${job.status}: [${job.error?.code}] ${job.error?.message}`;
+
+  try {
+    const deliverable = await resolveDeliverable(artifact.path, spec.scored.task);
+    const report = await runTask(runner, { loaded: spec.scored, deliverable, jobs: spec.caseJobs, signal: spec.signal });
+    result.cases = report.cases;
+    result.score = { passed: report.summary.passed, total: report.summary.total };
+    result.status = report.summary.total > 0 && report.summary.passed === report.summary.total ? "passed" : "failed";
+    const notPassed = report.cases.filter((c) => c.status !== "passed");
+    result.message = [
+      notPassed.length > 0 ? `${notPassed.length} of ${report.summary.total} cases did not pass: ${notPassed.map((c) => `${c.name} (${c.status})`).join(", ")}` : undefined,
+      jobNote,
+    ]
+      .filter(Boolean)
+      .join("; ") || undefined;
+  } catch (error) {
+    if (!isSkillrigError(error)) throw error;
+    result.status = "grading_error";
+    result.message = `the deliverable could not be graded: [${error.code}] ${error.message}`;
+  }
+  return finish();
+}
+
+/** Merges consecutive streamed deltas of one role into one message, and caps the transcript's length. */
+function appendEvent(transcript: EngineEvent[], event: EngineEvent): void {
+  const last = transcript[transcript.length - 1];
+  if (event.type === "message" && event.delta && last?.type === "message" && last.delta && last.role === event.role) {
+    transcript[transcript.length - 1] = { ...last, text: last.text + event.text };
+    return;
+  }
+  if (transcript.length < TRANSCRIPT_EVENTS) transcript.push(event);
+  else if (transcript.length === TRANSCRIPT_EVENTS) transcript.push({ type: "log", stream: "skillrig", line: "transcript truncated; the full event log is in the run folder's logs/events.jsonl" });
+}
+
+function usageOf(job: JobResult, durationMs: number): AttemptResult["usage"] {
+  return {
+    ...(job.usage?.inputTokens !== undefined ? { inputTokens: job.usage.inputTokens } : {}),
+    ...(job.usage?.outputTokens !== undefined ? { outputTokens: job.usage.outputTokens } : {}),
+    ...(job.usage?.totalTokens !== undefined ? { totalTokens: job.usage.totalTokens } : {}),
+    ...(job.timings.engine_ms !== undefined ? { engineMs: job.timings.engine_ms } : {}),
+    durationMs: Math.round(durationMs),
+  };
+}

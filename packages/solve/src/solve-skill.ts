@@ -1,0 +1,64 @@
+/**
+ * The built-in solve skill (`skills/solve-task` in this package) and what a task lets the agent see.
+ *
+ * The only way task content reaches the agent is `solveInputs`, which reads the description, the deliverable type,
+ * the entrypoint and `public_examples_preview`, and nothing else: the hidden `tests` never enter the job request,
+ * so they cannot reach the prompt, SKILL.md, the run folder or the engine.
+ */
+import { cp, readFile, writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import type { Task, TestCase } from "@skillrig/core";
+
+/** Absolute path of the shipped solve skill package. */
+export const SOLVE_SKILL_DIR = fileURLToPath(new URL("../skills/solve-task", import.meta.url));
+export const SOLVE_SKILL_ID = "solve-task";
+
+/** The file the agent writes: `solution.py` for a function (its entrypoint is a function name), else the entrypoint file. */
+export function deliverableFileOf(task: Pick<Task, "deliverable_type" | "entrypoint">): string {
+  return task.deliverable_type === "function" ? "solution.py" : task.entrypoint;
+}
+
+export interface SolveExample {
+  name: string;
+  input_json: string;
+  expected_json: string;
+}
+
+/** The solve skill's inline inputs for a task. Built from an explicit allow-list of fields; `tests` is never read. */
+export function solveInputs(task: Task): {
+  task_id: string;
+  description: string;
+  deliverable_type: string;
+  entrypoint: string;
+  deliverable_file: string;
+  examples: SolveExample[];
+} {
+  const preview: TestCase[] = task.public_examples_preview ?? [];
+  return {
+    task_id: task.task_id,
+    description: task.description ?? "(no description given; infer the behaviour from the public examples)",
+    deliverable_type: task.deliverable_type,
+    entrypoint: task.entrypoint,
+    deliverable_file: deliverableFileOf(task),
+    examples: preview.map((example) => ({
+      name: example.name,
+      input_json: JSON.stringify(example.input, null, 2),
+      expected_json: JSON.stringify(example.expected, null, 2),
+    })),
+  };
+}
+
+/**
+ * Copies the solve skill into `dir` with its artifact's `x-filename` set to the task's deliverable file, so the
+ * skills package collects `tool.py` for a cli task and `solution.py` for a function task. Returns the copy's path.
+ */
+export async function prepareSolveSkill(task: Pick<Task, "deliverable_type" | "entrypoint">, dir: string): Promise<string> {
+  const target = join(dir, SOLVE_SKILL_ID);
+  await cp(SOLVE_SKILL_DIR, target, { recursive: true });
+  const schemaFile = join(target, "assets", "output.schema.json");
+  const schema = JSON.parse(await readFile(schemaFile, "utf8")) as { properties: { deliverable: Record<string, unknown> } };
+  schema.properties.deliverable["x-filename"] = deliverableFileOf(task);
+  await writeFile(schemaFile, `${JSON.stringify(schema, null, 2)}\n`);
+  return target;
+}

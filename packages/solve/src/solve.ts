@@ -1,0 +1,150 @@
+/**
+ * A solve batch: many tasks, one or more engines, K attempts each, run concurrently.
+ *
+ *   check every engine is claimed -> reference check of every task (before any engine is scored)
+ *   -> every (task, engine, attempt) through `runAttempt`, `jobs` at a time -> per-engine summary.
+ */
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pLimit from "p-limit";
+import { isSkillrigError, SkillrigError, type LoadedTask, type Runner, type SkillManifest, type Violation } from "@skillrig/core";
+import { loadSkill } from "@skillrig/skills";
+import { checkReference, scoredTask } from "./reference-check.js";
+import { summarizeEngines, type AttemptResult, type ReferenceCheck, type SolveReport, type TaskResult } from "./report.js";
+import { runAttempt } from "./run-attempt.js";
+import { prepareSolveSkill } from "./solve-skill.js";
+
+export interface SolveEngine {
+  /** The engine plugin's name (`gemini`, `codex`, a user's plugin). */
+  name: string;
+  /** How the report names it; default `name`. Lets two variants of one engine (models, settings) run side by side. */
+  label?: string;
+  /** Options for the engine plugin, merged over its configured options (model, binary, ...). */
+  options?: Record<string, unknown>;
+}
+
+export interface SolveOptions {
+  tasks: LoadedTask[];
+  engines: SolveEngine[];
+  /** Attempts per task and engine (default 1). */
+  attempts?: number;
+  /** Attempts running at once (default 2). */
+  jobs?: number;
+  /** Cases graded at once within an attempt (default 2). */
+  caseJobs?: number;
+  /** Where run folders go (default: the skills package's runs dir). */
+  runsDir?: string;
+  /** Per-job timeout for the engine. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Progress for people: called when each reference check and each attempt ends. */
+  onProgress?: (event: SolveProgress) => void;
+}
+
+export type SolveProgress =
+  | { type: "reference"; task_id: string; check: ReferenceCheck }
+  | { type: "attempt"; result: AttemptResult; done: number; total: number };
+
+export async function solve(runner: Runner, options: SolveOptions): Promise<SolveReport> {
+  const startedAt = new Date();
+  const started = performance.now();
+  const attempts = options.attempts ?? 1;
+  const jobs = options.jobs ?? 2;
+  const caseJobs = options.caseJobs ?? 2;
+  if (!Number.isInteger(attempts) || attempts < 1) throw new SkillrigError("usage", `--attempts must be a whole number of at least 1 (got ${attempts})`, { field: "--attempts" });
+  if (!Number.isInteger(jobs) || jobs < 1) throw new SkillrigError("usage", `--jobs must be a whole number of at least 1 (got ${jobs})`, { field: "--jobs" });
+  if (options.engines.length === 0) throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini" });
+  const engines = options.engines.map((e) => ({ name: e.name, label: e.label ?? e.name, options: e.options }));
+  const labels = new Set<string>();
+  for (const e of engines) {
+    if (labels.has(e.label)) throw new SkillrigError("usage", `engine "${e.label}" is given twice`, { field: "--engine" });
+    labels.add(e.label);
+    runner.requireClaim("engine", e.name, { field: "--engine" });
+  }
+
+  // Every task is checked against its reference before any engine runs; all problems are listed at once.
+  const references = new Map<string, ReferenceCheck | undefined>();
+  const problems: Violation[] = [];
+  for (const loaded of options.tasks) {
+    runner.requireClaim("deliverable", loaded.task.deliverable_type, { file: loaded.displayPath, pointer: "/deliverable_type" });
+    try {
+      const check = await checkReference(runner, loaded, { jobs: caseJobs, signal: options.signal });
+      references.set(loaded.task.task_id, check);
+      if (check) options.onProgress?.({ type: "reference", task_id: loaded.task.task_id, check });
+    } catch (error) {
+      if (!isSkillrigError(error)) throw error;
+      problems.push({ file: error.file ?? loaded.displayPath, pointer: error.pointer, message: error.message });
+    }
+  }
+  if (problems.length > 0) {
+    throw new SkillrigError("invalid_task", problems.length === 1 ? problems[0]!.message : `${problems.length} tasks cannot be scored:\n${problems.map((p) => `  ${p.message}`).join("\n")}`, {
+      file: problems[0]!.file,
+      pointer: problems[0]!.pointer,
+      violations: problems,
+    });
+  }
+
+  const skillsDir = await mkdtemp(join(tmpdir(), "skillrig-solve-skills-"));
+  try {
+    const results: TaskResult[] = [];
+    const plan: Array<() => Promise<AttemptResult>> = [];
+    for (const loaded of options.tasks) {
+      const task = loaded.task;
+      const reference = references.get(task.task_id);
+      const scored = scoredTask(loaded, reference);
+      const skill: SkillManifest = loadSkill(await prepareSolveSkill(task, join(skillsDir, String(results.length))));
+      const result: TaskResult = {
+        task_id: task.task_id,
+        file: loaded.displayPath,
+        deliverable_type: task.deliverable_type,
+        entrypoint: task.entrypoint,
+        description: task.description,
+        total_cases: task.tests.length,
+        scored_cases: scored.task.tests.length,
+        ...(reference ? { reference } : {}),
+        attempts: [],
+      };
+      results.push(result);
+      for (const engine of engines) {
+        for (let attempt = 1; attempt <= attempts; attempt++) {
+          plan.push(async () => {
+            const outcome = await runAttempt(runner, { loaded, scored, skill, engine, attempt, runsDir: options.runsDir, timeoutMs: options.timeoutMs, caseJobs, signal: options.signal });
+            result.attempts.push(outcome);
+            return outcome;
+          });
+        }
+      }
+    }
+
+    const limit = pLimit(jobs);
+    let done = 0;
+    await Promise.all(
+      plan.map((run) =>
+        limit(async () => {
+          const result = await run();
+          done += 1;
+          options.onProgress?.({ type: "attempt", result, done, total: plan.length });
+        }),
+      ),
+    );
+    // Attempts finish in any order; the report lists them by engine, then attempt number.
+    const order = new Map(engines.map((e, i) => [e.label, i]));
+    for (const r of results) r.attempts.sort((a, b) => order.get(a.engine)! - order.get(b.engine)! || a.attempt - b.attempt);
+
+    const all = results.flatMap((r) => r.attempts);
+    const passed = all.filter((a) => a.status === "passed").length;
+    return {
+      kind: "skillrig-solve-report",
+      version: 1,
+      started_at: startedAt.toISOString(),
+      duration_ms: Math.round(performance.now() - started),
+      attempts_per_task: attempts,
+      engines: summarizeEngines(engines.map((e) => ({ engine: e.label, engine_name: e.name })), results, attempts),
+      tasks: results,
+      summary: { tasks: results.length, attempts: all.length, passed, not_passed: all.length - passed },
+    };
+  } finally {
+    await rm(skillsDir, { recursive: true, force: true });
+  }
+}
