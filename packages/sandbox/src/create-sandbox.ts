@@ -44,12 +44,16 @@ export function availableLevels(host: HostProbe = probeHost()): LevelAvailabilit
   ];
 }
 
+/** Exits 0 only when the interpreter can find its own files and start itself again (subprocesses). */
+const PYTHON_REACHABLE =
+  "import os, sys; sys.exit(0 if os.access(sys.executable, os.X_OK) and os.access(os.path.join(sys.base_prefix, 'lib'), os.R_OK | os.X_OK) else 1)";
+
 /** Can an unprivileged uid run the user's python3 (pyenv under /root is not readable by others)? */
 function unprivilegedCanRunPython(host: HostProbe): boolean {
   if (!host.python || !host.setpriv) return true;
   const probe = spawnSync(
     host.setpriv,
-    [`--reuid=${SLOT_UID_BASE + 99}`, `--regid=${SLOT_UID_BASE + 99}`, "--clear-groups", "--", host.python.executable, "-c", "pass"],
+    [`--reuid=${SLOT_UID_BASE + 99}`, `--regid=${SLOT_UID_BASE + 99}`, "--clear-groups", "--", host.python.executable, "-c", PYTHON_REACHABLE],
     { timeout: 10_000 },
   );
   return probe.status === 0;

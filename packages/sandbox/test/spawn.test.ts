@@ -1,0 +1,130 @@
+/**
+ * spawn(): the long-lived process the function plugin talks to over JSON lines. The same limits apply
+ * as for run(), kill() takes the whole tree down (detached grandchildren included), and `exited`
+ * settles only once the tree is gone. Checked at every level this machine has.
+ */
+import { randomUUID } from "node:crypto";
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
+import type { SandboxProcess } from "@skillrig/core";
+import { availableLevels, createSandbox } from "@skillrig/sandbox";
+import { afterAll, describe, expect, it } from "vitest";
+
+const harnessDir = join(dirname(fileURLToPath(import.meta.url)), "harness");
+const root = mkdtempSync(join(tmpdir(), "skillrig-spawn-"));
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+function processesWithMarker(marker: string): number[] {
+  return readdirSync("/proc")
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return readFileSync(`/proc/${entry}/cmdline`, "utf8").includes(marker);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+/** Sends one request line and waits for one reply line. */
+function client(process: SandboxProcess) {
+  const lines = createInterface({ input: process.stdout })[Symbol.asyncIterator]();
+  return async (request: Record<string, unknown>): Promise<Record<string, unknown>> => {
+    process.stdin.write(`${JSON.stringify(request)}\n`);
+    const next = await lines.next();
+    if (next.done) throw new Error("harness closed its stdout");
+    return JSON.parse(next.value) as Record<string, unknown>;
+  };
+}
+
+const levels = availableLevels()
+  .filter((l) => l.available)
+  .map((l) => l.level);
+
+describe.each(levels)("spawn() at level %s", (level) => {
+  const sandbox = createSandbox({ level });
+  const limits = { wallMs: 30_000, memoryBytes: 256 * 1024 * 1024, maxProcesses: 16 };
+
+  it("talks JSON lines, applies the memory limit, and kill() takes down the tree with detached children", async () => {
+    const marker = `spawn-${randomUUID()}`;
+    const harness = sandbox.spawn({
+      command: ["python3", join(harnessDir, "echo_harness.py"), marker],
+      cwd: mkdtempSync(join(root, "harness-")),
+      readOnlyPaths: [harnessDir],
+      limits,
+    });
+    expect(harness.isolation).toBe(level);
+    const ask = client(harness);
+    expect(await ask({ op: "echo", value: [1, "two"] })).toEqual({ echo: [1, "two"] });
+    if (level !== "none") {
+      // Level "none" sets no memory limit: asking for 4 GB there would really take it.
+      expect(await ask({ op: "allocate", bytes: 4 * 1024 ** 3 })).toEqual({ error: "MemoryError" });
+    }
+    expect(await ask({ op: "detach", marker })).toEqual({ detached: true });
+    expect(processesWithMarker(marker).length).toBeGreaterThanOrEqual(2); // harness + detached grandchild
+
+    harness.kill();
+    const result = await harness.exited;
+    expect(processesWithMarker(marker)).toEqual([]);
+    expect(result.isolation).toBe(level);
+    expect(result.timedOut).toBe(false);
+    expect(result.signal).toBe("SIGKILL");
+  });
+
+  it("ends at the wall-clock limit like run() does, and closing stdin ends a well-behaved harness", async () => {
+    const marker = `spawn-${randomUUID()}`;
+    const short = sandbox.spawn({
+      command: ["python3", "-c", "import time; time.sleep(60)", marker],
+      cwd: mkdtempSync(join(root, "sleep-")),
+      limits: { ...limits, wallMs: 500 },
+    });
+    short.stdout.resume();
+    const timedOut = await short.exited;
+    expect(timedOut.timedOut).toBe(true);
+    expect(processesWithMarker(marker)).toEqual([]);
+
+    const polite = sandbox.spawn({
+      command: ["python3", join(harnessDir, "echo_harness.py")],
+      cwd: mkdtempSync(join(root, "polite-")),
+      readOnlyPaths: [harnessDir],
+      limits,
+    });
+    polite.stdout.resume();
+    polite.stdin.end();
+    const ended = await polite.exited;
+    expect(ended).toMatchObject({ exitCode: 0, signal: null, timedOut: false });
+  });
+});
+
+describe.each(levels)("run() at level %s leaves no detached child behind", (level) => {
+  const sandbox = createSandbox({ level });
+
+  it("kills a detached child left behind after the code exits, and one alive at the timeout", async () => {
+    const leaveChild = (marker: string, thenSleep: boolean) =>
+      [
+        "import os, sys, time",
+        "if os.fork() == 0:",
+        "    os.setsid()",
+        "    if os.fork() == 0:",
+        `        os.execvp(sys.executable, [sys.executable, '-c', 'import time; time.sleep(120)', '${marker}'])`,
+        "    os._exit(0)",
+        "time.sleep(0.2)",
+        thenSleep ? "time.sleep(60)" : "print('left')",
+      ].join("\n");
+    for (const thenSleep of [false, true]) {
+      const marker = `run-${randomUUID()}`;
+      const result = await sandbox.run({
+        command: ["python3", "-c", leaveChild(marker, thenSleep), marker],
+        cwd: mkdtempSync(join(root, "leave-")),
+        limits: { wallMs: thenSleep ? 1_000 : 10_000 },
+      });
+      expect(result.timedOut).toBe(thenSleep);
+      if (!thenSleep) expect(result.stdout).toBe("left\n");
+      expect(processesWithMarker(marker)).toEqual([]);
+    }
+  });
+});
