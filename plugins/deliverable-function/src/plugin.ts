@@ -39,6 +39,8 @@ export interface DeliverableFunctionOptions {
   loadTimeoutMs?: number;
   /** Harness restarts allowed per task run after a harness crash. Default 3. */
   maxRestarts?: number;
+  /** How long past a case's wall limit the harness may stay silent before it counts as stuck and is stopped. Default 5000 ms. */
+  stuckGraceMs?: number;
 }
 
 const OPTIONS_SCHEMA = {
@@ -48,12 +50,11 @@ const OPTIONS_SCHEMA = {
     python: { type: "string", minLength: 1 },
     loadTimeoutMs: { type: "integer", minimum: 1 },
     maxRestarts: { type: "integer", minimum: 0 },
+    stuckGraceMs: { type: "integer", minimum: 0 },
   },
 };
 const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
 
-/** A harness past its case's wall limit by this much is considered stuck and is stopped. */
-const STUCK_GRACE_MS = 5000;
 /** Time the harness needs beyond the cases themselves (start-up, import, teardown). */
 const HARNESS_OVERHEAD_MS = 60_000;
 
@@ -76,6 +77,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   readonly #python: string;
   readonly #loadTimeoutMs: number;
   readonly #maxRestarts: number;
+  readonly #stuckGraceMs: number;
 
   constructor(options: DeliverableFunctionOptions = {}) {
     const violations = optionsValidator.validate(options);
@@ -88,6 +90,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     this.#python = options.python ?? "python3";
     this.#loadTimeoutMs = options.loadTimeoutMs ?? 30_000;
     this.#maxRestarts = options.maxRestarts ?? 3;
+    this.#stuckGraceMs = options.stuckGraceMs ?? 5000;
   }
 
   apply(runner: Runner): void {
@@ -155,7 +158,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
           readOnlyPaths: [root],
           limits,
           loadTimeoutMs: this.#loadTimeoutMs,
-          stuckGraceMs: STUCK_GRACE_MS,
+          stuckGraceMs: this.#stuckGraceMs,
           signal: run.signal,
         });
       const { harness, load } = await startHarness();

@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runner, type CaseOutcome, type InputResolution, type Task, type TaskRun, type TestCase } from "@skillrig/core";
 import sandboxPlugin from "@skillrig/sandbox";
-import deliverableFunction, { PLUGIN_NAME, type FunctionRunState } from "@skillrig/deliverable-function";
+import deliverableFunction, { PLUGIN_NAME, type DeliverableFunctionOptions, type FunctionRunState } from "@skillrig/deliverable-function";
 
 export interface DriveOptions {
   entrypoint: string;
@@ -18,6 +18,9 @@ export interface DriveOptions {
   jobs?: number;
   /** Called after taskStart, with the run (to reach the harness). */
   afterStart?: (run: TaskRun) => void | Promise<void>;
+  plugin?: DeliverableFunctionOptions;
+  /** Called after every case ran, before taskEnd stops the harness. */
+  beforeEnd?: () => void | Promise<void>;
 }
 
 export interface Driven {
@@ -47,7 +50,7 @@ export function makeCase(input: unknown, expected: unknown = null, extra: Partia
 }
 
 export async function drive(options: DriveOptions): Promise<Driven> {
-  const runner = new Runner().use(sandboxPlugin()).use(deliverableFunction());
+  const runner = new Runner().use(sandboxPlugin()).use(deliverableFunction(options.plugin));
   const deliverable = await writeModule(options.source);
   const task: Task = {
     contract_version: "1.0",
@@ -80,6 +83,7 @@ export async function drive(options: DriveOptions): Promise<Driven> {
         return outcome as CaseOutcome;
       }),
     );
+    await options.beforeEnd?.();
     return { resolutions, outcomes, run };
   } finally {
     await runner.hooks.taskEnd.promise(run, {

@@ -1,0 +1,304 @@
+/**
+ * What one call of fn(*input) can do and what the plugin makes of it: real modules on disk, the real sandbox,
+ * one harness per task that forks a child per case.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, describe, expect, test } from "vitest";
+import type { CaseOutcome } from "@skillrig/core";
+import { drive, harnessOf, makeCase, removeModules } from "./drive.js";
+
+afterAll(removeModules);
+
+/** Runs `entrypoint` of `source` once per input. */
+async function outcomes(source: string, entrypoint: string, inputs: unknown[][], extra: Parameters<typeof drive>[0] extends infer O ? Partial<O> : never = {}) {
+  const driven = await drive({ entrypoint, source, tests: inputs.map((input) => makeCase(input)), ...extra });
+  return driven.outcomes as CaseOutcome[];
+}
+
+describe("isolation between cases", () => {
+  test("module state one case mutates (a counter, a global list) is never seen by another", async () => {
+    const source = `
+COUNT = 0
+SEEN = []
+
+def bump(x):
+    global COUNT
+    COUNT += 1
+    SEEN.append(x)
+    return [COUNT, SEEN]
+`;
+    const results = await outcomes(source, "bump", [["a"], ["b"], ["c"], ["d"], ["e"], ["f"]], { jobs: 2 });
+    expect(results.map((o) => o.actual)).toEqual([
+      [1, ["a"]],
+      [1, ["b"]],
+      [1, ["c"]],
+      [1, ["d"]],
+      [1, ["e"]],
+      [1, ["f"]],
+    ]);
+  });
+
+  test("each case gets its own empty working folder", async () => {
+    const source = `
+import os
+
+def write_and_list(name):
+    before = sorted(os.listdir("."))
+    with open(name, "w") as f:
+        f.write("x")
+    return before
+`;
+    const results = await outcomes(source, "write_and_list", [["one.txt"], ["two.txt"], ["three.txt"]]);
+    expect(results.map((o) => o.actual)).toEqual([[], [], []]);
+  });
+
+  test("many cases in flight at once each get their own reply", async () => {
+    const inputs = Array.from({ length: 60 }, (_, i) => [i, i * 2]);
+    const results = await outcomes("def add(a, b):\n    return a + b\n", "add", inputs, { jobs: 2 });
+    expect(results.map((o) => o.actual)).toEqual(inputs.map(([a, b]) => (a as number) + (b as number)));
+    expect(results[0]?.comparisons).toEqual([{ field: "return value", expected: null, actual: 0, defaultMode: "json" }]);
+  });
+});
+
+describe("return values go through JSON", () => {
+  const source = `
+import math
+
+def value(kind):
+    return {
+        "tuple": lambda: (1, (2, 3)),
+        "dict": lambda: {"a": [1.5, None, True]},
+        "set": lambda: {1, 2},
+        "nan": lambda: math.nan,
+        "object": lambda: object(),
+    }[kind]()
+`;
+  test("tuples become lists; dicts, floats, None and booleans pass through", async () => {
+    const results = await outcomes(source, "value", [["tuple"], ["dict"]]);
+    expect(results.map((o) => [o.status, o.actual])).toEqual([
+      [undefined, [1, [2, 3]]],
+      [undefined, { a: [1.5, null, true] }],
+    ]);
+  });
+
+  test("a value JSON cannot represent is an error naming its type", async () => {
+    const [set, nan, obj] = await outcomes(source, "value", [["set"], ["nan"], ["object"]]);
+    expect(set?.status).toBe("error");
+    expect(set?.message).toMatch(/^the return value cannot be represented in JSON: set \{1, 2\}/);
+    expect(set?.details?.return_type).toBe("set");
+    expect(nan?.status).toBe("error");
+    expect(nan?.message).toMatch(/cannot be represented in JSON: float nan/);
+    expect(obj?.message).toMatch(/cannot be represented in JSON: object <object object at/);
+    expect(set?.comparisons).toEqual([]);
+  });
+});
+
+describe("exceptions and prints", () => {
+  test("an exception is an error with its type, message and a traceback without harness frames", async () => {
+    const source = `
+def helper(n):
+    raise ValueError(f"bad value {n}")
+
+def parse(n):
+    return helper(n)
+`;
+    const [outcome] = await outcomes(source, "parse", [[7]]);
+    expect(outcome?.status).toBe("error");
+    expect(outcome?.message).toBe("ValueError: bad value 7");
+    expect(outcome?.details?.exception_type).toBe("ValueError");
+    const traceback = outcome?.details?.traceback as string;
+    expect(traceback).toMatch(/solution\.py", line 6, in parse/);
+    expect(traceback).toMatch(/solution\.py", line 3, in helper/);
+    expect(traceback).toMatch(/ValueError: bad value 7\n$/);
+    expect(traceback).not.toMatch(/function_harness/);
+  });
+
+  test("what the function prints is captured apart from the return value", async () => {
+    const source = `
+import sys, os
+
+def chatty(x):
+    print("working on", x)
+    print("a warning", file=sys.stderr)
+    os.write(1, b"raw fd write\\n")
+    return x * 2
+`;
+    const [outcome] = await outcomes(source, "chatty", [[21]]);
+    expect(outcome?.status).toBeUndefined();
+    expect(outcome?.actual).toBe(42);
+    expect(outcome?.details?.stdout).toContain("working on 21\n");
+    expect(outcome?.details?.stdout).toContain("raw fd write\n");
+    expect(outcome?.details?.stderr).toBe("a warning\n");
+  });
+
+  test("sys.exit, os._exit and a process that kills itself are errors, not crashes of the run", async () => {
+    const source = `
+import os, signal, sys
+
+def leave(how):
+    if how == "sys.exit":
+        sys.exit(2)
+    if how == "os._exit":
+        os._exit(3)
+    if how == "kill":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return "stayed"
+`;
+    const [sysExit, osExit, kill, stayed] = await outcomes(source, "leave", [["sys.exit"], ["os._exit"], ["kill"], ["no"]]);
+    expect([sysExit?.status, sysExit?.message]).toEqual(["error", "the function called sys.exit(2) instead of returning"]);
+    expect([osExit?.status, osExit?.message]).toEqual(["error", "the case process exited with code 3 before the function returned (did it call os._exit?)"]);
+    expect([kill?.status, kill?.message]).toEqual(["error", "the case process was killed by signal SIGKILL before the function returned"]);
+    expect(stayed?.actual).toBe("stayed");
+  });
+
+  test("a child process the function leaves running is killed when its case ends", async () => {
+    const marker = `skillrig-linger-${process.pid}-${Date.now()}`;
+    const source = `
+import subprocess, sys
+
+def spawn(marker):
+    subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)", marker])
+    return "spawned"
+`;
+    const processesWithMarker = () =>
+      readdirSync("/proc")
+        .filter((pid) => /^\d+$/.test(pid))
+        .filter((pid) => {
+          try {
+            return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
+          } catch {
+            return false;
+          }
+        });
+    let lingering: string[] | undefined;
+    // Checked while the harness still runs: taskEnd would kill the whole tree anyway.
+    const driven = await drive({ entrypoint: "spawn", source, tests: [makeCase([marker])], beforeEnd: () => void (lingering = processesWithMarker()) });
+    expect(driven.outcomes[0]?.actual).toBe("spawned");
+    expect(lingering).toEqual([]);
+  });
+});
+
+describe("limits", () => {
+  test("a call past its wall limit is a timeout, and the other cases still run", async () => {
+    const source = `
+import time
+
+def slow(how):
+    if how == "spin":
+        while True:
+            pass
+    if how == "sleep":
+        time.sleep(60)
+    return how
+`;
+    const driven = await drive({
+      entrypoint: "slow",
+      source,
+      tests: [makeCase(["spin"], null, { timeout_ms: 400 }), makeCase(["sleep"], null, { timeout_ms: 400 }), makeCase(["fast"])],
+    });
+    const [spin, sleep, fast] = driven.outcomes;
+    expect([spin?.status, spin?.message]).toEqual(["timeout", "the call did not return within 400 ms; its process was killed"]);
+    expect(sleep?.status).toBe("timeout");
+    expect(fast?.actual).toBe("fast");
+  });
+
+  test("allocating past the memory limit is memory_limit", async () => {
+    const source = "def hog(mb):\n    return len(bytearray(mb * 1024 * 1024))\n";
+    const results = await outcomes(source, "hog", [[2048], [1]], { limits: { memory_bytes: 512 * 1024 * 1024 } });
+    expect(results[0]?.status).toBe("memory_limit");
+    expect(results[0]?.message).toMatch(/^MemoryError: the function needed more than the memory limit of 536870912 bytes/);
+    expect(results[1]?.actual).toBe(1024 * 1024);
+  });
+
+  test("printing past the output limit is output_limit, with what was printed up to the cap", async () => {
+    const source = "def shout(n):\n    for _ in range(n):\n        print('y' * 99)\n    return n\n";
+    const results = await outcomes(source, "shout", [[100_000], [3]], { limits: { output_bytes: 2000 } });
+    expect(results[0]?.status).toBe("output_limit");
+    expect(results[0]?.message).toBe("the function wrote more than 2000 bytes to stdout; its process was killed");
+    expect((results[0]?.details?.stdout as string).length).toBe(2000);
+    expect(results[1]?.actual).toBe(3);
+  });
+});
+
+describe("a deliverable that does not load", () => {
+  test("a syntax error fails every case with one clear message (args lists are still checked)", async () => {
+    const driven = await drive({ entrypoint: "add", source: "def add(a, b)\n    return a + b\n", tests: [makeCase([1, 2]), makeCase([1]), makeCase("x")] });
+    expect(driven.resolutions.map((r) => r.violations.length)).toEqual([0, 0, 1]);
+    for (const outcome of driven.outcomes.slice(0, 2)) {
+      expect(outcome?.status).toBe("error");
+      expect(outcome?.message).toBe("the deliverable could not be loaded: SyntaxError in solution.py line 1: expected ':'");
+      expect(outcome?.details?.load_error).toBe("syntax_error");
+    }
+  });
+
+  test("an exception at import time", async () => {
+    const [outcome] = await outcomes("import json\nraise RuntimeError('no config file')\ndef add(a, b):\n    return a + b\n", "add", [[1, 2]]);
+    expect(outcome?.message).toBe("the deliverable could not be loaded: importing solution.py raised RuntimeError: no config file");
+    expect(outcome?.details?.traceback).toMatch(/solution\.py", line 2, in <module>/);
+    expect(outcome?.details?.traceback).not.toMatch(/function_harness|importlib/);
+  });
+
+  test("a missing function names what the module does define", async () => {
+    const [outcome] = await outcomes("def plus(a, b):\n    return a + b\n\ndef _private():\n    pass\n", "add", [[1, 2]]);
+    expect(outcome?.message).toBe('the deliverable could not be loaded: solution.py has no function "add"; it defines plus');
+  });
+
+  test("a name that is not callable", async () => {
+    const [outcome] = await outcomes("add = 5\n", "add", [[1, 2]]);
+    expect(outcome?.message).toBe('the deliverable could not be loaded: "add" in solution.py is a int (5), not a function');
+  });
+
+  test("prints at import time do not disturb the harness", async () => {
+    const [outcome] = await outcomes("print('hello from import')\nimport os\nos.write(1, b'raw\\n')\ndef add(a, b):\n    return a + b\n", "add", [[1, 2]]);
+    expect(outcome?.actual).toBe(3);
+  });
+});
+
+describe("the harness itself", () => {
+  test("killed from outside: the next cases start a fresh harness", async () => {
+    let restartsSeen: (() => number) | undefined;
+    const driven = await drive({
+      entrypoint: "add",
+      source: "def add(a, b):\n    return a + b\n",
+      tests: [makeCase([1, 2]), makeCase([3, 4])],
+      afterStart: async (run) => {
+        const state = harnessOf(run);
+        const first = state.harness;
+        first.kill();
+        await first.exited;
+        restartsSeen = () => state.restarts;
+      },
+    });
+    expect(driven.outcomes.map((o) => o?.actual)).toEqual([3, 7]);
+    expect(restartsSeen?.()).toBe(1);
+  });
+
+  test("killed by a case: the cases in flight get a clear error, never a hang", async () => {
+    const source = `
+import os, signal, time
+
+def act(how):
+    if how == "kill harness":
+        os.kill(os.getppid(), signal.SIGKILL)
+    time.sleep(2)
+    return how
+`;
+    const results = await outcomes(source, "act", [["kill harness"], ["wait"]], { plugin: { maxRestarts: 0 } });
+    for (const outcome of results) {
+      expect(outcome?.status).toBe("error");
+      expect(outcome?.message).toMatch(/^the function harness died: it was killed by signal SIGKILL.* \(while this case ran\)$/);
+    }
+  });
+
+  test("a harness that stops answering is stopped after the grace time", async () => {
+    const source = "import os, signal\ndef freeze():\n    os.kill(os.getppid(), signal.SIGSTOP)\n    return 1\n";
+    const driven = await drive({
+      entrypoint: "freeze",
+      source,
+      tests: [makeCase([], null, { timeout_ms: 300 })],
+      plugin: { stuckGraceMs: 300, maxRestarts: 0 },
+    });
+    expect(driven.outcomes[0]?.status).toBe("error");
+    expect(driven.outcomes[0]?.message).toBe("the function harness did not answer within 600 ms (case limit 300 ms); it was stopped (while this case ran)");
+  });
+});
