@@ -4,7 +4,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
-import type { IsolationLevel, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { SkillrigError } from "@skillrig/core";
 import { type HostProbe, probeHost } from "./host-probe.js";
 import { type LevelName, planLaunch } from "./launch-plan.js";
@@ -20,8 +20,12 @@ export interface SandboxOptions {
   level?: "auto" | LevelName;
   /** Refuse to fall back to a weaker level than the strongest one skillrig has ("namespaces"). */
   requireStrongest?: boolean;
-  /** Re-probe the machine instead of reusing this process's probe (tests). */
+  /** Defaults for limits a caller leaves out (the config's `sandbox.limits`); core's defaults after that. */
+  limits?: SandboxLimitsConfig;
+  /** Re-probe the machine instead of reusing this process's probe. */
   fresh?: boolean;
+  /** What the machine offers, when the caller probed it already (or wants to plan for another machine). */
+  host?: HostProbe;
 }
 
 export interface LevelAvailability {
@@ -75,7 +79,7 @@ function requireCaseFolder(cwd: string): void {
 }
 
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
-  const host = probeHost(options.fresh);
+  const host = options.host ?? probeHost(options.fresh);
   const levels = availableLevels(host);
   const warnings: string[] = [];
   const requested = options.level ?? "auto";
@@ -133,7 +137,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     if (dropToSlotUid && slotUid === undefined) {
       throw new SkillrigError("sandbox_unavailable", "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs");
     }
-    const limits = effectiveLimits(spawnOptions.limits);
+    const limits = effectiveLimits(spawnOptions.limits, options.limits);
     const plan = planLaunch(level, {
       options: spawnOptions,
       limits,

@@ -6,5 +6,6 @@ export { scrubbedEnvironment } from "./environment.js";
 export { RUN_MARKER_VARIABLE } from "./process-tree.js";
 export type { LevelName } from "./launch-plan.js";
 export { sandboxPlugin, SandboxPlugin, PLUGIN_NAME } from "./plugin.js";
+export type { SandboxPluginOptions } from "./plugin.js";
 import { sandboxPlugin } from "./plugin.js";
 export default sandboxPlugin;

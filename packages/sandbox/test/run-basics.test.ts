@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runner } from "@skillrig/core";
-import sandboxPluginDefault, { availableLevels, createSandbox, sandboxPlugin } from "@skillrig/sandbox";
+import sandboxPluginDefault, { availableLevels, createSandbox, probeHost, sandboxPlugin } from "@skillrig/sandbox";
 import { afterAll, describe, expect, it } from "vitest";
 
 const root = mkdtempSync(join(tmpdir(), "skillrig-sandbox-basics-"));
@@ -80,5 +80,58 @@ describe("the plugin", () => {
 
   it("rejects an unknown level with the option named", () => {
     expect(() => sandboxPlugin({ level: "chroot" as never })).toThrow(/option "level" of plugin "@skillrig\/sandbox" must be one of/);
+  });
+});
+
+describe("choosing the level", () => {
+  const withoutBubblewrap = { ...probeHost(), namespacesWork: false, namespacesError: "bubblewrap (bwrap) is not installed" };
+
+  it("falls back to the next level with a warning that names the reason, never silently", () => {
+    const sandbox = createSandbox({ host: withoutBubblewrap });
+    expect(sandbox.isolation).toBe("rlimits");
+    expect(sandbox.warnings[0]).toMatch(/"namespaces" is not available \(bubblewrap \(bwrap\) is not installed\).*level "rlimits"/);
+  });
+
+  it("refuses to fall back when the strongest level is required", () => {
+    expect(() => createSandbox({ host: withoutBubblewrap, requireStrongest: true })).toThrow(
+      expect.objectContaining({ code: "sandbox_unavailable", field: "sandbox.require_strongest" }),
+    );
+  });
+
+  it("refuses a named level this machine does not have", () => {
+    expect(() => createSandbox({ host: withoutBubblewrap, level: "namespaces" })).toThrow(
+      expect.objectContaining({ code: "sandbox_unavailable", field: "sandbox.level" }),
+    );
+  });
+
+  it("lets a caller that allows weaker isolation through when the config requires the strongest", () => {
+    const runner = new Runner({ config: { sandbox: { level: "rlimits", require_strongest: true } } });
+    runner.use(sandboxPlugin());
+    expect(() => runner.sandbox({ purpose: "function" })).toThrow(/contradicts sandbox.require_strongest/);
+    expect(runner.sandbox({ purpose: "function", allowWeaker: true }).isolation).toBe("rlimits");
+  });
+
+  it("fills limits the caller leaves out from the config's sandbox.limits", async () => {
+    const runner = new Runner({ config: { sandbox: { limits: { output_bytes: 5 } } } });
+    runner.use(sandboxPlugin());
+    const result = await runner.sandbox({ purpose: "script" }).run({
+      command: ["python3", "-c", "print('0123456789')"],
+      cwd: caseFolder("config-limits"),
+      limits: { wallMs: 10_000 },
+    });
+    expect(result).toMatchObject({ stdout: "01234", outputLimited: true });
+  });
+
+  it("says clearly when the case folder is missing", async () => {
+    const sandbox = createSandbox();
+    await expect(async () =>
+      sandbox.run({ command: ["python3", "-c", "pass"], cwd: join(root, "no-such-case"), limits: { wallMs: 1000 } }),
+    ).rejects.toThrow(/the case folder .*no-such-case does not exist/);
+  });
+
+  it.each(levels)("reports a command that cannot start as exit 127 with the reason in stderr (level %s)", async (level) => {
+    const result = await createSandbox({ level }).run({ command: ["no-such-program-xyz"], cwd: caseFolder("missing"), limits: { wallMs: 5000 } });
+    expect(result.exitCode).toBe(127);
+    expect(result.stderr).toMatch(/no-such-program-xyz: .*No such file or directory|no-such-program-xyz ENOENT/);
   });
 });
