@@ -137,5 +137,9 @@ export async function resolveJobInput(resolution: InputResolution, work: JobWork
     }
   }
 
-  return { value: input, violations, parameter, warnings };
+  // Schema order, so the prompt lists inputs as the skill author declared them.
+  const ordered: Record<string, unknown> = {};
+  for (const field of fields) if (Object.hasOwn(input, field.name)) ordered[field.name] = input[field.name];
+  for (const [key, value] of Object.entries(input)) if (!Object.hasOwn(ordered, key)) ordered[key] = value;
+  return { value: ordered, violations, parameter, warnings };
 }

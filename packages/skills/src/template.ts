@@ -38,7 +38,7 @@ function createEnvironment(): nunjucks.Environment {
 
 const environment = createEnvironment();
 
-function defineHidden(target: object, key: string, value: unknown) {
+function defineHidden(target: object, key: string | symbol, value: unknown) {
   Object.defineProperty(target, key, { value, enumerable: false, configurable: true, writable: true });
 }
 
@@ -46,16 +46,21 @@ function defineHidden(target: object, key: string, value: unknown) {
  * A copy of a JSON value that prints as JSON where nunjucks would print `[object Object]`.
  * Only enumerable keys are data: iteration and `items()` see exactly the JSON value's keys.
  */
+const WRAPPED = Symbol("skillrig.templateValue");
+
 export function toTemplateValue(value: unknown): unknown {
+  if (typeof value === "object" && value !== null && (value as { [WRAPPED]?: boolean })[WRAPPED]) return value;
   if (Array.isArray(value)) {
     const out = value.map(toTemplateValue);
     defineHidden(out, "toString", () => JSON.stringify(value));
+    defineHidden(out, WRAPPED, true);
     return out;
   }
   if (typeof value === "object" && value !== null) {
     const out: Record<string, unknown> = {};
     for (const [k, v] of Object.entries(value)) out[k] = toTemplateValue(v);
     defineHidden(out, "toString", () => JSON.stringify(value));
+    defineHidden(out, WRAPPED, true);
     return out;
   }
   return value;
@@ -66,12 +71,14 @@ export function addHiddenGetter(target: object, name: string, get: () => unknown
   Object.defineProperty(target, name, { get, enumerable: false, configurable: true });
 }
 
-function templateError(error: unknown, file: string, what: string): SkillrigError {
+/** `lineBase`: nunjucks reports parse errors 1-based but render errors 0-based. */
+function templateError(error: unknown, file: string, what: string, source: string, lineBase = 0): SkillrigError {
   const raw = (error as Error)?.message ?? String(error);
   const position = /\[Line (\d+)(?:, Column (\d+))?\]/.exec(raw);
-  const line = position ? Number(position[1]) : undefined;
+  // nunjucks gives no position for an unclosed block; it is found at the end of the file.
+  const line = position ? Number(position[1]) + lineBase : /end of file/.test(raw) ? source.split("\n").length : undefined;
   // nunjucks prefixes "(path) [Line n, Column m]\n  "; keep only the reason.
-  const reason = raw.replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "").replace(/^Template render error:\s*/, "").trim();
+  const reason = raw.replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "").replace(/^Template render error:\s*/, "").replace(/^Error: /, "").trim();
   return new SkillrigError("template_error", `${what} ${file}${line !== undefined ? ` line ${line}` : ""}: ${reason}`, {
     file,
     line,
@@ -85,7 +92,7 @@ export function checkTemplate(source: string, file: string): void {
   try {
     new nunjucks.Template(rewriteDictMethods(source), environment, file, true);
   } catch (error) {
-    throw templateError(error, file, "template syntax error in");
+    throw templateError(error, file, "template syntax error in", source);
   }
 }
 
@@ -95,11 +102,13 @@ export function renderTemplate(source: string, context: Record<string, unknown>,
   try {
     template = new nunjucks.Template(rewriteDictMethods(source), environment, file, true);
   } catch (error) {
-    throw templateError(error, file, "template syntax error in");
+    throw templateError(error, file, "template syntax error in", source);
   }
+  const values: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(context)) values[k] = toTemplateValue(v);
   try {
-    return template.render(context);
+    return template.render(values);
   } catch (error) {
-    throw templateError(error, file, "template error in");
+    throw templateError(error, file, "template error in", source, 1);
   }
 }
