@@ -36,7 +36,7 @@ export async function loadSolveTasks(paths: string[], cwd = process.cwd()): Prom
     const violations: Violation[] = problems.flatMap(({ path, error }) =>
       error.violations.length > 0 ? error.violations.map((v) => ({ ...v, file: v.file ?? path })) : [{ file: error.file ?? path, pointer: error.pointer, message: error.message }],
     );
-    throw new SkillrigError("invalid_task", `${problems.length} of ${paths.length} task files are invalid:\n${problems.map((p) => `  ${p.error.message.split("\n")[0]}`).join("\n")}`, {
+    throw new SkillrigError("invalid_task", `${problems.length} of ${paths.length} task files are invalid:\n${problems.map((p) => `  ${p.error.message.replace(/\n/g, "\n  ")}`).join("\n")}`, {
       file: problems[0]!.error.file ?? problems[0]!.path,
       violations,
     });

@@ -1,15 +1,115 @@
+/**
+ * `skillrig solve <task-file...> --engine <name> [--engine <name2>] [--attempts K] [--jobs N] [--json]
+ *  [--reporter json|junit|html --out DIR]`: engines write each task's deliverable through the built-in solve skill,
+ * the Task Oracle grades it on the task's hidden tests. Exit 0 when every attempt passed, 1 when any did not,
+ * 2 for invalid input (a task file, an unknown engine, misuse). With --json, stdout holds only the solve report.
+ */
+import { resolve } from "node:path";
+import { InvalidArgumentError } from "commander";
+import { SkillrigError } from "@skillrig/core";
+import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
-import { notYetAvailable } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+
+const REPORTERS = ["json", "junit", "html"] as const;
+
+interface SolveCommandOptions {
+  engine: string[];
+  attempts?: number;
+  jobs?: number;
+  reporter: string[];
+  out?: string;
+  timeout?: number;
+}
+
+function positiveInteger(value: string): number {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw new InvalidArgumentError("must be a whole number of at least 1");
+  return n;
+}
+
+function collect(value: string, previous: string[]): string[] {
+  return [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+}
 
 export const solveCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("solve")
       .description("Have an engine write the deliverable for a task, then grade it on the task's hidden tests")
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(async (_options, command) => {
-        setExit(notYetAvailable("solve", context(command).out));
+      .argument("<task-file...>", "task files (JSON, Task Oracle Input Contract v1.0)")
+      .option("-e, --engine <name>", "engine to solve with, repeatable (default: solve.engines from the config)", collect, [])
+      .option("-k, --attempts <k>", "attempts per task and engine (default: solve.attempts from the config, else 1)", positiveInteger)
+      .option("-j, --jobs <n>", "attempts run at once (default: solve.jobs from the config, else 2)", positiveInteger)
+      .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect, [])
+      .option("--out <dir>", "folder for report files (solve-report.json, solve-report.junit.xml, solve-report.html)")
+      .option("--timeout <ms>", "time limit of each engine run in milliseconds", positiveInteger)
+      .addHelpText(
+        "after",
+        "\nExit codes: 0 every attempt passed, 1 some attempt did not pass, 2 invalid input or misuse.\n" +
+          "With --json, stdout holds only the solve report (the same document as --reporter json).\n",
+      )
+      .action(async (taskFiles: string[], options: SolveCommandOptions, command) => {
+        const ctx = context(command);
+        const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
+        if (unknown.length > 0) {
+          throw new SkillrigError("usage", `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`, { field: "--reporter" });
+        }
+        if (options.reporter.length > 0 && !options.out) {
+          throw new SkillrigError("usage", "--reporter writes report files and needs --out <dir>", { field: "--out" });
+        }
+        const runner = await ctx.runner();
+        const defaults = runner.config.solve ?? {};
+        const engines = options.engine.length > 0 ? options.engine : (defaults.engines ?? []);
+        if (engines.length === 0) {
+          throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)" });
+        }
+        const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
+        const report = await solve(runner, {
+          tasks,
+          engines: engines.map((name) => ({ name })),
+          attempts: options.attempts ?? defaults.attempts ?? 1,
+          jobs: options.jobs ?? defaults.jobs ?? 2,
+          timeoutMs: options.timeout,
+          onProgress: (event) => {
+            if (event.type === "reference") {
+              const c = event.check;
+              ctx.out.info(
+                c.flagged.length === 0
+                  ? `reference ${event.task_id}: passes every case`
+                  : `reference ${event.task_id}: fails ${c.flagged.map((f) => f.name).join(", ")}; not scored against engines`,
+              );
+            } else {
+              const r = event.result;
+              ctx.out.info(`[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`);
+            }
+          },
+        });
+        if (options.out) {
+          for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out))) ctx.out.info(`wrote ${file}`);
+        }
+        ctx.out.result(report, formatSolveSummary(report));
+        setExit(report.summary.not_passed === 0 ? ExitCode.Success : ExitCode.Failure);
       });
   },
 };
+
+/** The human summary: one line per engine, then tasks against engines. */
+export function formatSolveSummary(report: SolveReport): string {
+  const lines: string[] = [];
+  lines.push(`${report.summary.passed}/${report.summary.attempts} attempts passed (${report.summary.tasks} tasks, ${report.attempts_per_task} attempt(s) per engine)`);
+  for (const e of report.engines) {
+    const ks = Object.entries(e.pass_at_k).map(([k, v]) => `pass@${k} ${(v * 100).toFixed(1)}%`).join(", ");
+    const tokens = e.usage.reported ? `, tokens ${e.usage.inputTokens} in / ${e.usage.outputTokens} out` : "";
+    lines.push(`  ${e.engine}: ${e.passed}/${e.attempts} passed, ${ks}, engine time ${(e.usage.engineMs / 1000).toFixed(1)} s${tokens}`);
+  }
+  for (const t of report.tasks) {
+    const cells = report.engines.map((e) => {
+      const mine = t.attempts.filter((a) => a.engine === e.engine);
+      return `${e.engine} ${mine.filter((a) => a.status === "passed").length}/${mine.length} [${mine.map((a) => a.status).join(",")}]`;
+    });
+    const flagged = t.reference && t.reference.flagged.length > 0 ? ` (reference fails ${t.reference.flagged.length}, not scored)` : "";
+    lines.push(`  ${t.task_id}${flagged}: ${cells.join("  ")}`);
+  }
+  return lines.join("\n");
+}
