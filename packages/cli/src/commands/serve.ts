@@ -1,15 +1,78 @@
+import { InvalidConfigError } from "@skillrig/core";
+import { startServer, type ServerOverrides } from "@skillrig/server";
 import type { CommandModule } from "../command.js";
-import { notYetAvailable } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+
+interface ServeOptions {
+  host?: string;
+  port?: string;
+  dataDir?: string;
+  concurrency?: string;
+  onRestart?: string;
+  log?: boolean;
+}
+
+function wholeNumber(value: string | undefined, option: string, min: number): number | undefined {
+  if (value === undefined) return undefined;
+  if (!/^\d+$/.test(value) || Number(value) < min) {
+    throw new InvalidConfigError(`${option} must be a whole number of at least ${min}, not "${value}"`, { field: option });
+  }
+  return Number(value);
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, a service manager's SIGTERM). */
+function stopRequested(): Promise<string> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: string) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      resolve(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
 
 export const serveCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("serve")
-      .description("Serve skill jobs and oracle runs over HTTP")
-      .allowUnknownOption()
-      .allowExcessArguments()
-      .action(async (_options, command) => {
-        setExit(notYetAvailable("serve", context(command).out));
+      .description("Serve skill jobs and oracle runs over HTTP (SQLite queue, uploads, live events, artifacts)")
+      .option("--host <host>", "address to bind (default server.host or 127.0.0.1; other than loopback needs server.tokens)")
+      .option("-p, --port <port>", "TCP port, 0 for any free one (default server.port or 8765)")
+      .option("--data-dir <dir>", "where the SQLite file, uploads and run folders live (default server.data_dir or .skillrig/server)")
+      .option("--concurrency <n>", "jobs run at once (default server.concurrency or 2)")
+      .option("--on-restart <fail|requeue>", "what happens to jobs that were running when the server stopped (default fail)")
+      .option("--log", "log every request on stdout")
+      .action(async (options: ServeOptions, command) => {
+        const ctx = context(command);
+        const overrides: ServerOverrides = {};
+        if (options.host !== undefined) overrides.host = options.host;
+        const port = wholeNumber(options.port, "--port", 0);
+        if (port !== undefined) overrides.port = port;
+        const concurrency = wholeNumber(options.concurrency, "--concurrency", 1);
+        if (concurrency !== undefined) overrides.concurrency = concurrency;
+        if (options.dataDir !== undefined) overrides.dataDir = options.dataDir;
+        if (options.onRestart !== undefined) {
+          if (options.onRestart !== "fail" && options.onRestart !== "requeue") {
+            throw new InvalidConfigError(`--on-restart must be "fail" or "requeue", not "${options.onRestart}"`, { field: "--on-restart" });
+          }
+          overrides.onRestart = options.onRestart;
+        }
+        const runner = await ctx.runner();
+        const server = await startServer({ runner, overrides, logger: options.log === true });
+        const { failed, requeued } = server.recovered;
+        if (failed.length + requeued.length > 0) {
+          ctx.out.info(`jobs left running by the previous server: ${failed.length} marked failed (interrupted), ${requeued.length} requeued`);
+        }
+        ctx.out.result(
+          { url: server.url, data_dir: server.settings.dataDir, concurrency: server.settings.concurrency, recovered: server.recovered },
+          `skillrig server listening on ${server.url} (data in ${server.settings.dataDir}; API at ${server.url}/v1/openapi.json)`,
+        );
+        const signal = await stopRequested();
+        ctx.out.info(`${signal}: stopping; running jobs are left for the next start to settle`);
+        await server.close();
+        setExit(ExitCode.Success);
       });
   },
 };

@@ -1,0 +1,173 @@
+/**
+ * The JSON Schemas of the API. Fastify validates requests with them and @fastify/swagger turns the very same
+ * objects into /v1/openapi.json, so the document cannot drift from what the server accepts.
+ * Response schemas leave nested free-form values (outputs, reports, schemas) open.
+ */
+
+const errorObject = {
+  type: "object",
+  required: ["code", "message"],
+  properties: {
+    code: { type: "string", description: "Stable error code (see docs/server.md)" },
+    message: { type: "string" },
+    file: { type: "string" },
+    pointer: { type: "string", description: "RFC 6901 JSON pointer into the request body (or into `file`)" },
+    field: { type: "string" },
+    line: { type: "integer" },
+    hint: { type: "string" },
+    violations: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["message"],
+        properties: {
+          pointer: { type: "string" },
+          message: { type: "string" },
+          rule: { type: "string" },
+          field: { type: "string" },
+          file: { type: "string" },
+        },
+      },
+    },
+    details: { type: "object", additionalProperties: true },
+  },
+} as const;
+
+export const errorResponse = {
+  type: "object",
+  required: ["error"],
+  properties: { error: errorObject },
+} as const;
+
+const errorResponses = (...codes: number[]) =>
+  Object.fromEntries(codes.map((code) => [code, { description: ERROR_DESCRIPTIONS[code] ?? "Error", ...errorResponse }]));
+
+const ERROR_DESCRIPTIONS: Record<number, string> = {
+  400: "Bad request (unknown engine, unsafe zip, malformed body)",
+  401: "Missing or wrong bearer token",
+  404: "No such job or skill",
+  409: "The job is not in a state that allows this",
+  413: "Upload larger than server.upload_limit_bytes",
+  415: "Upload is not a zip",
+  422: "Schema violations, each with its JSON pointer",
+  429: "The queue is full (server.queue_limit)",
+};
+
+export const jobStatus = { type: "string", enum: ["waiting_upload", "queued", "running", "succeeded", "failed", "canceled"] } as const;
+
+export const jobIdParams = {
+  type: "object",
+  required: ["id"],
+  properties: { id: { type: "string", minLength: 1, maxLength: 200, description: "Job id" } },
+} as const;
+
+export const jobView = {
+  type: "object",
+  required: ["id", "kind", "status", "created_at"],
+  properties: {
+    id: { type: "string" },
+    kind: { type: "string", enum: ["skill", "oracle"] },
+    status: jobStatus,
+    skill_id: { type: "string", nullable: true },
+    engine: { type: "string", nullable: true },
+    reason: { type: "string", nullable: true, description: "Why it ended so: interrupted, canceled_by_client ..." },
+    error: { ...errorObject, nullable: true },
+    needs_upload: { type: "boolean" },
+    created_at: { type: "string", format: "date-time" },
+    queued_at: { type: "string", format: "date-time", nullable: true },
+    started_at: { type: "string", format: "date-time", nullable: true },
+    finished_at: { type: "string", format: "date-time", nullable: true },
+    duration_ms: { type: "integer", nullable: true },
+    links: { type: "object", additionalProperties: { type: "string" } },
+  },
+} as const;
+
+export const createJobBody = {
+  type: "object",
+  required: ["skill_id", "engine"],
+  additionalProperties: false,
+  properties: {
+    skill_id: { type: "string", minLength: 1, maxLength: 200 },
+    engine: { type: "string", minLength: 1, maxLength: 100 },
+    input: { type: "object", description: "Inline inputs (x-input-source: inline); file inputs come by upload", additionalProperties: true },
+    parameter: { type: "object", additionalProperties: true },
+    options: {
+      type: "object",
+      additionalProperties: false,
+      properties: {
+        timeout_ms: { type: "integer", minimum: 1 },
+        dry_run: { type: "boolean", description: "Stop after rendering the prompt" },
+        engine: { type: "object", additionalProperties: true, description: "Options for the engine plugin" },
+      },
+    },
+  },
+} as const;
+
+export const createOracleRunBody = {
+  type: "object",
+  required: ["task"],
+  additionalProperties: false,
+  properties: {
+    task: { type: "object", additionalProperties: true, description: "A task file (Task Oracle Input Contract v1.0)" },
+  },
+} as const;
+
+export const uploadResponse = {
+  type: "object",
+  required: ["id", "status", "files"],
+  properties: {
+    id: { type: "string" },
+    status: jobStatus,
+    files: { type: "array", items: { type: "object", properties: { path: { type: "string" }, bytes: { type: "integer" } } } },
+  },
+} as const;
+
+export const artifactView = {
+  type: "object",
+  required: ["field", "role", "filename", "bytes", "url"],
+  properties: {
+    field: { type: "string" },
+    role: { type: "string" },
+    filename: { type: "string" },
+    path: { type: "string", description: "Path inside the run folder" },
+    bytes: { type: "integer" },
+    url: { type: "string" },
+  },
+} as const;
+
+export const skillSummary = {
+  type: "object",
+  required: ["id", "name", "engines"],
+  properties: {
+    id: { type: "string" },
+    name: { type: "string" },
+    description: { type: "string" },
+    version: { type: "string" },
+    engines: { type: "array", items: { type: "string" } },
+    file_inputs: { type: "array", items: { type: "string" } },
+    inline_inputs: { type: "array", items: { type: "string" } },
+  },
+} as const;
+
+export const skillDetail = {
+  type: "object",
+  required: ["id", "name", "engines", "schemas"],
+  properties: {
+    ...skillSummary.properties,
+    schemas: {
+      type: "object",
+      description: "The skill's JSON Schemas, for building forms",
+      properties: {
+        input: { type: "object", additionalProperties: true, nullable: true },
+        parameter: { type: "object", additionalProperties: true, nullable: true },
+        output: { type: "object", additionalProperties: true, nullable: true },
+      },
+    },
+    artifacts: {
+      type: "array",
+      items: { type: "object", properties: { field: { type: "string" }, role: { type: "string" }, filename: { type: "string" }, required: { type: "boolean" } } },
+    },
+  },
+} as const;
+
+export const responses = { errorResponses };

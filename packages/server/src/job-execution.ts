@@ -1,0 +1,72 @@
+/**
+ * The one place the server calls into the packages that do the work: @skillrig/skills (find, load and run skills)
+ * and @skillrig/oracle (validate a task, run it against a deliverable). Everything else in the server deals only in
+ * core's types, so the API, the queue and the uploads do not care how a job is run.
+ */
+import type { EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
+import { findSkills, resolveSkill, runJob, skillRoots } from "@skillrig/skills";
+import { resolveDeliverable, runTask, validateTask } from "@skillrig/oracle";
+
+export interface SkillListing {
+  skills: SkillManifest[];
+  /** Skill folders that failed to load, with why: listed rather than hidden. */
+  broken: Array<{ id: string; dir: string; error: { code: string; message: string } }>;
+}
+
+export interface RunSkillJobOptions {
+  jobId: string;
+  /** The folder that holds run folders; the job's is `<runsDir>/<jobId>`. */
+  runsDir: string;
+  signal: AbortSignal;
+  onEvent: (event: EngineEvent) => void;
+}
+
+export interface RunOracleOptions {
+  signal: AbortSignal;
+  jobs?: number;
+}
+
+export interface JobExecution {
+  listSkills(): SkillListing;
+  /** The skill `id`; throws `skill_not_found`. */
+  skill(id: string): SkillManifest;
+  runSkillJob(request: JobRequest, options: RunSkillJobOptions): Promise<JobResult>;
+  /** Validates a task given as JSON; throws `invalid_test_format` listing each violation with its pointer. */
+  loadTask(task: unknown): LoadedTask;
+  runOracle(loaded: LoadedTask, deliverableDir: string, options: RunOracleOptions): Promise<TaskReport>;
+}
+
+export function createJobExecution(runner: Runner): JobExecution {
+  return {
+    listSkills() {
+      const listing: SkillListing = { skills: [], broken: [] };
+      for (const found of findSkills(skillRoots(runner))) {
+        try {
+          listing.skills.push(resolveSkill(runner, found.id));
+        } catch (error) {
+          const e = error as { code?: string; message?: string };
+          listing.broken.push({ id: found.id, dir: found.dir, error: { code: e.code ?? "invalid_skill", message: e.message ?? String(error) } });
+        }
+      }
+      return listing;
+    },
+    skill(id) {
+      return resolveSkill(runner, id);
+    },
+    runSkillJob(request, options) {
+      return runJob(runner, request, {
+        jobId: options.jobId,
+        runsDir: options.runsDir,
+        signal: options.signal,
+        onEvent: (event) => options.onEvent(event),
+      });
+    },
+    loadTask(task) {
+      return validateTask(task, "request body /task");
+    },
+    async runOracle(loaded, deliverableDir, options) {
+      const deliverable = await resolveDeliverable(deliverableDir, loaded.task, deliverableDir);
+      return runTask(runner, { loaded, deliverable, signal: options.signal, jobs: options.jobs ?? runner.config.oracle?.jobs, strict: runner.config.oracle?.strict });
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/** How a stored job is shown over HTTP. */
+import { SkillrigError } from "@skillrig/core";
+import type { JobRecord } from "./job-store.js";
+import type { ServerContext } from "./server-context.js";
+
+export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, string> {
+  const base = `/v1/jobs/${encodeURIComponent(job.id)}`;
+  const links: Record<string, string> = { self: base, upload: `${base}/upload`, events: `${base}/events`, result: `${base}/result`, cancel: `${base}/cancel` };
+  if (job.kind === "skill") {
+    links.artifacts = `${base}/artifacts`;
+    links.bundle = `${base}/bundle`;
+  }
+  return links;
+}
+
+export function jobView(job: JobRecord) {
+  const duration = job.started_at && job.finished_at ? Date.parse(job.finished_at) - Date.parse(job.started_at) : null;
+  return {
+    id: job.id,
+    kind: job.kind,
+    status: job.status,
+    skill_id: job.skill_id,
+    engine: job.engine,
+    reason: job.reason,
+    error: job.error,
+    needs_upload: job.needs_upload,
+    created_at: job.created_at,
+    queued_at: job.queued_at,
+    started_at: job.started_at,
+    finished_at: job.finished_at,
+    duration_ms: duration,
+    links: jobLinks(job),
+  };
+}
+
+export function requireJob(context: ServerContext, id: string): JobRecord {
+  const job = context.queue.store.get(id);
+  if (!job) throw new SkillrigError("job_not_found", `no job "${id}" on this server`, { field: "id" });
+  return job;
+}

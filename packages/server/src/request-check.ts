@@ -1,0 +1,116 @@
+/**
+ * Checks a job request against its skill before it is queued, so a bad request is answered at once (404, 400,
+ * 422 listing every violation with its pointer into the request body) instead of becoming a failed job later.
+ * runJob checks again when the job runs; this is the early answer, not a second source of truth.
+ */
+import {
+  compileSchema,
+  escapePointerToken,
+  SchemaViolationError,
+  SkillrigError,
+  type CompiledSchema,
+  type JobRequest,
+  type JsonSchema,
+  type Runner,
+  type SkillManifest,
+  type Violation,
+} from "@skillrig/core";
+
+export interface SkillInputs {
+  file: string[];
+  inline: string[];
+  /** File inputs the schema requires. */
+  requiredFiles: string[];
+}
+
+type SchemaObject = Record<string, unknown>;
+
+function properties(schema: JsonSchema | undefined): Record<string, SchemaObject> {
+  if (typeof schema !== "object" || schema === null || typeof schema.properties !== "object" || schema.properties === null) return {};
+  return schema.properties as Record<string, SchemaObject>;
+}
+
+function required(schema: JsonSchema | undefined): string[] {
+  return typeof schema === "object" && schema !== null && Array.isArray(schema.required) ? (schema.required as string[]) : [];
+}
+
+/** The skill's input fields by source (`x-input-source`, default file, per the Input & File Protocol). */
+export function skillInputs(skill: SkillManifest): SkillInputs {
+  const schema = skill.schemas.input?.schema;
+  const out: SkillInputs = { file: [], inline: [], requiredFiles: [] };
+  const req = new Set(required(schema));
+  for (const [name, prop] of Object.entries(properties(schema))) {
+    if (prop["x-input-source"] === "inline") out.inline.push(name);
+    else {
+      out.file.push(name);
+      if (req.has(name)) out.requiredFiles.push(name);
+    }
+  }
+  return out;
+}
+
+/** The input schema without its file fields: what the request body's `input` must satisfy. */
+function inlineInputSchema(schema: JsonSchema, fileFields: string[]): JsonSchema {
+  if (typeof schema !== "object" || fileFields.length === 0) return schema;
+  const props = { ...properties(schema) };
+  for (const f of fileFields) delete props[f];
+  return { ...schema, properties: props, required: required(schema).filter((r) => !fileFields.includes(r)) };
+}
+
+const validators = new Map<string, CompiledSchema>();
+
+function validatorFor(schema: JsonSchema): CompiledSchema {
+  const key = JSON.stringify(schema);
+  let validator = validators.get(key);
+  if (!validator) {
+    validator = compileSchema(schema);
+    if (validators.size > 500) validators.clear();
+    validators.set(key, validator);
+  }
+  return validator;
+}
+
+function prefixed(violations: Violation[], prefix: string, file?: string): Violation[] {
+  return violations.map((v) => ({ ...v, pointer: `${prefix}${v.pointer ?? ""}`, ...(file ? { file } : {}) }));
+}
+
+/** Throws engine_not_found (400) or schema_violation (422, every violation listed) for a request that cannot run. */
+export function checkJobRequest(runner: Runner, skill: SkillManifest, request: JobRequest): void {
+  if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
+    throw new SkillrigError("engine_not_found", `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`, {
+      pointer: "/engine",
+      field: "engine",
+    });
+  }
+  if (request.options?.dry_run !== true) runner.requireClaim("engine", request.engine, { pointer: "/engine", field: "engine" });
+
+  const inputs = skillInputs(skill);
+  const violations: Violation[] = [];
+  for (const field of inputs.file) {
+    if (request.input && field in request.input) {
+      violations.push({
+        pointer: `/input/${escapePointerToken(field)}`,
+        field,
+        rule: "x-input-source",
+        message: `"${field}" is a file input: upload it in a zip as a file named "${field}" (POST /v1/jobs/{id}/upload), not inline`,
+      });
+    }
+  }
+  const inputSchema = skill.schemas.input?.schema;
+  if (inputSchema !== undefined) {
+    const inline = { ...(request.input ?? {}) };
+    for (const field of inputs.file) delete inline[field];
+    violations.push(...prefixed(validatorFor(inlineInputSchema(inputSchema, inputs.file)).validate(inline), "/input"));
+  }
+  const parameterSchema = skill.schemas.parameter?.schema;
+  if (parameterSchema !== undefined) {
+    violations.push(...prefixed(validatorFor(parameterSchema).validate(request.parameter ?? {}), "/parameter"));
+  }
+  if (violations.length > 0) {
+    const lines = violations.map((v) => `${v.pointer || "(root)"} ${v.message}`).join("; ");
+    throw new SchemaViolationError(`the job request does not fit skill "${skill.id}": ${lines}`, {
+      pointer: violations[0]?.pointer,
+      violations,
+    });
+  }
+}

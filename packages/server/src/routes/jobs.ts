@@ -1,0 +1,244 @@
+/** Skill jobs and oracle runs: create, upload, look at, cancel, result. */
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { escapePointerToken, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
+import type { FastifyInstance } from "fastify";
+import { createJobBody, createOracleRunBody, jobIdParams, jobView as jobViewSchema, responses, uploadResponse } from "../api-schemas.js";
+import { isTerminal, type JobKind } from "../job-store.js";
+import { jobView, requireJob } from "../job-view.js";
+import { checkJobRequest, skillInputs } from "../request-check.js";
+import type { ServerContext } from "../server-context.js";
+import { extractZip, looksLikeZip } from "../upload-zip.js";
+
+const { errorResponses } = responses;
+
+function checkQueueRoom(context: ServerContext): void {
+  const counts = context.queue.store.counts();
+  const waiting = counts.waiting_upload + counts.queued;
+  if (waiting >= context.settings.queueLimit) {
+    throw new SkillrigError("queue_full", `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`, {
+      hint: "retry later",
+      details: { waiting, queue_limit: context.settings.queueLimit },
+    });
+  }
+}
+
+function newJob(context: ServerContext, kind: JobKind, fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean }) {
+  const id = randomUUID();
+  const created = context.queue.store.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
+  context.queue.published(created.event);
+  return context.queue.store.get(id) ?? created.record;
+}
+
+export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
+  app.post<{ Body: JobRequest }>(
+    "/v1/jobs",
+    {
+      schema: {
+        summary: "Submit a skill job",
+        description:
+          "Checks the request against the skill (404 unknown skill, 400 unknown engine, 422 schema violations). A skill with file inputs waits in `waiting_upload` for POST /v1/jobs/{id}/upload; otherwise the job is queued at once.",
+        tags: ["jobs"],
+        body: createJobBody,
+        response: { 201: { description: "Accepted", ...jobViewSchema }, ...errorResponses(400, 401, 404, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      const skill = context.execution.skill(body.skill_id);
+      checkJobRequest(context.runner, skill, body);
+      checkQueueRoom(context);
+      const jobRequest: JobRequest = { skill_id: body.skill_id, engine: body.engine };
+      if (body.input) jobRequest.input = body.input;
+      if (body.parameter) jobRequest.parameter = body.parameter;
+      if (body.options) jobRequest.options = body.options;
+      const job = newJob(context, "skill", {
+        skill_id: skill.id,
+        engine: body.engine,
+        request: jobRequest as unknown as Record<string, unknown>,
+        needs_upload: skillInputs(skill).file.length > 0,
+      });
+      return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
+    },
+  );
+
+  app.post<{ Body: { task: Record<string, unknown> } }>(
+    "/v1/oracle/runs",
+    {
+      schema: {
+        summary: "Start an oracle run",
+        description:
+          "Validates the task (422 listing each violation with its pointer under /task). The run waits in `waiting_upload` for the deliverable, a zip sent to POST /v1/jobs/{id}/upload; its report is at GET /v1/jobs/{id}/result.",
+        tags: ["oracle"],
+        body: createOracleRunBody,
+        response: { 201: { description: "Accepted", ...jobViewSchema }, ...errorResponses(400, 401, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      try {
+        context.execution.loadTask(request.body.task);
+      } catch (error) {
+        if (error instanceof SkillrigError) {
+          // The task sits under /task in the request body; say so in every pointer.
+          const violations: Violation[] = error.violations.map((v) => ({ ...v, pointer: `/task${v.pointer ?? ""}` }));
+          throw new SkillrigError(error.code, error.message, { pointer: `/task${error.pointer ?? ""}`, violations, hint: error.hint });
+        }
+        throw error;
+      }
+      checkQueueRoom(context);
+      const job = newJob(context, "oracle", { request: { task: request.body.task }, needs_upload: true });
+      return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
+    },
+  );
+
+  app.get<{ Querystring: { limit?: string } }>(
+    "/v1/jobs",
+    {
+      schema: {
+        summary: "List recent jobs",
+        tags: ["jobs"],
+        querystring: { type: "object", properties: { limit: { type: "string", pattern: "^[0-9]{1,4}$" } } },
+        response: { 200: { type: "object", properties: { jobs: { type: "array", items: jobViewSchema } } }, ...errorResponses(401) },
+      },
+    },
+    async (request) => ({ jobs: context.queue.store.list(Number(request.query.limit ?? 100)).map(jobView) }),
+  );
+
+  app.get<{ Params: { id: string } }>(
+    "/v1/jobs/:id",
+    {
+      schema: {
+        summary: "A job's status, timings and error",
+        tags: ["jobs"],
+        params: jobIdParams,
+        response: { 200: jobViewSchema, ...errorResponses(401, 404) },
+      },
+    },
+    async (request) => jobView(requireJob(context, request.params.id)),
+  );
+
+  app.post<{ Params: { id: string }; Body: Buffer }>(
+    "/v1/jobs/:id/upload",
+    {
+      bodyLimit: context.settings.uploadLimitBytes,
+      schema: {
+        summary: "Upload the job's files (skill) or the deliverable (oracle run) as a zip",
+        description:
+          "The raw body is a zip (Content-Type: application/zip). For a skill job each file is named exactly as its file input field. Refused with nothing written: not a zip (415), too large (413), `..` entries, absolute paths, symlinks, too many files or bytes (400).",
+        tags: ["jobs"],
+        params: jobIdParams,
+        response: { 202: { description: "Extracted; the job is queued", ...uploadResponse }, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const job = requireJob(context, request.params.id);
+      if (job.status !== "waiting_upload") {
+        throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}, not waiting for an upload`, { field: "status" });
+      }
+      const body = request.body;
+      if (!Buffer.isBuffer(body) || !looksLikeZip(body)) {
+        throw new SkillrigError("upload_not_zip", "the upload is not a zip archive (it does not start with a zip signature)", {
+          hint: "send a zip archive as the request body (Content-Type: application/zip)",
+        });
+      }
+      const limits = { maxFiles: context.settings.uploadMaxFiles, maxBytes: context.settings.uploadMaxExtractedBytes };
+      let target: string;
+      let accept: ((paths: string[]) => void) | undefined;
+      if (job.kind === "skill") {
+        const skill = context.execution.skill(job.skill_id!);
+        const inputs = skillInputs(skill);
+        target = join(context.uploadsDir, job.id);
+        accept = (paths) => {
+          const violations: Violation[] = [];
+          for (const path of paths) {
+            if (!inputs.file.includes(path)) {
+              violations.push({
+                pointer: `/${escapePointerToken(path)}`,
+                field: path,
+                message: `"${path}" is not a file input of skill "${skill.id}" (file inputs: ${inputs.file.join(", ") || "none"}); each file is named exactly as its field, at the top of the zip`,
+              });
+            }
+          }
+          for (const field of inputs.requiredFiles) {
+            if (!paths.includes(field)) {
+              violations.push({ pointer: `/input/${escapePointerToken(field)}`, field, rule: "input_missing_file", message: `the required file input "${field}" is not in the zip` });
+            }
+          }
+          if (violations.length > 0) {
+            const missing = violations.some((v) => v.rule === "input_missing_file");
+            throw new SkillrigError(missing ? "input_missing_file" : "input_invalid", `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`, {
+              pointer: violations[0]?.pointer,
+              field: violations[0]?.field,
+              violations,
+              hint: "nothing of this upload was written; the job still waits for an upload",
+            });
+          }
+        };
+      } else {
+        target = join(job.run_dir, "deliverable");
+      }
+      const files = await extractZip(body, target, { ...limits, accept });
+      const event = context.queue.store.markQueued(job.id, "waiting_upload");
+      if (!event) throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
+      context.queue.record(job.id, "log", { stream: "skillrig", line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}` });
+      context.queue.published(event);
+      return reply.code(202).send({ id: job.id, status: context.queue.store.get(job.id)!.status, files });
+    },
+  );
+
+  app.post<{ Params: { id: string } }>(
+    "/v1/jobs/:id/cancel",
+    {
+      schema: {
+        summary: "Cancel a job that has not finished",
+        tags: ["jobs"],
+        params: jobIdParams,
+        response: { 202: { description: "Canceled, or stopping", ...jobViewSchema }, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request, reply) => {
+      const job = requireJob(context, request.params.id);
+      if (isTerminal(job.status) || !context.queue.cancel(job.id)) {
+        throw new SkillrigError("job_state_conflict", `job "${job.id}" already ${job.status}; there is nothing to cancel`, { field: "status" });
+      }
+      return reply.code(202).send(jobView(requireJob(context, job.id)));
+    },
+  );
+
+  app.get<{ Params: { id: string } }>(
+    "/v1/jobs/:id/result",
+    {
+      schema: {
+        summary: "The finished job's result: a JobResult (skill) or a TaskReport (oracle run)",
+        description: "409 until the job has finished.",
+        tags: ["jobs"],
+        params: jobIdParams,
+        response: { 200: { type: "object", additionalProperties: true }, ...errorResponses(401, 404, 409) },
+      },
+    },
+    async (request) => {
+      const job = requireJob(context, request.params.id);
+      if (!isTerminal(job.status)) {
+        throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}; its result exists once it has finished`, {
+          field: "status",
+          hint: `follow GET /v1/jobs/${job.id}/events, or poll GET /v1/jobs/${job.id}`,
+        });
+      }
+      if (job.result !== null) return job.result;
+      // Ended without a result of its own (canceled before it ran, interrupted): the same shape, from the record.
+      if (job.kind === "oracle") return { task_id: null, status: job.status, error: job.error, reason: job.reason };
+      return {
+        job_id: job.id,
+        skill_id: job.skill_id,
+        engine: job.engine,
+        status: job.status,
+        artifacts: [],
+        error: job.error ?? undefined,
+        reason: job.reason ?? undefined,
+        run_dir: job.run_dir,
+        timings: { started_at: job.started_at ?? job.created_at, finished_at: job.finished_at ?? undefined },
+      };
+    },
+  );
+
+}

@@ -1,0 +1,76 @@
+/**
+ * Starts the jobs server: opens (or creates) the data folder and its SQLite file, settles jobs a previous process
+ * left running, and listens.
+ *
+ *   <dataDir>/skillrig-server.sqlite   jobs and events
+ *   <dataDir>/uploads/<job_id>/        a skill job's extracted upload, until the job runs
+ *   <dataDir>/runs/<job_id>/           run folders (skill jobs: the documented layout; oracle runs: deliverable/, report.json)
+ */
+import { mkdirSync } from "node:fs";
+import { join } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Runner } from "@skillrig/core";
+import { buildApp } from "./app.js";
+import { createJobExecution, type JobExecution } from "./job-execution.js";
+import { JobQueue } from "./job-queue.js";
+import { JobStore } from "./job-store.js";
+import { resolveServerSettings, type ServerOverrides, type ServerSettings } from "./server-config.js";
+
+export interface StartServerOptions {
+  runner: Runner;
+  /** Command-line overrides of `config.server`. */
+  overrides?: ServerOverrides;
+  /** How jobs are run; default: @skillrig/skills and @skillrig/oracle on `runner`. */
+  execution?: JobExecution;
+  /** Fastify's request log on stdout. */
+  logger?: boolean;
+}
+
+export interface RunningServer {
+  /** `http://host:port` */
+  url: string;
+  port: number;
+  settings: ServerSettings;
+  /** Jobs a previous process left running: how they were settled on this start. */
+  recovered: { failed: string[]; requeued: string[] };
+  app: FastifyInstance;
+  /** Stops listening; running jobs are aborted and left for the next start to settle (as after a crash). */
+  close(): Promise<void>;
+}
+
+export async function startServer(options: StartServerOptions): Promise<RunningServer> {
+  const { runner } = options;
+  const settings = resolveServerSettings(runner.config, runner.configDir, options.overrides, runner.configFile);
+  const runsDir = join(settings.dataDir, "runs");
+  const uploadsDir = join(settings.dataDir, "uploads");
+  mkdirSync(runsDir, { recursive: true });
+  mkdirSync(uploadsDir, { recursive: true });
+  const store = new JobStore(join(settings.dataDir, "skillrig-server.sqlite"));
+  const execution = options.execution ?? createJobExecution(runner);
+  const queue = new JobQueue({ store, execution, runsDir, uploadsDir, concurrency: settings.concurrency, onRestart: settings.onRestart });
+  const app = await buildApp({ settings, runner, execution, queue, runsDir, uploadsDir }, { logger: options.logger });
+  let recovered: RunningServer["recovered"];
+  try {
+    recovered = await queue.recover();
+    await app.listen({ host: settings.host, port: settings.port });
+  } catch (error) {
+    await queue.close();
+    store.close();
+    throw error;
+  }
+  const address = app.server.address();
+  const port = typeof address === "object" && address ? address.port : settings.port;
+  const host = settings.host.includes(":") && !settings.host.startsWith("[") ? `[${settings.host}]` : settings.host;
+  return {
+    url: `http://${host}:${port}`,
+    port,
+    settings,
+    recovered,
+    app,
+    async close() {
+      await app.close();
+      await queue.close();
+      store.close();
+    },
+  };
+}

@@ -1,0 +1,197 @@
+/**
+ * Extracts an uploaded zip into a folder, or refuses it with nothing written.
+ *
+ * Two passes over the zip (it is in memory, so a second open is cheap):
+ *  1. the central directory only: every entry name, type, and declared size is checked (no `..`, no absolute
+ *     paths, no symlinks, no encrypted entries, not too many files, declared bytes within the cap);
+ *  2. extraction into a staging folder beside the target, counting the bytes actually inflated (a zip bomb can
+ *     lie about its sizes; yauzl also checks each entry against its declared size). Only when every entry is
+ *     written is the staging folder renamed onto the target; on any failure it is removed.
+ */
+import { createWriteStream } from "node:fs";
+import { mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+import { Transform } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import yauzl from "yauzl";
+import { SkillrigError } from "@skillrig/core";
+
+export interface ZipLimits {
+  /** Most files (not counting folders) the zip may hold. */
+  maxFiles: number;
+  /** Most bytes all entries together may extract to. */
+  maxBytes: number;
+}
+
+export interface ExtractOptions extends ZipLimits {
+  /** Called with every file path after the listing pass, before anything is written; throws to refuse the zip. */
+  accept?: (paths: string[]) => void;
+}
+
+export interface ExtractedFile {
+  /** Path inside the target folder, with "/" separators. */
+  path: string;
+  bytes: number;
+}
+
+const S_IFMT = 0o170000;
+const S_IFLNK = 0o120000;
+
+/** Whether the body starts like a zip (a local file header, or the end record of an empty zip). */
+export function looksLikeZip(body: Buffer): boolean {
+  return body.length >= 4 && body[0] === 0x50 && body[1] === 0x4b && ((body[2] === 3 && body[3] === 4) || (body[2] === 5 && body[3] === 6));
+}
+
+function unsafe(message: string, entry?: string): SkillrigError {
+  return new SkillrigError("upload_unsafe", message, {
+    field: entry,
+    details: entry === undefined ? {} : { entry },
+    hint: "zip only regular files with relative paths inside one folder; nothing of this upload was written",
+  });
+}
+
+function notZip(message: string): SkillrigError {
+  return new SkillrigError("upload_not_zip", message, { hint: "send a zip archive as the request body (Content-Type: application/zip)" });
+}
+
+function openZip(body: Buffer): Promise<yauzl.ZipFile> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(body, { lazyEntries: true, validateEntrySizes: true, strictFileNames: true }, (error, zip) => {
+      if (error || !zip) reject(notZip(`the upload is not a readable zip archive: ${error?.message ?? "unknown error"}`));
+      else resolve(zip);
+    });
+  });
+}
+
+/** Walks every entry, calling `visit` and waiting for it before reading the next; rejects on the first error. */
+function eachEntry(zip: yauzl.ZipFile, visit: (entry: yauzl.Entry) => Promise<void>, wrapError: (error: Error) => Error): Promise<void> {
+  return new Promise((resolve, reject) => {
+    let failed = false;
+    const fail = (error: Error) => {
+      if (failed) return;
+      failed = true;
+      zip.close();
+      reject(error);
+    };
+    zip.on("error", (error: Error) => fail(wrapError(error)));
+    zip.on("end", () => {
+      if (!failed) resolve();
+    });
+    zip.on("entry", (entry: yauzl.Entry) => {
+      visit(entry).then(
+        () => {
+          if (!failed) zip.readEntry();
+        },
+        (error: unknown) => fail(error instanceof Error ? error : new Error(String(error))),
+      );
+    });
+    zip.readEntry();
+  });
+}
+
+function checkName(name: string): void {
+  // yauzl already refuses absolute paths and `..` (strictFileNames also backslashes); these say why in our words.
+  if (name.includes("\u0000")) throw unsafe(`zip entry "${name}" has a NUL byte in its name`, name);
+  if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw unsafe(`zip entry "${name}" is an absolute path`, name);
+  if (name.includes("\\")) throw unsafe(`zip entry "${name}" uses "\\" in its path`, name);
+  if (name.split("/").some((segment) => segment === "..")) throw unsafe(`zip entry "${name}" points outside the upload folder ("..")`, name);
+}
+
+function yauzlNameError(error: Error): Error {
+  if (error instanceof SkillrigError) return error;
+  // yauzl's own name checks ("invalid relative path", "absolute path") and structural errors.
+  if (/path|file ?name/i.test(error.message)) return unsafe(`zip refused: ${error.message}`);
+  return notZip(`the upload is not a readable zip archive: ${error.message}`);
+}
+
+/**
+ * Checks and extracts `body` into `target` (which must not exist yet, or be empty). Throws `upload_not_zip` or
+ * `upload_unsafe` with nothing written.
+ */
+export async function extractZip(body: Buffer, target: string, limits: ExtractOptions): Promise<ExtractedFile[]> {
+  if (!looksLikeZip(body)) throw notZip("the upload is not a zip archive (it does not start with a zip signature)");
+
+  // Pass 1: the central directory.
+  const files: Array<{ name: string; declared: number }> = [];
+  const seen = new Set<string>();
+  let declaredTotal = 0;
+  await eachEntry(
+    await openZip(body),
+    async (entry) => {
+      const name = entry.fileName;
+      checkName(name);
+      const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
+      if (mode === S_IFLNK) throw unsafe(`zip entry "${name}" is a symbolic link`, name);
+      if (entry.isEncrypted()) throw unsafe(`zip entry "${name}" is encrypted`, name);
+      if (name.endsWith("/")) return;
+      const key = name.normalize("NFC");
+      if (seen.has(key)) throw unsafe(`zip entry "${name}" appears twice`, name);
+      seen.add(key);
+      files.push({ name, declared: entry.uncompressedSize });
+      if (files.length > limits.maxFiles) throw unsafe(`the zip holds more than ${limits.maxFiles} files (server.upload_max_files)`);
+      declaredTotal += entry.uncompressedSize;
+      if (declaredTotal > limits.maxBytes) {
+        throw unsafe(`the zip would extract to more than ${limits.maxBytes} bytes (server.upload_max_extracted_bytes)`, name);
+      }
+    },
+    yauzlNameError,
+  );
+
+  limits.accept?.(files.map((f) => f.name));
+
+  // Pass 2: extraction into a staging folder, counting real bytes.
+  const parent = dirname(target);
+  await mkdir(parent, { recursive: true });
+  const staging = await mkdtemp(join(parent, `.${basename(target)}-staging-`));
+  const extracted: ExtractedFile[] = [];
+  let actualTotal = 0;
+  try {
+    const zip = await openZip(body);
+    await eachEntry(
+      zip,
+      async (entry) => {
+        const name = entry.fileName;
+        if (name.endsWith("/")) {
+          await mkdir(join(staging, name), { recursive: true });
+          return;
+        }
+        const dest = join(staging, name);
+        await mkdir(dirname(dest), { recursive: true });
+        const source = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
+          zip.openReadStream(entry, (error, stream) => (error || !stream ? reject(error) : resolve(stream))),
+        );
+        let bytes = 0;
+        const counter = new Transform({
+          transform(chunk: Buffer, _encoding, callback) {
+            bytes += chunk.length;
+            actualTotal += chunk.length;
+            if (actualTotal > limits.maxBytes) {
+              callback(unsafe(`the zip extracts to more than ${limits.maxBytes} bytes (server.upload_max_extracted_bytes)`, name));
+            } else callback(null, chunk);
+          },
+        });
+        await pipeline(source, counter, createWriteStream(dest, { flags: "wx" }));
+        extracted.push({ path: name, bytes });
+      },
+      yauzlNameError,
+    );
+    await removeEmptyTarget(target);
+    await rename(staging, target);
+    return extracted;
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    if (error instanceof SkillrigError) throw error;
+    // yauzl's size checks ("too many bytes in the stream", "invalid compressed data") land here: the zip lied.
+    throw unsafe(`zip refused while extracting: ${(error as Error).message}`);
+  }
+}
+
+async function removeEmptyTarget(target: string): Promise<void> {
+  try {
+    const entries = await readdir(target);
+    if (entries.length > 0) throw new SkillrigError("job_state_conflict", `the upload folder ${target} already holds files`);
+    await rmdir(target);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
+}
