@@ -1,0 +1,258 @@
+/**
+ * 2. Script and cli cases: the per-case cost of a trivial tool.py through `skillrig test` with the sandbox on
+ * and off, against a bare `python3 tool.py` spawn; the sandbox alone, level by level, through its API; and what
+ * merely starting the interpreter costs on this machine (every figure here contains it).
+ */
+import { chmodSync, cpSync, mkdtempSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { availableLevels, createSandbox } from "@skillrig/sandbox";
+import { type Attempt, Footnotes, attempt, both } from "../attempt.js";
+import { bareSpawnPerCaseMs, interpreterStartMs } from "../baselines.js";
+import { type Goal, type Section, type SuiteOutcome, formatMs, formatRatio } from "../report.js";
+import type { BenchSettings } from "../settings.js";
+import { skillrigTest } from "../skillrig-test.js";
+import { median, repeat } from "../stats.js";
+import { type ProcessWorkload, cliWorkload, scriptWorkload } from "../workloads.js";
+
+const GOAL_RATIO = 1.5;
+
+interface SandboxSetting {
+  name: "on" | "off";
+  configFile: string;
+}
+
+function writeConfigs(workDir: string): [SandboxSetting, SandboxSetting] {
+  const on = join(workDir, "sandbox-on.config.json");
+  const off = join(workDir, "sandbox-off.config.json");
+  writeFileSync(on, JSON.stringify({ sandbox: { level: "auto" } }));
+  writeFileSync(off, JSON.stringify({ sandbox: { level: "none" } }));
+  return [
+    { name: "on", configFile: on },
+    { name: "off", configFile: off },
+  ];
+}
+
+interface PerCase {
+  perCaseMs: number;
+  oneCaseWallMs: number[];
+  manyCaseWallMs: number[];
+  /** Median of the report's own per-case duration_ms. */
+  reportedCaseMs: number;
+}
+
+interface Measured {
+  bare: { ms: number; samples: number[] };
+  /** The bare spawn without site start-up, measured alongside, to say what the ratio would be on a clean interpreter. */
+  bareNoSite: { ms: number; samples: number[] };
+  on: Attempt<PerCase>;
+  off: Attempt<PerCase>;
+}
+
+/**
+ * Rounds interleave the bare spawn and both sandbox settings, so a busy spell on the machine hits all of them.
+ * skillrig's per-case cost is the slope between a 1-case and an N-case run of the whole command, so Node
+ * start-up and plugin set-up (paid once per command) do not count as per-case cost.
+ */
+async function measurePair(settings: BenchSettings, one: ProcessWorkload, many: ProcessWorkload, sandboxSettings: SandboxSetting[]): Promise<Measured> {
+  const python = settings.python.executable;
+  const bare: number[] = [];
+  const bareNoSite: number[] = [];
+  const wall = new Map<string, { one: number[]; many: number[]; reported: number[]; failure?: string }>();
+  for (const setting of sandboxSettings) wall.set(setting.name, { one: [], many: [], reported: [] });
+  for (let round = 0; round < settings.repeats; round++) {
+    settings.log(`${many.label}: bare spawns and skillrig test, 1 and ${many.cases} cases, sandbox on and off (round ${round + 1}/${settings.repeats})`);
+    bare.push(await bareSpawnPerCaseMs(python, many, many.cases));
+    bareNoSite.push(await bareSpawnPerCaseMs(python, many, many.cases, ["-S"]));
+    for (const setting of sandboxSettings) {
+      const samples = wall.get(setting.name)!;
+      if (samples.failure) continue;
+      try {
+        const common = { jobs: 1, configFile: setting.configFile, cwd: settings.workDir };
+        const a = await skillrigTest({ ...common, taskFile: one.taskFile, deliverable: one.deliverableDir });
+        const b = await skillrigTest({ ...common, taskFile: many.taskFile, deliverable: many.deliverableDir });
+        samples.one.push(a.wallMs);
+        samples.many.push(b.wallMs);
+        if (b.caseDurationsMs.length > 0) samples.reported.push(median(b.caseDurationsMs));
+      } catch (error) {
+        samples.failure = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ");
+      }
+    }
+  }
+  const perCase = (name: string): Attempt<PerCase> => {
+    const samples = wall.get(name)!;
+    if (samples.failure) return { ok: false, reason: samples.failure };
+    return {
+      ok: true,
+      value: {
+        perCaseMs: (median(samples.many) - median(samples.one)) / (many.cases - 1),
+        oneCaseWallMs: samples.one,
+        manyCaseWallMs: samples.many,
+        reportedCaseMs: samples.reported.length > 0 ? median(samples.reported) : Number.NaN,
+      },
+    };
+  };
+  return {
+    bare: { ms: median(bare), samples: bare },
+    bareNoSite: { ms: median(bareNoSite), samples: bareNoSite },
+    on: perCase("on"),
+    off: perCase("off"),
+  };
+}
+
+export async function processCases(settings: BenchSettings): Promise<SuiteOutcome> {
+  const [onSetting, offSetting] = writeConfigs(settings.workDir);
+  const autoLevel = availableLevels().find((l) => l.available)?.level ?? "none";
+  const python = settings.python.executable;
+  const startup = await interpreterStartup(settings);
+  const pairs: Array<[ProcessWorkload, ProcessWorkload]> = [
+    [scriptWorkload(settings.workDir, 1), scriptWorkload(settings.workDir, settings.processCases)],
+    [cliWorkload(settings.workDir, 1), cliWorkload(settings.workDir, settings.processCases)],
+  ];
+  const header = [
+    "deliverable",
+    `sandbox on (${autoLevel}), ms/case`,
+    "sandbox off (none), ms/case",
+    "bare python3 tool.py, ms",
+    "on vs bare",
+    "on minus bare",
+    "on vs off",
+    "duration_ms in report (on)",
+  ];
+  const notes = new Footnotes();
+  const rows: string[][] = [];
+  const figures: Record<string, unknown> = { interpreterStartup: startup.figures };
+  const goals: Goal[] = [];
+
+  for (const [one, many] of pairs) {
+    const measured = await attempt(() => measurePair(settings, one, many, [onSetting, offSetting]));
+    const bare: Attempt<{ ms: number }> = measured.ok ? { ok: true, value: measured.value.bare } : measured;
+    const on: Attempt<PerCase> = measured.ok ? measured.value.on : measured;
+    const off: Attempt<PerCase> = measured.ok ? measured.value.off : measured;
+    const onBare = both(on, bare);
+    rows.push([
+      many.label,
+      notes.cell(on, (r) => formatMs(r.perCaseMs)),
+      notes.cell(off, (r) => formatMs(r.perCaseMs)),
+      notes.cell(bare, (r) => formatMs(r.ms)),
+      notes.cell(onBare, ([o, b]) => formatRatio(o.perCaseMs / b.ms)),
+      notes.cell(onBare, ([o, b]) => formatMs(o.perCaseMs - b.ms)),
+      notes.cell(both(on, off), ([o, f]) => formatRatio(o.perCaseMs / f.perCaseMs)),
+      notes.cell(on, (r) => formatMs(r.reportedCaseMs)),
+    ]);
+    figures[many.kind] = { cases: many.cases, measured };
+    const goal: Goal = {
+      id: `${many.kind}-sandbox-vs-bare`,
+      description: `a sandboxed ${many.kind} case vs a bare spawn`,
+      target: `<= ${GOAL_RATIO}x`,
+      measured: "-",
+      met: null,
+    };
+    if (onBare.ok) {
+      const [o, b] = onBare.value;
+      const ratio = o.perCaseMs / b.ms;
+      goal.measured = `${formatRatio(ratio)} (${formatMs(o.perCaseMs)} vs ${formatMs(b.ms)})`;
+      goal.met = ratio <= GOAL_RATIO;
+      if (measured.ok) {
+        // On an interpreter that starts faster, the same added cost is a larger share of a bare spawn.
+        const { bare: withSite, bareNoSite } = measured.value;
+        const siteMs = withSite.ms - bareNoSite.ms;
+        const cleanRatio = (o.perCaseMs - siteMs) / bareNoSite.ms;
+        if (siteMs > 0 && cleanRatio > 0) {
+          goal.note = `this interpreter spends ${formatMs(siteMs)} of each start in site (.pth files); with that taken out of both sides the ratio would be ${formatRatio(cleanRatio)} (${formatMs(o.perCaseMs - siteMs)} vs ${formatMs(bareNoSite.ms)})`;
+        }
+      }
+    }
+    goals.push(goal);
+  }
+
+  const casesSection: Section = {
+    title: "2. Script and cli cases",
+    header,
+    rows,
+    notes: [
+      `ms/case: the slope between a 1-case and a ${settings.processCases}-case \`skillrig test --jobs 1\` run (medians of ${settings.repeats}), so the command's fixed start-up is not counted per case. Each case gets a fresh folder with its files, the sandbox, and the comparison.`,
+      'sandbox on: config `sandbox: { level: "auto" }` (the default: the strongest level the machine has); off: `sandbox: { level: "none" }`.',
+      `bare: the real interpreter (${python}) spawned from Node on tool.py in one folder, one at a time; no folder set-up, no comparison.`,
+      ...notes.lines,
+    ],
+    figures,
+  };
+
+  return { sections: [startup.section, casesSection, await sandboxAlone(settings, pairs[0]![1])], goals };
+}
+
+/** What starting python3 costs here, with and without site (site runs the machine's .pth files). */
+async function interpreterStartup(settings: BenchSettings): Promise<{ section: Section; value: Attempt<{ siteMs: number; noSiteMs: number }>; figures: unknown }> {
+  const python = settings.python.executable;
+  const count = settings.processCases;
+  const value = await attempt(async () => {
+    const site = await repeat(settings.repeats, () => interpreterStartMs(python, count));
+    const noSite = await repeat(settings.repeats, () => interpreterStartMs(python, count, ["-S"]));
+    return { siteMs: median(site), noSiteMs: median(noSite), siteSamples: site, noSiteSamples: noSite };
+  });
+  const notes = new Footnotes();
+  return {
+    value,
+    figures: value,
+    section: {
+      title: "0. Interpreter start-up on this machine",
+      header: ["command", "ms"],
+      rows: [
+        [`python3 -c pass`, notes.cell(value, (v) => formatMs(v.siteMs))],
+        [`python3 -S -c pass (no site)`, notes.cell(value, (v) => formatMs(v.noSiteMs))],
+      ],
+      notes: [
+        "Every baseline and every sandboxed run below pays this. The difference is the site step, which runs the .pth files of the interpreter's site-packages; on a machine with heavy .pth files (one that imports certifi, say) a bare spawn is slow, which makes ratios against it look better than on a clean install. The goals section gives the ratios with it taken out.",
+        ...notes.lines,
+      ],
+      figures: {},
+    },
+  };
+}
+
+/** The sandbox's own cost per level, through its public API, without the oracle around it (for diagnosis). */
+async function sandboxAlone(settings: BenchSettings, workload: ProcessWorkload): Promise<Section> {
+  const notes = new Footnotes();
+  const rows: string[][] = [];
+  const figures: Record<string, unknown> = {};
+  const count = workload.cases;
+  const bare = await attempt(async () => median(await repeat(settings.repeats, () => bareSpawnPerCaseMs(settings.python.executable, workload, count))));
+  rows.push(["bare spawn (no sandbox)", notes.cell(bare, formatMs), notes.cell(bare, () => "1.00x")]);
+  figures.bareSpawnMs = bare;
+  for (const availability of availableLevels()) {
+    if (!availability.available) {
+      rows.push([availability.level, `not available here: ${availability.reason ?? ""}`, ""]);
+      continue;
+    }
+    const level = availability.level;
+    const ms = await attempt(async () => {
+      const sandbox = createSandbox({ level });
+      const samples = await repeat(settings.repeats, async () => {
+        const cwd = mkdtempSync(join(settings.workDir, `sandbox-${level}-`));
+        // At level rlimits as root the code runs as an unprivileged uid, which must be able to enter the folder.
+        chmodSync(cwd, 0o755);
+        cpSync(join(workload.deliverableDir, "tool.py"), join(cwd, "tool.py"));
+        const started = performance.now();
+        for (let i = 0; i < count; i++) {
+          const result = await sandbox.run({ command: ["python3", "tool.py"], cwd, readOnlyPaths: [cwd], stdin: "", limits: { wallMs: 10_000 } });
+          if (result.exitCode !== 0) throw new Error(`sandbox level ${level} run exited ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
+        }
+        return (performance.now() - started) / count;
+      });
+      return { ms: median(samples), samples };
+    });
+    rows.push([level, notes.cell(ms, (v) => formatMs(v.ms)), notes.cell(both(ms, bare), ([v, b]) => formatRatio(v.ms / b))]);
+    figures[level] = ms;
+  }
+  return {
+    title: "2b. The sandbox alone (diagnosis)",
+    header: ["level", "ms/run", "vs bare spawn"],
+    rows,
+    notes: [
+      `\`createSandbox({ level }).run()\` of \`python3 tool.py\`, ${count} runs one at a time in one folder: how much of a script case is the sandbox and how much the oracle around it.`,
+      ...notes.lines,
+    ],
+    figures,
+  };
+}
