@@ -41,10 +41,12 @@ export interface PythonEnv {
 
 const READY = ".skillrig-ready";
 
-async function interpreterVersion(python: string): Promise<string | undefined> {
+/** The interpreter's major.minor and its real executable (a pyenv shim costs seconds per call; the binary does not). */
+async function probeInterpreter(python: string): Promise<{ version: string; executable: string } | undefined> {
   try {
-    const r = await execa(python, ["-c", "import sys; print('%d.%d' % sys.version_info[:2])"]);
-    return r.stdout.trim();
+    const r = await execa(python, ["-c", "import sys; print('%d.%d' % sys.version_info[:2]); print(sys.executable)"]);
+    const [version, executable] = r.stdout.trim().split("\n");
+    return version && executable ? { version, executable } : undefined;
   } catch {
     return undefined;
   }
@@ -54,12 +56,13 @@ async function pickInterpreter(options: PythonEnvOptions): Promise<{ python: str
   const warnings: string[] = [];
   const candidates = options.interpreter ? [options.interpreter] : [...(options.version ? [`python${options.version}`] : []), "python3"];
   for (const python of candidates) {
-    const version = await interpreterVersion(python);
-    if (!version) continue;
+    const probe = await probeInterpreter(python);
+    if (!probe) continue;
+    const { version } = probe;
     if (options.version && version !== options.version && !version.startsWith(`${options.version}.`)) {
       warnings.push(`the skill asks for Python ${options.version}; no python${options.version} was found, so its environment uses ${python} (Python ${version})`);
     }
-    return { python, version, warnings };
+    return { python: probe.executable, version, warnings };
   }
   throw new SkillrigError("runtime_unavailable", `no Python interpreter found to build the skill's environment (tried ${candidates.join(", ")})`, {
     field: "runtime.version",
