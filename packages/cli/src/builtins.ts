@@ -7,6 +7,7 @@ import sandboxPlugin from "@skillrig/sandbox";
 import { compareModesPlugin } from "@skillrig/oracle";
 import scriptPlugin from "@skillrig/deliverable-script";
 import cliPlugin from "@skillrig/deliverable-cli";
+import functionPlugin from "@skillrig/deliverable-function";
 import { skillProtocolPlugin } from "@skillrig/skills";
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
@@ -14,6 +15,7 @@ export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlu
   plugins.push(compareModesPlugin());
   plugins.push(scriptPlugin());
   plugins.push(cliPlugin());
+  plugins.push(functionPlugin());
   plugins.push(skillProtocolPlugin());
   plugins.push(sandboxPlugin()); // last: the default sandbox answers only when no other plugin does
   return plugins;

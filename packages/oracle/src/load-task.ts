@@ -5,6 +5,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
+import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
 import {
   compileSchema,
   SkillrigError,
@@ -69,10 +70,11 @@ export async function loadTask(path: string, cwd = process.cwd()): Promise<Loade
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    const line = lineOfParseError(text, (error as Error).message);
-    throw new SkillrigError("invalid_task", `task file ${displayPath} is not valid JSON: ${(error as Error).message}`, {
+    const where = locateSyntaxError(text);
+    const at = where ? ` at line ${where.line}, column ${where.column} (${where.problem})` : "";
+    throw new SkillrigError("invalid_task", `task file ${displayPath} is not valid JSON${at}: ${(error as Error).message}`, {
       file: displayPath,
-      line,
+      ...(where ? { line: where.line } : {}),
       cause: error,
     });
   }
@@ -84,9 +86,15 @@ function displayPathOf(file: string, cwd: string): string {
   return rel === "" || rel.startsWith("..") ? file : rel;
 }
 
-/** V8 names the offset ("at position 42"); people want the line. */
-function lineOfParseError(text: string, message: string): number | undefined {
-  const match = /position (\d+)/.exec(message);
-  if (!match) return undefined;
-  return text.slice(0, Number(match[1])).split("\n").length;
+/**
+ * V8's JSON.parse messages do not always carry an offset; jsonc-parser (strict settings) reports the first
+ * problem's offset, which people want as a line and column.
+ */
+function locateSyntaxError(text: string): { line: number; column: number; problem: string } | undefined {
+  const errors: ParseError[] = [];
+  parseJsonc(text.replace(/^\uFEFF/, ""), errors, { disallowComments: true, allowTrailingComma: false });
+  const first = errors[0];
+  if (!first) return undefined;
+  const before = text.slice(0, first.offset).split("\n");
+  return { line: before.length, column: before[before.length - 1]!.length + 1, problem: printParseErrorCode(first.error) };
 }

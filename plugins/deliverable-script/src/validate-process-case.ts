@@ -100,14 +100,17 @@ function validateFilesMap(files: unknown, at: string, what: string, stringsOnly:
     violations.push(violation(at, `${what} must be an object mapping relative paths to contents, not ${describe(files)}`, "type"));
     return {};
   }
+  let unsafe = 0;
   for (const [key, content] of Object.entries(files)) {
     const reason = unsafePathReason(key);
+    if (reason) unsafe += 1;
     if (reason) violations.push(violation(`${at}/${escape(key)}`, `${what} key ${JSON.stringify(key)} is not a safe relative path: it ${reason}`, "safePath"));
     if (stringsOnly && typeof content !== "string") {
       violations.push(violation(`${at}/${escape(key)}`, `${what} ${JSON.stringify(key)} must be a string (the file's text), not ${describe(content)}`, "type"));
     }
   }
-  const clash = fileFolderClash(Object.keys(files));
+  // A clash among unsafe paths would only repeat what is already said about them.
+  const clash = unsafe === 0 ? fileFolderClash(Object.keys(files)) : undefined;
   if (clash) violations.push(violation(at, `${what} ${JSON.stringify(clash[0])} cannot be both a file and the folder of ${JSON.stringify(clash[1])}`, "safePath"));
   return files;
 }

@@ -1,0 +1,75 @@
+import { createRequire } from "node:module";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { loadTask, taskSchema, validateTask } from "@skillrig/oracle";
+import { writeTree } from "./helpers.js";
+
+const valid = {
+  contract_version: "1.0",
+  task_id: "t1",
+  deliverable_type: "function",
+  entrypoint: "f",
+  tests: [{ name: "a", input: [1], expected: 1 }],
+};
+
+describe("task files", () => {
+  it("loads a valid task and keeps extra top-level fields from the Task Oracle API", async () => {
+    const dir = writeTree({ "task.json": JSON.stringify({ ...valid, difficulty: "easy", compare: { mode: "number", abs_tol: 0.1 } }) });
+    const loaded = await loadTask("task.json", dir);
+    expect(loaded.task.task_id).toBe("t1");
+    expect(loaded.displayPath).toBe("task.json");
+    expect(loaded.file).toBe(join(dir, "task.json"));
+  });
+
+  it("ships its JSON Schema through the exports map", () => {
+    const require = createRequire(import.meta.url);
+    const shipped = require("@skillrig/oracle/task.schema.json");
+    expect(shipped).toEqual(taskSchema);
+    expect(shipped.required).toEqual(["contract_version", "task_id", "deliverable_type", "entrypoint", "tests"]);
+  });
+
+  it("lists every problem with its JSON pointer", () => {
+    const bad = {
+      contract_version: "2.0",
+      deliverable_type: "function",
+      entrypoint: "",
+      tests: [
+        { name: "a", input: [1], expected: 1 },
+        { name: "b", expected: 1, timeout_ms: 0 },
+        { name: "c", input: [], expected: 1, expect: 2, compare: 5 },
+      ],
+      limits: { timeout_ms: "10s" },
+      compare: { abs_tol: 1 },
+    };
+    let error: any;
+    try {
+      validateTask(bad, "tasks/bad.json");
+    } catch (e) {
+      error = e;
+    }
+    expect(error.code).toBe("invalid_task");
+    const at = Object.fromEntries(error.violations.map((v: any) => [v.pointer, v.message]));
+    expect(at["/contract_version"]).toMatch(/constant/);
+    expect(at["/task_id"]).toBe("is required");
+    expect(at["/entrypoint"]).toMatch(/fewer than 1/);
+    expect(at["/tests/1/input"]).toBe("is required");
+    expect(at["/tests/1/timeout_ms"]).toMatch(/>= 1/);
+    expect(at["/tests/2/expect"]).toBe("is not an allowed key");
+    expect(at["/tests/2/compare"]).toBe('must be a mode name or {"mode": ..., options}');
+    expect(at["/limits/timeout_ms"]).toMatch(/integer/);
+    expect(at["/compare"]).toBe('must be a mode name or {"mode": ..., options}');
+    expect(error.violations.every((v: any) => v.file === "tasks/bad.json")).toBe(true);
+    expect(error.message).toContain("invalid task file tasks/bad.json");
+    expect(error.message).toContain("/tests/2/expect: is not an allowed key");
+  });
+
+  it("requires at least one test", () => {
+    expect(() => validateTask({ ...valid, tests: [] })).toThrow(/\/tests: must NOT have fewer than 1 items/);
+  });
+
+  it("names a missing file and the line of a JSON syntax error", async () => {
+    const dir = writeTree({ "broken.json": '{\n  "task_id": "x",\n  "tests": [,]\n}' });
+    await expect(loadTask("missing.json", dir)).rejects.toMatchObject({ code: "invalid_task", message: "task file missing.json does not exist" });
+    await expect(loadTask("broken.json", dir)).rejects.toMatchObject({ code: "invalid_task", file: "broken.json", line: 3 });
+  });
+});

@@ -1,0 +1,85 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { PassThrough } from "node:stream";
+import { describe, expect, it } from "vitest";
+import { convert } from "xmlbuilder2";
+import { ConsoleReporter, JsonReporter, JunitReporter } from "@skillrig/oracle";
+import { makeRunner, runTaskWith, scriptTask, tempDir } from "./helpers.js";
+
+function sink() {
+  const stream = new PassThrough();
+  let text = "";
+  stream.on("data", (chunk) => (text += chunk));
+  return { stream, text: () => text };
+}
+
+const TASK = scriptTask(
+  [
+    { name: "passes", input: { stdin: "a" }, expected: { stdout: "A" } },
+    { name: "fails <&>", input: { stdin: "b" }, expected: { stdout: "X" } },
+    { name: "times out", input: { stdin: "sleep" }, expected: {}, timeout_ms: 500 },
+    { name: "invalid", input: { argv: [] }, expected: {} },
+  ],
+  { task_id: "report-demo" },
+);
+const MAIN = "import sys, time\ns = sys.stdin.read()\nif s == 'sleep': time.sleep(20)\nprint(s.upper())\n";
+
+describe("reporters", () => {
+  it("console: one progress line per case while running, then a summary table and the diffs", async () => {
+    const progress = sink();
+    const summary = sink();
+    await runTaskWith(TASK, { "main.py": MAIN }, { runner: makeRunner([new ConsoleReporter({ progress: progress.stream, summary: summary.stream })]) });
+    const lines = progress.text().trim().split("\n");
+    expect(lines[0]).toMatch(/^task report-demo \(script, 4 case\(s\), 2 at once, isolation \w+\)$/);
+    expect(lines.slice(1)).toHaveLength(4);
+    expect(lines.some((l) => /\[\d\/4\] ✓ passes \(\d+ ms\)$/.test(l))).toBe(true);
+    expect(lines.some((l) => /✗ fails <&> .* failed: stdout differs \(trim\)/.test(l))).toBe(true);
+    const table = summary.text();
+    expect(table).toMatch(/#\s+case\s+status\s+ms\s+message/);
+    expect(table).toMatch(/2\s+times out\s+timeout\s+\d+\s+timed out after 500 ms/);
+    expect(table).toContain("report-demo: 4 case(s): 1 passed, 1 failed, 1 errored, 1 invalid");
+    expect(table).toContain("--- fails <&>\n--- expected stdout\n+++ actual stdout");
+  });
+
+  it("json: the documented shape, with every case's message (null when passed)", async () => {
+    const out = sink();
+    const dir = tempDir();
+    const files: string[] = [];
+    await runTaskWith(TASK, { "main.py": MAIN }, { runner: makeRunner([new JsonReporter({ stream: out.stream, dir, onFile: (f) => files.push(f) })]) });
+    const report = JSON.parse(out.text());
+    expect(files).toEqual([join(dir, "report-demo.json")]);
+    expect(JSON.parse(readFileSync(files[0]!, "utf8"))).toEqual(report);
+    expect(report.task_id).toBe("report-demo");
+    expect(report.summary).toEqual({ total: 4, passed: 1, failed: 1, errored: 1, invalid: 1 });
+    for (const c of report.cases) expect(Object.keys(c)).toEqual(expect.arrayContaining(["name", "status", "duration_ms", "expected", "actual", "message"]));
+    expect(report.cases.map((c: any) => [c.name, c.status])).toEqual([
+      ["passes", "passed"],
+      ["fails <&>", "failed"],
+      ["times out", "timeout"],
+      ["invalid", "invalid_test_format"],
+    ]);
+    expect(report.cases[0].message).toBeNull();
+    expect(report.cases[0].actual.stdout).toBe("A\n");
+    expect(report.cases[3].message).toBe('invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")');
+  });
+
+  it("junit: one testsuite per task; failed cases are <failure>, the rest that did not pass are <error>", async () => {
+    const dir = tempDir();
+    const files: string[] = [];
+    await runTaskWith(TASK, { "main.py": MAIN }, { runner: makeRunner([new JunitReporter({ dir, onFile: (f) => files.push(f) })]) });
+    expect(files).toEqual([join(dir, "report-demo.junit.xml")]);
+    const xml = readFileSync(files[0]!, "utf8");
+    // Names are escaped once (xmlbuilder2's own parser hands attributes back still escaped, so look at the text).
+    expect(xml).toContain('<testcase name="fails &lt;&amp;&gt;"');
+    const doc = convert(xml, { format: "object" }) as any;
+    const suite = doc.testsuites.testsuite;
+    expect(suite["@name"]).toBe("report-demo");
+    expect([suite["@tests"], suite["@failures"], suite["@errors"]]).toEqual(["4", "1", "2"]);
+    const cases = Object.fromEntries(suite.testcase.map((c: any) => [c["@name"].replace("&lt;&amp;&gt;", "<&>"), c]));
+    expect(cases.passes.failure ?? cases.passes.error).toBeUndefined();
+    expect(cases["fails <&>"].failure["@type"]).toBe("failed");
+    expect(cases["fails <&>"].failure["#"]).toContain("+B");
+    expect(cases["times out"].error["@type"]).toBe("timeout");
+    expect(cases.invalid.error["@type"]).toBe("invalid_test_format");
+  });
+});
