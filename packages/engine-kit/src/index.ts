@@ -1,1 +1,16 @@
-export {};
+export type { EngineAdapter, EngineRunContext, EngineInvocation, StreamParser, EngineFailure } from "./adapter.js";
+export { createEnginePlugin } from "./engine-plugin.js";
+export type { EnginePluginClass } from "./engine-plugin.js";
+export { runEngineJob, defaultFinalAnswer, DEFAULT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, MOCK_API_KEY } from "./run-engine-job.js";
+export { runProcess, processTree, processGroupMembers } from "./run-process.js";
+export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
+export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
+export type { JsonOutputResult } from "./json-output.js";
+export { engineOptionsSchema, createOptionsValidator, BASE_OPTION_PROPERTIES } from "./options.js";
+export type { BaseEngineOptions } from "./options.js";
+export { engineDirs, prepareWorkspace, contextFileText, logsDirOf } from "./workspace.js";
+export type { EngineDirs } from "./workspace.js";
+export { engineEnv } from "./env.js";
+export type { EngineEnvInput } from "./env.js";
+export { detectVersion } from "./version.js";
+export { resolvePackageBin } from "./package-bin.js";

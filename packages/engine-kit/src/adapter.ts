@@ -1,0 +1,89 @@
+/**
+ * The interface an engine writes. Everything else (workspace, homes, environment, the process and its
+ * watchdogs, logs, output repair, the mock model, version detection) is engine-kit's: an adapter is
+ * its command line, its settings files, its stream parser and its failure classification.
+ */
+import type { EngineEvent, EngineFailureKind, JobExecuteRequest, JsonSchema } from "@skillrig/core";
+import type { BaseEngineOptions } from "./options.js";
+import type { EngineDirs } from "./workspace.js";
+import type { ProcessRunResult } from "./run-process.js";
+
+export interface EngineRunContext<O extends BaseEngineOptions = BaseEngineOptions> {
+  request: JobExecuteRequest;
+  /** Plugin options with the job's engine options merged over them, validated. */
+  options: O;
+  dirs: EngineDirs;
+  /** The prompt to send: the rendered prompt plus the adapter's `promptSuffix`. */
+  prompt: string;
+  /** The model API base URL: `options.base_url`, or the mock model's (already through `mockBaseUrl`). */
+  baseUrl?: string;
+  /** The API key value, read from `options.api_key_env` (or the mock's dummy key). */
+  apiKey?: string;
+  /** Name of the variable holding the key (`options.api_key_env` or the adapter's default). */
+  apiKeyEnv: string;
+  /** The skill's output schema, when it has one. */
+  outputSchema?: JsonSchema;
+  /** A file the final answer may be written to (by the CLI or by the model following the prompt's contract). */
+  outputFile: string;
+  /** The resolved executable. */
+  binary: string;
+}
+
+export interface EngineInvocation {
+  args: string[];
+  /** The engine's own environment variables (added over the shared ones). */
+  env: Record<string, string>;
+  /** Facts for the outcome's details (what a schema conversion changed ...). */
+  notes?: string[];
+}
+
+export interface StreamParser {
+  /** One stdout line in, the events it means out. */
+  stdoutLine(line: string): EngineEvent[];
+  stderrLine?(line: string): EngineEvent[];
+  /** The last complete assistant message. */
+  finalMessage(): string | undefined;
+  usage(): { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined;
+  /** Error messages the CLI reported (in its stream or its stderr JSON), oldest first. */
+  errors(): string[];
+  /** Whether the stream said the turn completed successfully. */
+  completed(): boolean;
+}
+
+export interface EngineFailure {
+  kind: EngineFailureKind;
+  message: string;
+}
+
+export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> {
+  /** The engine name a job names (`work.engine`). */
+  engine: string;
+  /** Shown in messages ("Gemini CLI"). */
+  displayName: string;
+  /** The context file the CLI reads from its working directory on start. */
+  contextFileName: string;
+  /** The engine's own option properties (JSON Schema), beside the shared ones. */
+  optionProperties: Record<string, unknown>;
+  /** Variable the API key is read from when `api_key_env` is not set. */
+  defaultApiKeyEnv: string;
+  /** The executable when `binary` is not set. */
+  defaultBinary(): string;
+  /** Version string from `<binary> --version` stdout. */
+  parseVersion?(stdout: string): string | undefined;
+  /** The base URL the CLI needs for a mock-model server at `url`. */
+  mockBaseUrl(url: string): string;
+  /** Text added to the prompt (an output contract); none by default. */
+  promptSuffix?(ctx: Omit<EngineRunContext<O>, "prompt">): string;
+  /** Writes settings files into the isolated home and returns the command line and environment. */
+  invocation(ctx: EngineRunContext<O>): Promise<EngineInvocation> | EngineInvocation;
+  createParser(ctx: EngineRunContext<O>): StreamParser;
+  /**
+   * Why a run that exited on its own failed, or undefined when it succeeded. Timeouts, idle timeouts,
+   * cancels and spawn failures are classified by engine-kit before this is asked.
+   */
+  classify(run: ProcessRunResult, parser: StreamParser, ctx: EngineRunContext<O>): EngineFailure | undefined;
+  /** Adjusts the parsed final answer (deterministically); returns the repairs it made, if any. */
+  finalizeOutput?(value: unknown, ctx: EngineRunContext<O>): string[];
+  /** The final answer text after a successful run: default the output file if written, else the last message. */
+  finalAnswer?(parser: StreamParser, ctx: EngineRunContext<O>): string | undefined;
+}

@@ -1,0 +1,30 @@
+/**
+ * Makes a plugin class from an adapter: options validated in the constructor (ajv), the engine name
+ * claimed, and an `execute` tap that takes `work.kind === "job"` for that engine and nothing else.
+ */
+import type { JobExecuteRequest, Runner, SkillrigPlugin } from "@skillrig/core";
+import type { EngineAdapter } from "./adapter.js";
+import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } from "./options.js";
+import { runEngineJob } from "./run-engine-job.js";
+
+export type EnginePluginClass<O extends BaseEngineOptions> = new (options?: O) => SkillrigPlugin & { readonly options: O };
+
+export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: string, adapter: EngineAdapter<O>): EnginePluginClass<O> {
+  const validate = createOptionsValidator<O>(pluginName, engineOptionsSchema(adapter.optionProperties));
+  return class EnginePlugin implements SkillrigPlugin {
+    readonly name = pluginName;
+    readonly options: O;
+    constructor(options?: O) {
+      this.options = validate(options ?? {});
+    }
+    apply(runner: Runner): void {
+      runner.claim("engine", adapter.engine, this.name, { description: `${adapter.displayName} (${adapter.engine})`, package: pluginName });
+      runner.hooks.execute.tapPromise(this.name, async (request) => {
+        if (request.work.kind !== "job" || request.work.engine !== adapter.engine) return undefined;
+        const jobRequest = request as JobExecuteRequest;
+        const options = validate({ ...this.options, ...(jobRequest.work.engineOptions ?? {}) }, `engine options of job ${jobRequest.work.jobId}`);
+        return runEngineJob({ adapter, request: jobRequest, options, configDir: runner.configDir });
+      });
+    }
+  };
+}

@@ -1,0 +1,206 @@
+/**
+ * One job through one engine adapter: options, workspace, homes, (mock model), command line, the process
+ * with its watchdogs, streamed events, classification, the final answer and its repair. Returns the
+ * EngineOutcome core expects from `execute`; never throws for a failed run (only for bad options).
+ */
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { dirname, isAbsolute, join, resolve } from "node:path";
+import type { EngineOutcome, JobExecuteRequest } from "@skillrig/core";
+import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
+import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
+import { engineEnv } from "./env.js";
+import { parseJsonOutput } from "./json-output.js";
+import type { BaseEngineOptions } from "./options.js";
+import { runProcess, type ProcessRunResult } from "./run-process.js";
+import { detectVersion } from "./version.js";
+import { engineDirs, prepareWorkspace } from "./workspace.js";
+
+export const DEFAULT_TIMEOUT_MS = 600_000;
+export const DEFAULT_IDLE_TIMEOUT_MS = 180_000;
+/** The key the CLI gets when it talks to a mock model (the mock accepts any key). */
+export const MOCK_API_KEY = "skillrig-mock-key";
+
+export interface RunEngineJobOptions<O extends BaseEngineOptions> {
+  adapter: EngineAdapter<O>;
+  request: JobExecuteRequest;
+  /** Options after the job's engine options were merged and validated. */
+  options: O;
+  /** Where relative paths in options (mock_scenario) resolve: the config file's folder. */
+  configDir: string;
+}
+
+function tail(text: string, bytes = 4000): string {
+  return text.length > bytes ? `…${text.slice(-bytes)}` : text;
+}
+
+function resolveScenario(value: string | Scenario, configDir: string): Scenario {
+  if (typeof value === "string") return loadScenario(isAbsolute(value) ? value : resolve(configDir, value));
+  return validateScenario(value);
+}
+
+/** Timeouts, cancels and spawn failures mean the same thing for every engine. */
+function classifyEnd<O extends BaseEngineOptions>(
+  adapter: EngineAdapter<O>,
+  run: ProcessRunResult,
+  limits: { timeoutMs: number; idleTimeoutMs: number },
+  lastError: string | undefined,
+  ctx: EngineRunContext<O>,
+): EngineFailure | undefined {
+  const name = adapter.displayName;
+  const last = lastError ? `; last error it reported: ${lastError}` : "";
+  switch (run.end) {
+    case "timeout":
+      return { kind: "timeout", message: `${name} did not finish within ${limits.timeoutMs} ms; it and its child processes were killed${last}` };
+    case "idle_timeout":
+      return {
+        kind: "idle_timeout",
+        message: `${name} printed nothing for ${limits.idleTimeoutMs} ms (idle_timeout_ms); it and its child processes were killed${last}`,
+      };
+    case "canceled":
+      return { kind: "canceled", message: `the job was canceled; ${name} and its child processes were killed` };
+    case "spawn_failed":
+      return {
+        kind: "not_found",
+        message: `cannot start ${name} at ${ctx.binary}: ${run.spawnError ?? "spawn failed"}; install it or set the plugin's "binary" option`,
+      };
+    default:
+      return undefined;
+  }
+}
+
+export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngineJobOptions<O>): Promise<EngineOutcome> {
+  const { adapter, request, options, configDir } = input;
+  const { work } = request;
+  const dirs = engineDirs(request);
+  // A fresh engine folder per job: a re-run in the same run folder must not see the last run's home.
+  rmSync(dirs.engineDir, { recursive: true, force: true });
+  prepareWorkspace(request, dirs, adapter.contextFileName);
+
+  const timeoutMs = work.request.options?.timeout_ms ?? options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
+  const idleTimeoutMs = options.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS;
+  const apiKeyEnv = options.api_key_env ?? adapter.defaultApiKeyEnv;
+  const binary = options.binary ? (isAbsolute(options.binary) || !options.binary.includes("/") ? options.binary : resolve(configDir, options.binary)) : adapter.defaultBinary();
+
+  let mock: MockModel | undefined;
+  let baseUrl = options.base_url;
+  let apiKey = process.env[apiKeyEnv];
+  if (options.mock_scenario !== undefined) {
+    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir) });
+    baseUrl = adapter.mockBaseUrl(mock.url);
+    apiKey = MOCK_API_KEY;
+  }
+
+  const partial: Omit<EngineRunContext<O>, "prompt"> = {
+    request,
+    options,
+    dirs,
+    baseUrl,
+    apiKey,
+    apiKeyEnv,
+    outputSchema: work.skill.schemas.output?.schema,
+    outputFile: join(dirs.workspace, ".skillrig", "result.json"),
+    binary,
+  };
+  mkdirSync(dirname(partial.outputFile), { recursive: true });
+  rmSync(partial.outputFile, { force: true });
+  const suffix = adapter.promptSuffix?.(partial) ?? "";
+  const ctx: EngineRunContext<O> = { ...partial, prompt: suffix ? `${request.prompt.text.trimEnd()}\n\n${suffix}` : request.prompt.text };
+
+  try {
+    if (!apiKey && !baseUrl) {
+      return {
+        kind: "engine",
+        ok: false,
+        failure: {
+          kind: "auth",
+          message: `${adapter.displayName} has no API key: the environment variable ${apiKeyEnv} is not set (set it, name another with the "api_key_env" option, or use "mock_scenario" to run offline)`,
+        },
+        details: { errorCode: "engine_auth_failed" },
+      };
+    }
+
+    const invocation = await adapter.invocation(ctx);
+    const env = engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: invocation.env });
+    const engineVersion = await detectVersion(binary, { env, cwd: dirs.workspace, parse: adapter.parseVersion });
+
+    const parser = adapter.createParser(ctx);
+    const stdoutLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stdout.log`));
+    const stderrLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stderr.log`));
+    const emitAll = (events: ReturnType<typeof parser.stdoutLine>) => {
+      for (const event of events) work.emit(event);
+    };
+    work.emit({ type: "status", status: "running", message: `${adapter.displayName}${engineVersion ? ` ${engineVersion}` : ""}` });
+
+    const run = await runProcess({
+      file: binary,
+      args: invocation.args,
+      cwd: dirs.workspace,
+      env,
+      timeoutMs,
+      idleTimeoutMs,
+      signal: work.signal,
+      onStdoutLine: (line) => {
+        stdoutLog.write(`${line}\n`);
+        emitAll(parser.stdoutLine(line));
+      },
+      onStderrLine: (line) => {
+        stderrLog.write(`${line}\n`);
+        emitAll(parser.stderrLine?.(line) ?? []);
+      },
+    });
+    await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
+
+    const errors = parser.errors();
+    const failure = classifyEnd(adapter, run, { timeoutMs, idleTimeoutMs }, errors[errors.length - 1], ctx) ?? adapter.classify(run, parser, ctx);
+    const usage = { ...parser.usage(), durationMs: run.durationMs };
+    if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
+      work.emit({ type: "usage", inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens, model: options.model });
+    }
+    const details: Record<string, unknown> = {
+      command: run.command,
+      end: run.end,
+      durationMs: run.durationMs,
+      stderrTail: tail(run.stderrTail),
+      ...(invocation.notes && invocation.notes.length > 0 ? { notes: invocation.notes } : {}),
+      ...(run.sweptPids.length > 0 ? { sweptPids: run.sweptPids } : {}),
+      ...(mock ? { mockModel: { url: mock.url, requests: mock.requests.length } } : {}),
+    };
+    const base = { kind: "engine" as const, engineVersion, exitCode: run.exitCode, signal: run.signal, usage, details };
+    if (failure) {
+      if (failure.kind === "auth") details.errorCode = "engine_auth_failed";
+      return { ...base, ok: false, failure };
+    }
+
+    const answer = adapter.finalAnswer ? adapter.finalAnswer(parser, ctx) : defaultFinalAnswer(parser, ctx);
+    if (answer === undefined) {
+      return {
+        ...base,
+        ok: false,
+        failure: { kind: "malformed_output", message: `${adapter.displayName} finished without a final answer (no output file and no assistant message)` },
+      };
+    }
+    const parsed = parseJsonOutput(answer);
+    if (!parsed.ok) {
+      return {
+        ...base,
+        ok: false,
+        rawOutput: answer,
+        repairs: parsed.repairs,
+        failure: { kind: "malformed_output", message: `${adapter.displayName}'s final answer is not JSON: ${parsed.message}: ${tail(answer.trim(), 300)}` },
+      };
+    }
+    const repairs = [...parsed.repairs, ...(adapter.finalizeOutput?.(parsed.value, ctx) ?? [])];
+    return { ...base, ok: true, output: parsed.value, rawOutput: answer, repairs };
+  } finally {
+    await mock?.close();
+  }
+}
+
+/** The output file when the run wrote it, else the last assistant message. */
+export function defaultFinalAnswer(parser: { finalMessage(): string | undefined }, ctx: { outputFile: string }): string | undefined {
+  if (existsSync(ctx.outputFile)) {
+    const text = readFileSync(ctx.outputFile, "utf8");
+    if (text.trim() !== "") return text;
+  }
+  return parser.finalMessage();
+}

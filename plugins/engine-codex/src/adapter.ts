@@ -1,0 +1,34 @@
+import { existsSync, readFileSync } from "node:fs";
+import { defaultFinalAnswer, type EngineAdapter, resolvePackageBin } from "@skillrig/engine-kit";
+import { classifyCodexRun } from "./classify.js";
+import { codexInvocation, lastMessageFile } from "./command.js";
+import { CODEX_OPTION_PROPERTIES, type CodexOptions } from "./options.js";
+import { dropAddedNulls } from "./strict-schema.js";
+import { createCodexStreamParser, type CodexStreamParser } from "./stream-parser.js";
+
+export const codexAdapter: EngineAdapter<CodexOptions> = {
+  engine: "codex",
+  displayName: "Codex CLI",
+  contextFileName: "AGENTS.md",
+  optionProperties: CODEX_OPTION_PROPERTIES,
+  defaultApiKeyEnv: "CODEX_API_KEY",
+  defaultBinary: () => resolvePackageBin("@openai/codex", "codex", import.meta.url) ?? "codex",
+  parseVersion: (stdout) => /\d+\.\d+\.\d+[\w.-]*/.exec(stdout)?.[0],
+  mockBaseUrl: (url) => `${url}/v1`,
+  invocation: codexInvocation,
+  createParser: () => createCodexStreamParser(),
+  classify: (run, parser) => classifyCodexRun(run, parser as CodexStreamParser),
+  finalAnswer(parser, ctx) {
+    const file = lastMessageFile(ctx);
+    if (existsSync(file)) {
+      const text = readFileSync(file, "utf8");
+      if (text.trim() !== "") return text;
+    }
+    return defaultFinalAnswer(parser, ctx);
+  },
+  finalizeOutput(value, ctx) {
+    if (ctx.outputSchema === undefined || ctx.options.output_schema === false) return [];
+    const removed = dropAddedNulls(value, ctx.outputSchema);
+    return removed.length > 0 ? [`dropped nulls strict mode put in optional fields: ${removed.join(", ")}`] : [];
+  },
+};

@@ -1,0 +1,139 @@
+/**
+ * Parses `codex exec --json` (one JSON event per stdout line: thread.started, turn.started,
+ * item.started/updated/completed, turn.completed, turn.failed, error) into skillrig engine events.
+ * Items: agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list, error.
+ */
+import type { EngineEvent } from "@skillrig/core";
+import type { StreamParser } from "@skillrig/engine-kit";
+
+interface CodexItem {
+  id?: string;
+  type?: string;
+  text?: string;
+  message?: string;
+  command?: string;
+  aggregated_output?: string;
+  exit_code?: number | null;
+  status?: string;
+  changes?: Array<{ path: string; kind: string }>;
+  server?: string;
+  tool?: string;
+  arguments?: unknown;
+  query?: string;
+}
+
+interface CodexEvent {
+  type?: string;
+  thread_id?: string;
+  message?: string;
+  item?: CodexItem;
+  usage?: { input_tokens?: number; cached_input_tokens?: number; output_tokens?: number; reasoning_output_tokens?: number };
+  error?: { message?: string };
+}
+
+export interface CodexStreamParser extends StreamParser {
+  /** The message of `turn.failed`, when the turn failed. */
+  turnFailure(): string | undefined;
+  /** Lines of stderr (bounded). */
+  stderrLines(): string[];
+  threadId(): string | undefined;
+}
+
+const CHANGE_KIND: Record<string, "add" | "update" | "delete"> = { add: "add", update: "update", delete: "delete", modify: "update" };
+
+export function createCodexStreamParser(): CodexStreamParser {
+  let final: string | undefined;
+  let usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined;
+  let completed = false;
+  let failure: string | undefined;
+  let threadId: string | undefined;
+  const errors: string[] = [];
+  const stderr: string[] = [];
+
+  const itemEvents = (phase: "started" | "completed", item: CodexItem): EngineEvent[] => {
+    switch (item.type) {
+      case "agent_message":
+        if (phase === "completed" && typeof item.text === "string") {
+          final = item.text;
+          return [{ type: "message", role: "assistant", text: item.text }];
+        }
+        return [];
+      case "command_execution":
+        return phase === "started"
+          ? [{ type: "tool_call", id: item.id, tool: "shell", args: { command: item.command }, status: "started" }]
+          : [{ type: "tool_result", id: item.id, tool: "shell", status: item.status ?? (item.exit_code === 0 ? "completed" : "failed"), output: item.aggregated_output }];
+      case "file_change": {
+        if (phase === "started") return [{ type: "tool_call", id: item.id, tool: "apply_patch", args: { changes: item.changes }, status: "started" }];
+        const out: EngineEvent[] = [{ type: "tool_result", id: item.id, tool: "apply_patch", status: item.status ?? "completed" }];
+        if (item.status !== "failed") {
+          for (const c of item.changes ?? []) out.push({ type: "file_change", path: c.path, kind: CHANGE_KIND[c.kind] ?? "update" });
+        }
+        return out;
+      }
+      case "mcp_tool_call":
+        return phase === "started"
+          ? [{ type: "tool_call", id: item.id, tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`, args: item.arguments, status: "started" }]
+          : [{ type: "tool_result", id: item.id, tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`, status: item.status ?? "completed" }];
+      case "web_search":
+        return phase === "started" ? [{ type: "tool_call", id: item.id, tool: "web_search", args: { query: item.query } }] : [];
+      case "error":
+        // Non-fatal notices ("Model metadata ... not found", "Falling back from WebSockets").
+        if (phase === "completed" && item.message) {
+          errors.push(item.message);
+          return [{ type: "status", status: "warning", message: item.message }];
+        }
+        return [];
+      default:
+        return [];
+    }
+  };
+
+  return {
+    stdoutLine(line) {
+      const trimmed = line.trim();
+      if (!trimmed.startsWith("{")) return [];
+      let event: CodexEvent;
+      try {
+        event = JSON.parse(trimmed) as CodexEvent;
+      } catch {
+        return [];
+      }
+      switch (event.type) {
+        case "thread.started":
+          threadId = event.thread_id;
+          return [{ type: "status", status: "started", message: event.thread_id ? `thread ${event.thread_id}` : undefined }];
+        case "item.started":
+          return event.item ? itemEvents("started", event.item) : [];
+        case "item.completed":
+          return event.item ? itemEvents("completed", event.item) : [];
+        case "turn.completed": {
+          completed = true;
+          const u = event.usage ?? {};
+          const total = (u.input_tokens ?? 0) + (u.output_tokens ?? 0);
+          usage = { inputTokens: u.input_tokens, outputTokens: u.output_tokens, totalTokens: total };
+          return [];
+        }
+        case "turn.failed":
+          failure = event.error?.message ?? "the turn failed";
+          errors.push(failure);
+          return [{ type: "status", status: "error", message: failure }];
+        case "error":
+          if (event.message) errors.push(event.message);
+          return [{ type: "status", status: "error", message: event.message }];
+        default:
+          return [];
+      }
+    },
+    stderrLine(line) {
+      if (stderr.length < 400) stderr.push(line);
+      return [];
+    },
+    finalMessage: () => final,
+    usage: () => usage,
+    errors: () => errors,
+    completed: () => completed,
+    turnFailure: () => failure,
+    stderrLines: () => stderr,
+    threadId: () => threadId,
+  };
+}
