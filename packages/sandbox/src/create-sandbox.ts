@@ -57,7 +57,15 @@ function unprivilegedCanRunPython(host: HostProbe): boolean {
   if (!host.python || !host.setpriv) return true;
   const probe = spawnSync(
     host.setpriv,
-    [`--reuid=${SLOT_UID_BASE + 99}`, `--regid=${SLOT_UID_BASE + 99}`, "--clear-groups", "--", host.python.executable, "-c", PYTHON_REACHABLE],
+    [
+      `--reuid=${SLOT_UID_BASE + 99}`,
+      `--regid=${SLOT_UID_BASE + 99}`,
+      "--clear-groups",
+      "--",
+      host.python.executable,
+      "-c",
+      PYTHON_REACHABLE,
+    ],
     { timeout: 10_000 },
   );
   return probe.status === 0;
@@ -72,9 +80,13 @@ function requireCaseFolder(cwd: string): void {
     // reported below
   }
   if (!isFolder) {
-    throw new SkillrigError("sandbox_unavailable", `sandbox: the case folder ${cwd} does not exist or is not a folder; create it before running code in it`, {
-      file: cwd,
-    });
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      `sandbox: the case folder ${cwd} does not exist or is not a folder; create it before running code in it`,
+      {
+        file: cwd,
+      },
+    );
   }
 }
 
@@ -101,9 +113,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   } else {
     const wanted = levels.find((l) => l.level === requested);
     if (!wanted) {
-      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" is not a level; use one of "auto", ${ISOLATION_LEVELS.map((l) => `"${l}"`).join(", ")}`, {
-        field: "sandbox.level",
-      });
+      throw new SkillrigError(
+        "invalid_config",
+        `sandbox.level "${requested}" is not a level; use one of "auto", ${ISOLATION_LEVELS.map((l) => `"${l}"`).join(", ")}`,
+        {
+          field: "sandbox.level",
+        },
+      );
     }
     if (!wanted.available) {
       throw new SkillrigError("sandbox_unavailable", `sandbox.level "${requested}" is not available on this machine: ${wanted.reason}`, {
@@ -112,7 +128,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       });
     }
     if (options.requireStrongest && requested !== "namespaces") {
-      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" contradicts sandbox.require_strongest`, { field: "sandbox.level" });
+      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" contradicts sandbox.require_strongest`, {
+        field: "sandbox.level",
+      });
     }
     level = requested;
     if (level !== "namespaces") warnings.push(`sandbox: level "${level}" was chosen in the config; it is weaker than "namespaces"`);
@@ -135,7 +153,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     requireCaseFolder(spawnOptions.cwd);
     const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
     if (dropToSlotUid && slotUid === undefined) {
-      throw new SkillrigError("sandbox_unavailable", "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs");
+      throw new SkillrigError(
+        "sandbox_unavailable",
+        "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs",
+      );
     }
     const limits = effectiveLimits(spawnOptions.limits, options.limits);
     const plan = planLaunch(level, {

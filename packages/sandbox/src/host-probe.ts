@@ -71,7 +71,8 @@ export function probeHost(fresh = false): HostProbe {
   const prlimit = findExecutable("prlimit");
   const setpriv = findExecutable("setpriv");
   const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, namespacesWork: false, python: probePython() };
-  if (!bwrap) probe.namespacesError = "bubblewrap (bwrap) is not installed; run `bash scripts/setup-system.sh` or `apt-get install bubblewrap`";
+  if (!bwrap)
+    probe.namespacesError = "bubblewrap (bwrap) is not installed; run `bash scripts/setup-system.sh` or `apt-get install bubblewrap`";
   else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";
   else {
     const trial = [
@@ -91,7 +92,8 @@ export function probeHost(fresh = false): HostProbe {
     ];
     const result = spawnSync(trial[0] as string, trial.slice(1), { encoding: "utf8", timeout: 10_000 });
     if (result.status === 0) probe.namespacesWork = true;
-    else probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;
+    else
+      probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;
   }
   cached = probe;
   return probe;

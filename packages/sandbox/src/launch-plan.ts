@@ -37,11 +37,11 @@ function rlimitArgs(limits: EffectiveLimits, withProcesses: number | undefined):
   const args = [
     // Soft limit sends SIGXCPU (reported as cpuLimited); the hard one a second later is SIGKILL.
     `--cpu=${cpuSeconds}:${cpuSeconds + 1}`,
-    `--as=${limits.memoryBytes}`,
-    `--fsize=${limits.fileSizeBytes}`,
+    `--as=${Math.floor(limits.memoryBytes)}`,
+    `--fsize=${Math.floor(limits.fileSizeBytes)}`,
     "--core=0",
   ];
-  if (withProcesses !== undefined) args.push(`--nproc=${withProcesses}`);
+  if (withProcesses !== undefined) args.push(`--nproc=${Math.floor(withProcesses)}`);
   return args;
 }
 
@@ -156,10 +156,13 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       "--perms",
       "1777",
       "--size",
-      String(limits.fileSizeBytes),
+      String(Math.floor(limits.fileSizeBytes)),
       "--tmpfs",
       "/tmp",
-      ...bindFolders(readable.filter((p) => isAbsolute(p) && existsSync(p)), cwd),
+      ...bindFolders(
+        readable.filter((p) => isAbsolute(p) && existsSync(p)),
+        cwd,
+      ),
       "--chdir",
       cwd,
       "--remount-ro",

@@ -10,7 +10,9 @@ export type EffectiveLimits = Required<ResourceLimits>;
 export function effectiveLimits(limits: ResourceLimits, defaults: SandboxLimitsConfig = {}): EffectiveLimits {
   return {
     wallMs: limits.wallMs,
-    cpuMs: limits.cpuMs ?? defaults.cpu_ms ?? Math.max(limits.wallMs, DEFAULT_LIMITS.cpuMs),
+    // Like resolveCaseLimits: CPU at least the wall limit, so a busy loop ends as a timeout (a spawn()
+    // without a wall limit, wallMs Infinity, gets the default CPU limit).
+    cpuMs: limits.cpuMs ?? defaults.cpu_ms ?? Math.max(Number.isFinite(limits.wallMs) ? limits.wallMs : 0, DEFAULT_LIMITS.cpuMs),
     memoryBytes: limits.memoryBytes ?? defaults.memory_bytes ?? DEFAULT_LIMITS.memoryBytes,
     maxProcesses: limits.maxProcesses ?? defaults.processes ?? DEFAULT_LIMITS.maxProcesses,
     outputBytes: limits.outputBytes ?? defaults.output_bytes ?? DEFAULT_LIMITS.outputBytes,

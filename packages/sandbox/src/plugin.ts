@@ -33,9 +33,12 @@ function validateOptions(options: unknown): SandboxPluginOptions {
     );
   }
   if (requireStrongest !== undefined && typeof requireStrongest !== "boolean") {
-    throw new InvalidConfigError(`option "requireStrongest" of plugin "${PLUGIN_NAME}" must be true or false, not ${JSON.stringify(requireStrongest)}`, {
-      field: "plugins",
-    });
+    throw new InvalidConfigError(
+      `option "requireStrongest" of plugin "${PLUGIN_NAME}" must be true or false, not ${JSON.stringify(requireStrongest)}`,
+      {
+        field: "plugins",
+      },
+    );
   }
   return { level: level as SandboxPluginOptions["level"], requireStrongest: requireStrongest as boolean | undefined };
 }

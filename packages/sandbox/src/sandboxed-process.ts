@@ -45,9 +45,7 @@ function installExitHook(): void {
   });
 }
 
-const SIGNAL_NAMES = new Map<number, string>(
-  Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]),
-);
+const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]));
 
 /** Hands the case folder to the unprivileged uid the code runs as (we are root when this applies). */
 function giveCaseFolderTo(folder: string, uid: number): void {

@@ -187,8 +187,8 @@ describe("hostile deliverables at the strongest isolation level", () => {
       expect(result.stdout).toContain("PATH="); // it did read an environment ...
       expect(result.stdout).not.toContain(secret); // ... but not ours
     } finally {
-      delete process.env.SKILLRIG_HOSTILE_SECRET;
-      delete process.env.OPENAI_API_KEY;
+      Reflect.deleteProperty(process.env, "SKILLRIG_HOSTILE_SECRET");
+      Reflect.deleteProperty(process.env, "OPENAI_API_KEY");
     }
   });
 
@@ -222,8 +222,7 @@ describe("hostile deliverables at the strongest isolation level", () => {
 
 describe("parallel runs", () => {
   it("each run has its own process budget", async () => {
-    const forkTen =
-      "import os, time\nfor _ in range(10):\n    if os.fork() == 0:\n        time.sleep(1); os._exit(0)\nprint('forked 10')";
+    const forkTen = "import os, time\nfor _ in range(10):\n    if os.fork() == 0:\n        time.sleep(1); os._exit(0)\nprint('forked 10')";
     const limits = { ...LIMITS, maxProcesses: 12 };
     const runs = await Promise.all(
       [1, 2, 3].map(() => sandbox.run({ command: ["python3", "-c", forkTen], cwd: mkdtempSync(join(root, "par-")), limits })),

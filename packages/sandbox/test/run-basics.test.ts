@@ -50,7 +50,7 @@ describe.each(levels)("run() at level %s", (level) => {
       env: { CASE_FLAG: "on" },
       limits: { wallMs: 10_000 },
     });
-    delete process.env.SKILLRIG_TEST_PARENT_VARIABLE;
+    Reflect.deleteProperty(process.env, "SKILLRIG_TEST_PARENT_VARIABLE");
     const env = JSON.parse(result.stdout) as Record<string, string>;
     expect(env.HOME).toBe(cwd);
     expect(env.CASE_FLAG).toBe("on");
@@ -130,7 +130,11 @@ describe("choosing the level", () => {
   });
 
   it.each(levels)("reports a command that cannot start as exit 127 with the reason in stderr (level %s)", async (level) => {
-    const result = await createSandbox({ level }).run({ command: ["no-such-program-xyz"], cwd: caseFolder("missing"), limits: { wallMs: 5000 } });
+    const result = await createSandbox({ level }).run({
+      command: ["no-such-program-xyz"],
+      cwd: caseFolder("missing"),
+      limits: { wallMs: 5000 },
+    });
     expect(result.exitCode).toBe(127);
     expect(result.stderr).toMatch(/no-such-program-xyz: .*No such file or directory|no-such-program-xyz ENOENT/);
   });

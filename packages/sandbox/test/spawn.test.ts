@@ -87,11 +87,12 @@ describe.each(levels)("spawn() at level %s", (level) => {
     expect(timedOut.timedOut).toBe(true);
     expect(processesWithMarker(marker)).toEqual([]);
 
+    // A harness serving a whole task runs without a wall limit of its own (Infinity): only its cases are timed.
     const polite = sandbox.spawn({
       command: ["python3", join(harnessDir, "echo_harness.py")],
       cwd: mkdtempSync(join(root, "polite-")),
       readOnlyPaths: [harnessDir],
-      limits,
+      limits: { ...limits, wallMs: Number.POSITIVE_INFINITY },
     });
     polite.stdout.resume();
     polite.stdin.end();
