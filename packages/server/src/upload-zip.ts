@@ -9,7 +9,7 @@
  *     written is the staging folder renamed onto the target; on any failure it is removed.
  */
 import { createWriteStream } from "node:fs";
-import { mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
@@ -143,6 +143,8 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
   const parent = dirname(target);
   await mkdir(parent, { recursive: true });
   const staging = await mkdtemp(join(parent, `.${basename(target)}-staging-`));
+  // mkdtemp makes it 0700; once renamed it is an ordinary folder that sandboxed users must be able to read.
+  await chmod(staging, 0o755);
   const extracted: ExtractedFile[] = [];
   let actualTotal = 0;
   try {

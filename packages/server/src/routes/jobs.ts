@@ -178,9 +178,10 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         target = join(job.run_dir, "deliverable");
       }
       const files = await extractZip(body, target, { ...limits, accept });
+      context.queue.record(job.id, "log", { stream: "skillrig", line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}` });
       const event = context.queue.store.markQueued(job.id, "waiting_upload");
       if (!event) throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
-      context.queue.record(job.id, "log", { stream: "skillrig", line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}` });
+      // Published right after it is stored, before anything else is: live listeners see events in store order.
       context.queue.published(event);
       return reply.code(202).send({ id: job.id, status: context.queue.store.get(job.id)!.status, files });
     },

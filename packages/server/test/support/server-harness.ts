@@ -1,0 +1,131 @@
+/** Starts real servers on loopback over a real data folder, and talks to them over real HTTP. */
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { createRunner, loadConfig, type SkillrigConfig } from "@skillrig/core";
+import { skillProtocolPlugin } from "@skillrig/skills";
+import { compareModesPlugin } from "@skillrig/oracle";
+import scriptPlugin from "@skillrig/deliverable-script";
+import sandboxPlugin from "@skillrig/sandbox";
+import { startServer, type RunningServer, type ServerOverrides } from "@skillrig/server";
+import { createParser, type EventSourceMessage } from "eventsource-parser";
+
+const here = dirname(fileURLToPath(import.meta.url));
+export const FIXTURES = resolve(here, "..", "fixtures");
+export const ECHO_ENGINE = join(FIXTURES, "echo-engine.mjs");
+
+/** A fresh folder with a skillrig.config.json using the fixture skills and the echo engine. */
+export function makeProject(server: NonNullable<SkillrigConfig["server"]> = {}, extra: Partial<SkillrigConfig> = {}): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-server-"));
+  const config: SkillrigConfig = {
+    plugins: [ECHO_ENGINE],
+    skills: { roots: [join(FIXTURES, "skills")] },
+    server: { data_dir: "data", ...server },
+    ...extra,
+  };
+  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify(config, null, 2));
+  return dir;
+}
+
+/** Starts the server in this process, as `skillrig serve` does: the config's plugins, then the CLI's built-ins it needs. */
+export async function startInProcess(projectDir: string, overrides: ServerOverrides = {}): Promise<RunningServer> {
+  const loaded = await loadConfig({ cwd: projectDir });
+  const builtins = [compareModesPlugin(), scriptPlugin(), skillProtocolPlugin(), sandboxPlugin()];
+  const runner = await createRunner(loaded, { cwd: projectDir, builtins });
+  return startServer({ runner, overrides: { port: 0, ...overrides } });
+}
+
+export interface Api {
+  url: string;
+  json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
+  upload(path: string, zip: Buffer, contentType?: string): Promise<{ status: number; body: any }>;
+  raw(path: string, init?: RequestInit): Promise<Response>;
+}
+
+export function api(url: string, token?: string): Api {
+  const auth: Record<string, string> = token ? { authorization: `Bearer ${token}` } : {};
+  return {
+    url,
+    async json(method, path, body, headers = {}) {
+      const response = await fetch(url + path, {
+        method,
+        headers: { ...auth, ...(body === undefined ? {} : { "content-type": "application/json" }), ...headers },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      const text = await response.text();
+      return { status: response.status, body: text === "" ? undefined : JSON.parse(text), headers: response.headers };
+    },
+    async upload(path, zip, contentType = "application/zip") {
+      const response = await fetch(url + path, { method: "POST", headers: { ...auth, "content-type": contentType }, body: zip });
+      return { status: response.status, body: await response.json() };
+    },
+    raw(path, init = {}) {
+      return fetch(url + path, { ...init, headers: { ...auth, ...(init.headers as Record<string, string> | undefined) } });
+    },
+  };
+}
+
+export interface SseEvent {
+  id: number;
+  event: string;
+  payload: { seq: number; job_id: string; type: string; data: any };
+}
+
+/**
+ * Reads a job's SSE stream until it ends or `stopWhen` says so (then disconnects). Parsing uses
+ * eventsource-parser, the parser the `eventsource` package is built on.
+ */
+export async function readEvents(url: string, jobId: string, options: { lastEventId?: number; stopWhen?: (e: SseEvent, all: SseEvent[]) => boolean; token?: string } = {}): Promise<SseEvent[]> {
+  const controller = new AbortController();
+  const headers: Record<string, string> = { accept: "text/event-stream" };
+  if (options.lastEventId !== undefined) headers["last-event-id"] = String(options.lastEventId);
+  if (options.token) headers.authorization = `Bearer ${options.token}`;
+  const response = await fetch(`${url}/v1/jobs/${jobId}/events`, { headers, signal: controller.signal });
+  if (response.status !== 200) throw new Error(`events answered ${response.status}: ${await response.text()}`);
+  const events: SseEvent[] = [];
+  let stop = false;
+  const parser = createParser({
+    onEvent(message: EventSourceMessage) {
+      if (stop) return;
+      const event = { id: Number(message.id), event: message.event ?? "message", payload: JSON.parse(message.data) };
+      events.push(event);
+      if (options.stopWhen?.(event, events)) stop = true;
+    },
+  });
+  const decoder = new TextDecoder();
+  try {
+    for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) {
+      parser.feed(decoder.decode(chunk, { stream: true }));
+      if (stop) {
+        controller.abort();
+        break;
+      }
+    }
+  } catch (error) {
+    if (!stop) throw error;
+  }
+  return events;
+}
+
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+
+/** Polls GET /v1/jobs/{id} until the status is one of `statuses`. */
+export function waitForStatus(client: Api, id: string, statuses: string[], timeoutMs?: number): Promise<any> {
+  return waitFor(
+    `job ${id} to reach ${statuses.join("/")}`,
+    async () => {
+      const { body } = await client.json("GET", `/v1/jobs/${id}`);
+      return statuses.includes(body.status) ? body : undefined;
+    },
+    timeoutMs,
+  );
+}
