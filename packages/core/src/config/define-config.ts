@@ -53,7 +53,14 @@ export interface SkillrigConfig {
     /** Cap on the total bytes a zip upload may extract to (zip bombs). */
     upload_max_extracted_bytes?: number;
   };
-  solve?: { engines?: string[]; attempts?: number; jobs?: number };
+  solve?: {
+    /** Engines (names or variant labels) `skillrig solve` uses when no --engine is given. */
+    engines?: string[];
+    attempts?: number;
+    jobs?: number;
+    /** Named variants of an engine (another model, other settings), selectable as `--engine <label>`. */
+    variants?: Array<{ label: string; engine: string; options?: Record<string, unknown> }>;
+  };
 }
 
 /** Identity function that exists only to give a config file types. */
