@@ -45,6 +45,8 @@ export interface AttemptResult {
   };
   /** The rendered prompt the engine received. */
   prompt?: string;
+  /** The SKILL.md the agent read (rendered for this task and patched with the output contract). */
+  skill_md?: string;
   /** The engine's events: messages, tool calls, file changes, usage. */
   transcript: EngineEvent[];
   /** The file the agent wrote, as collected. */

@@ -4,6 +4,7 @@
  * into one `AttemptResult`.
  */
 import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { isSkillrigError, type EngineEvent, type JobResult, type LoadedTask, type Runner, type SkillManifest } from "@skillrig/core";
 import { resolveDeliverable, runTask } from "@skillrig/oracle";
 import { runJob } from "@skillrig/skills";
@@ -58,6 +59,7 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       warnings: job.warnings,
     },
     prompt: job.prompt,
+    skill_md: await readFile(join(job.run_dir, "SKILL.patched.md"), "utf8").catch(() => undefined),
     transcript,
     cases: [],
     usage: usageOf(job, 0),

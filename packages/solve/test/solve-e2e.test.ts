@@ -1,6 +1,7 @@
 /**
  * End to end with the real Gemini CLI (the pinned @google/gemini-cli) against @skillrig/mock-model scenarios:
- * one batch, three variants of the gemini engine (a correct deliverable, a buggy one, none at all), graded by the
+ * one batch, three variants of the gemini engine (a correct deliverable, a buggy one, none at all) and the real Codex
+ * CLI writing a correct one through its own apply_patch tool, graded by the
  * real oracle in the real sandbox, then the HTML report opened in headless Chromium. Kept to one batch because
  * each CLI run takes seconds.
  */
@@ -15,6 +16,7 @@ import deliverableFunction from "@skillrig/deliverable-function";
 import sandboxPlugin from "@skillrig/sandbox";
 import { skillProtocolPlugin } from "@skillrig/skills";
 import GeminiEnginePlugin from "@skillrig/engine-gemini";
+import CodexEnginePlugin from "@skillrig/engine-codex";
 import { loadScenario } from "@skillrig/mock-model";
 import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import { withPage } from "./browser.js";
@@ -29,6 +31,7 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "solve-e2e-"));
   const runner = new Runner({ cwd: dir })
     .use(new GeminiEnginePlugin())
+    .use(new CodexEnginePlugin())
     .use(compareModesPlugin())
     .use(deliverableFunction())
     .use(skillProtocolPlugin())
@@ -36,9 +39,12 @@ beforeAll(async () => {
   const tasks = await loadSolveTasks([join(example, "task.json")], dir);
   report = await solve(runner, {
     tasks,
-    engines: ["correct", "buggy", "silent"].map((name) => ({ name: "gemini", label: `gemini-${name}`, options: { mock_scenario: scenario(name) } })),
+    engines: [
+      ...["correct", "buggy", "silent"].map((name) => ({ name: "gemini", label: `gemini-${name}`, options: { mock_scenario: scenario(name) } })),
+      { name: "codex", label: "codex-correct", options: { mock_scenario: scenario("correct") } },
+    ],
     attempts: 1,
-    jobs: 3,
+    jobs: 4,
     runsDir: join(dir, "runs"),
     timeoutMs: 90_000,
   });
@@ -67,6 +73,12 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
     expect(a.transcript.some((e) => e.type === "tool_call" || e.type === "file_change")).toBe(true);
   });
 
+  it("passes the Codex CLI's correct deliverable too", () => {
+    const a = attemptOf("codex-correct");
+    expect(a.status, a.message).toBe("passed");
+    expect(a.deliverable?.content).toContain("def encode(text)");
+  });
+
   it("fails exactly the hidden cases the buggy deliverable gets wrong, with diffs", () => {
     const a = attemptOf("gemini-buggy");
     expect(a.status).toBe("failed");
@@ -89,6 +101,11 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
     for (const a of report.tasks[0]!.attempts) {
       expect(a.prompt).toContain("run-length-encode");
       expect(a.prompt).not.toContain("wwwwwwwwwwwwHIDDEN");
+      expect(a.skill_md).toContain("aaab");
+      expect(a.skill_md).toContain("Define a top-level function named `encode`");
+      for (const hidden of ["wwwwwwwwwwwwHIDDEN", "w12H1I1D2E1N1", "aAaa", "a1A1a2", "abab", "single character"]) {
+        expect(`${a.prompt}\n${a.skill_md}\n${JSON.stringify(a.transcript.filter((e) => e.type === "message" && e.role === "user"))}`).not.toContain(hidden);
+      }
     }
   });
 
@@ -97,9 +114,10 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
       ["gemini-correct", 1, 1],
       ["gemini-buggy", 0, 0],
       ["gemini-silent", 0, 0],
+      ["codex-correct", 1, 1],
     ]);
     const files = await writeSolveReports(report, ["html", "json", "junit"], join(dir, "report"));
-    expect(JSON.parse(await readFile(files[1]!, "utf8")).summary).toEqual({ tasks: 1, attempts: 3, passed: 1, not_passed: 2 });
+    expect(JSON.parse(await readFile(files[1]!, "utf8")).summary).toEqual({ tasks: 1, attempts: 4, passed: 2, not_passed: 2 });
     await withPage(files[0]!, async (page, problems) => {
       expect(await page.locator("#matrix tbody tr.task-row").count()).toBe(1);
       expect(await page.locator('#matrix td[data-engine="gemini-correct"]').innerText()).toContain("1/1 passed");

@@ -38,7 +38,7 @@ export const solveCommand: CommandModule = {
       .command("solve")
       .description("Have an engine write the deliverable for a task, then grade it on the task's hidden tests")
       .argument("<task-file...>", "task files (JSON, Task Oracle Input Contract v1.0)")
-      .option("-e, --engine <name>", "engine to solve with, repeatable (default: solve.engines from the config)", collect, [])
+      .option("-e, --engine <name>", "engine (or solve.variants label) to solve with, repeatable (default: solve.engines from the config)", collect, [])
       .option("-k, --attempts <k>", "attempts per task and engine (default: solve.attempts from the config, else 1)", positiveInteger)
       .option("-j, --jobs <n>", "attempts run at once (default: solve.jobs from the config, else 2)", positiveInteger)
       .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect, [])
@@ -64,10 +64,15 @@ export const solveCommand: CommandModule = {
         if (engines.length === 0) {
           throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)" });
         }
+        // An --engine that names a configured variant gets that variant's engine and options; anything else is an engine name.
+        const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
         const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
         const report = await solve(runner, {
           tasks,
-          engines: engines.map((name) => ({ name })),
+          engines: engines.map((name) => {
+            const variant = variants.get(name);
+            return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
+          }),
           attempts: options.attempts ?? defaults.attempts ?? 1,
           jobs: options.jobs ?? defaults.jobs ?? 2,
           timeoutMs: options.timeout,

@@ -140,6 +140,7 @@ ${a.message ? `<p class="message">${e(a.message)}</p>` : ""}
 ${a.job?.run_dir ? `<p class="muted">run folder: <code>${e(a.job.run_dir)}</code>${a.job.engine_version ? `, engine version ${e(a.job.engine_version)}` : ""}</p>` : ""}
 ${a.job?.warnings?.length ? `<ul class="warnings">${a.job.warnings.map((w) => `<li>${e(w)}</li>`).join("")}</ul>` : ""}
 <details class="prompt"><summary>Prompt</summary><pre>${e(a.prompt ?? "(no prompt was rendered)")}</pre></details>
+${a.skill_md !== undefined ? `<details class="skill-md"><summary>SKILL.md as the agent read it</summary><pre>${e(a.skill_md)}</pre></details>` : ""}
 <details class="transcript"><summary>Transcript (${a.transcript.length} events)</summary>${a.transcript.map(eventLine).join("\n") || '<p class="muted">no events</p>'}</details>
 <details class="deliverable"${a.status !== "passed" ? " open" : ""}><summary>Deliverable${a.deliverable ? ` <code>${e(a.deliverable.file)}</code>` : ""}</summary>${
     a.deliverable ? `<pre>${e(a.deliverable.content)}</pre>${a.deliverable.truncated ? '<p class="muted">(truncated)</p>' : ""}` : '<p class="s-artifact_missing">no deliverable was written</p>'
