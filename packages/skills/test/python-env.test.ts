@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "@skillrig/core";
 import { ensurePythonEnv, runJob } from "@skillrig/skills";
-import { SCRIPT_ENGINE } from "./support/script-engine.js";
+import { SCRIPT_ENGINE } from "./support/script-engine.mjs";
 import { makeSkill, tempDir, testRunner } from "./support/helpers.js";
 import { buildTinyWheel } from "./support/tiny-wheel.js";
 

@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EngineEvent, JobRequest, JobResult } from "@skillrig/core";
 import { runJob } from "@skillrig/skills";
-import { SCRIPT_ENGINE } from "./support/script-engine.js";
+import { SCRIPT_ENGINE } from "./support/script-engine.mjs";
 import { makeSkill, tempDir, testRunner, writeTree } from "./support/helpers.js";
 
 /** An agent that does demo-prime-number's work for real, using the skill's own check_primes.py. */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { Runner, type SkillrigConfig } from "@skillrig/core";
 import { skillProtocolPlugin } from "@skillrig/skills";
-import { ScriptEngine } from "./script-engine.js";
+import { ScriptEngine } from "./script-engine.mjs";
 
 /** The real skill packages in shared/ (beside the repository, as in CI). */
 export const FIXTURE_SKILLS = resolve(import.meta.dirname, "../../../../../shared/fixtures/skill-runner/skills");

@@ -1,24 +1,28 @@
 /**
- * A small real engine for the tests: it runs a Python "agent" script (given per job in the engine options) in the
- * job's workspace, as an engine CLI would run there. The script sees the rendered prompt on stdin, and the
- * resolved input, parameters and template context as JSON in SKILLRIG_JOB; each stdout line becomes a
- * `message` event and the last stdout line that parses as JSON is the final output.
+ * A small real engine for the tests: it runs a Python "agent" script (given per job in the engine options, or
+ * as the plugin's `script` option) in the job's workspace, as an engine CLI would run there. The script gets the
+ * rendered prompt on stdin and the resolved input, parameters and template context as JSON in SKILLRIG_JOB;
+ * each stdout line becomes a `message` event; the last stdout line that parses as JSON is the final output.
+ * Plain JavaScript so that the CLI can load it from a config's plugins list too.
  */
 import { spawn } from "node:child_process";
-import type { EngineOutcome, Runner, SkillrigPlugin } from "@skillrig/core";
 
 export const SCRIPT_ENGINE = "script";
 
-export class ScriptEngine implements SkillrigPlugin {
-  readonly name = "test-script-engine";
+export class ScriptEngine {
+  name = "test-script-engine";
 
-  apply(runner: Runner): void {
+  constructor(options = {}) {
+    this.defaultScript = options.script;
+  }
+
+  apply(runner) {
     runner.claim("engine", SCRIPT_ENGINE, this.name);
     runner.hooks.execute.tapPromise(this.name, async (request) => {
       if (request.work.kind !== "job" || request.work.engine !== SCRIPT_ENGINE) return undefined;
       const { work, input, parameter, prompt } = request;
-      const script = String(work.engineOptions.script ?? "");
-      return new Promise<EngineOutcome>((resolvePromise) => {
+      const script = String(work.engineOptions.script ?? this.defaultScript ?? "");
+      return new Promise((resolvePromise) => {
         const child = spawn("python3", ["-c", script], {
           cwd: work.run.workspace,
           env: {
@@ -30,17 +34,17 @@ export class ScriptEngine implements SkillrigPlugin {
         });
         let stdout = "";
         let stderr = "";
-        child.stdout.on("data", (chunk: Buffer) => {
+        child.stdout.on("data", (chunk) => {
           stdout += chunk.toString();
         });
-        child.stderr.on("data", (chunk: Buffer) => {
+        child.stderr.on("data", (chunk) => {
           stderr += chunk.toString();
         });
         child.stdin.end(prompt.text);
         child.on("close", (code) => {
           const lines = stdout.split("\n").filter((l) => l.trim() !== "");
           for (const line of lines) work.emit({ type: "message", role: "assistant", text: line });
-          let output: unknown;
+          let output;
           for (const line of [...lines].reverse()) {
             try {
               output = JSON.parse(line);
@@ -58,4 +62,8 @@ export class ScriptEngine implements SkillrigPlugin {
       });
     });
   }
+}
+
+export default function scriptEngine(options) {
+  return new ScriptEngine(options);
 }

@@ -1,0 +1,129 @@
+/** `skillrig skills ...` and `skillrig run ...` through the built CLI binary, as a user runs them. */
+import { spawnSync } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { FIXTURE_SKILLS, makeSkill, tempDir, writeTree } from "./support/helpers.js";
+
+const BIN = resolve(import.meta.dirname, "../../cli/dist/bin.js");
+const EXAMPLE = resolve(import.meta.dirname, "../../../examples/hello-skill");
+const SCRIPT_ENGINE_PLUGIN = resolve(import.meta.dirname, "support/script-engine.mjs");
+
+function skillrig(args: string[], cwd: string) {
+  const r = spawnSync(process.execPath, [BIN, ...args], { cwd, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+/** A project whose config lists the fixture skills and the test engine with `script` as its agent. */
+function project(script = 'print("{}")'): string {
+  const dir = tempDir();
+  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ skills: { roots: [FIXTURE_SKILLS] }, plugins: [[SCRIPT_ENGINE_PLUGIN, { script }]] }));
+  return dir;
+}
+
+describe("skillrig skills", () => {
+  it("list shows the packages of the configured roots", () => {
+    const r = skillrig(["skills", "list"], EXAMPLE);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain("word-stats@1.0.0  Word statistics  [gemini, codex]");
+    const json = JSON.parse(skillrig(["--json", "skills", "list"], project()).stdout);
+    expect(json.map((s: { id: string }) => s.id)).toContain("demo-prime-number");
+  });
+
+  it("show prints inputs, parameters and artifacts", () => {
+    const r = skillrig(["skills", "show", "demo-prime-number"], project());
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("input_file (file, required, .txt .md .json)");
+    expect(r.stdout).toContain("divisor (integer, required)");
+    expect(r.stdout).toContain("primes_file_path -> primes.md (role primes_list, required)");
+    const missing = skillrig(["skills", "show", "no-such-skill"], project());
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain('error[skill_not_found]: no skill "no-such-skill"');
+  });
+
+  it("validate passes on the fixtures (with warnings) and exits 2 listing every problem of a broken package", () => {
+    const ok = skillrig(["skills", "validate", FIXTURE_SKILLS], tempDir());
+    expect(ok.code).toBe(0);
+    expect(ok.stdout).toContain("9 of 9 skill package(s) valid");
+    expect(ok.stdout).toContain("warning: ");
+    const root = tempDir();
+    const dir = makeSkill(root, "broken", { runner: { id: "Broken!", schemas: { input: "/etc/passwd" } } });
+    const bad = skillrig(["skills", "validate", dir, join(FIXTURE_SKILLS, "demo-auto-skill")], root);
+    expect(bad.code).toBe(2);
+    expect(bad.stdout).toContain("FAIL ");
+    expect(bad.stdout).toMatch(/error: broken\/assets\/runner\.json \/id: /);
+    expect(bad.stdout).toMatch(/error: broken\/assets\/runner\.json \/schemas\/input: /);
+    expect(bad.stdout).toContain("ok   demo-auto-skill");
+    expect(bad.stdout).toContain("1 of 2 skill package(s) valid");
+  });
+});
+
+describe("skillrig run", () => {
+  it("--dry-run on demo-prime-number with an uploaded input_file prints the resolved input, parameters and prompt", () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, "numbers.md"), "4\n9\n");
+    const r = skillrig(["run", join(FIXTURE_SKILLS, "demo-prime-number"), "--engine", "gemini", "--file", "input_file=numbers.md", "--param", "divisor=3", "--dry-run"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/== input ==\n\{\n {2}"input_file": ".*\/uploads\/input_file"\n\}/);
+    expect(r.stdout).toContain('== parameter ==\n{\n  "divisor": 3\n}');
+    expect(r.stdout).toContain("== prompt (default template) ==");
+    expect(r.stdout).toMatch(/# Inputs\n- input_file: \S+\/uploads\/input_file\n\n# Parameters\n- divisor: 3\n/);
+    expect(r.stderr).toContain("{{ input.divisor }}");
+  });
+
+  it("exits 2 with input_missing_file when the upload is missing, and names uploads/<field>", () => {
+    const r = skillrig(["run", "demo-bad-input", "--engine", "script"], project());
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain("error[input_missing_file]");
+    expect(r.stderr).toContain("uploads/input_file does not exist");
+  });
+
+  it("exits 0 on a succeeded job and prints the output, 1 on a failed one", () => {
+    const ok = skillrig(["--json", "run", "demo-bad-output", "--engine", "script"], project('print(\'{"result": "fine"}\')'));
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.stdout)).toMatchObject({ status: "succeeded", output: { result: "fine" } });
+    const failed = skillrig(["run", "demo-bad-output", "--engine", "script"], project('print(\'{"message": "hi"}\')'));
+    expect(failed.code).toBe(1);
+    expect(failed.stderr).toContain("error[schema_violation]: output /result is required");
+  });
+
+  it("parses values as JSON when they parse, keeps text for string fields, and refuses unknown keys", () => {
+    const dir = project();
+    const r = skillrig(["--json", "run", "demo-bible-verse", "--engine", "script", "--param", "language=123", "--dry-run"], dir);
+    expect(JSON.parse(r.stdout).parameter).toEqual({ language: "123" });
+    const bad = skillrig(["run", "demo-prime-number", "--engine", "script", "--param", "divisor=1.5", "--input", "divisor=2", "--dry-run"], dir);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('"divisor" is a parameter, not an input');
+    expect(bad.stderr).toContain("/parameter/divisor: parameter /divisor must be integer");
+    const noEq = skillrig(["run", "demo-prime-number", "--engine", "script", "--param", "divisor"], dir);
+    expect(noEq.code).toBe(2);
+    expect(noEq.stderr).toContain("--param divisor: expected key=value");
+  });
+
+  it("with no skill named, runs the config's run section (the example project)", () => {
+    const r = skillrig(["run", "--dry-run"], EXAMPLE);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toContain("- top: 5\n- min_length: 1");
+    expect(r.stdout).toMatch(/- text: \S+\/uploads\/text/);
+    const none = skillrig(["run"], tempDir());
+    expect(none.code).toBe(2);
+    expect(none.stderr).toContain('add a "run" section');
+  });
+
+  it("exits 2 when no plugin handles the engine", () => {
+    const dir = tempDir();
+    writeTree(dir, { "skillrig.config.json": { skills: { roots: [FIXTURE_SKILLS] } } });
+    const r = skillrig(["run", "demo-auto-skill", "--engine", "nosuch"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('error[engine_not_found]: no plugin handles engine "nosuch"');
+  });
+
+  it("streams engine events to stderr and reports artifacts and the run folder", () => {
+    const agent = 'open("result_artifact.md","w").write("# done\\n"); print("working"); print(\'{"result_artifact": "result_artifact.md"}\')';
+    const r = skillrig(["run", "demo-missing-artifacts", "--engine", "script"], project(agent));
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stderr).toContain("[assistant] working");
+    const artifactLine = r.stderr.split("\n").find((l) => l.startsWith("artifact result_artifact (result_artifact): "));
+    expect(readFileSync(artifactLine!.split(": ")[1]!, "utf8")).toBe("# done\n");
+  });
+});
