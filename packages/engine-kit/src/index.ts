@@ -12,5 +12,5 @@ export { engineDirs, prepareWorkspace, contextFileText, logsDirOf } from "./work
 export type { EngineDirs } from "./workspace.js";
 export { engineEnv } from "./env.js";
 export type { EngineEnvInput } from "./env.js";
-export { detectVersion } from "./version.js";
+export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";

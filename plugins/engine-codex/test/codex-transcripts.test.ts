@@ -1,0 +1,80 @@
+/** Tier 1: the codex stream parser and failure classification against real codex-cli 0.169.0 transcripts. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EngineEvent } from "@skillrig/core";
+import { parseJsonOutput, type ProcessRunResult } from "@skillrig/engine-kit";
+import { classifyCodexRun, createCodexStreamParser } from "@skillrig/engine-codex";
+
+const CAPTURES = resolve(import.meta.dirname, "../../../../shared/fixtures/engine-captures");
+
+function replay(name: string, exitCode: number | null) {
+  const read = (ext: string) => {
+    try {
+      return readFileSync(resolve(CAPTURES, `${name}.${ext}`), "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const parser = createCodexStreamParser();
+  const events: EngineEvent[] = [];
+  for (const line of read("stdout").split("\n")) events.push(...parser.stdoutLine(line));
+  for (const line of read("stderr").split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
+  const run: ProcessRunResult = { end: "exited", exitCode, signal: null, stdoutTail: "", stderrTail: "", durationMs: 1, command: "codex", sweptPids: [] };
+  return { parser, events, failure: classifyCodexRun(run, parser) };
+}
+
+describe("codex exec --json transcripts", () => {
+  it("codex_ok: the agent message, usage and a completed turn", () => {
+    const { parser, events, failure } = replay("codex_ok", 0);
+    expect(failure).toBeUndefined();
+    expect(parser.finalMessage()).toBe("hi");
+    expect(parser.usage()).toEqual({ inputTokens: 120, outputTokens: 7, totalTokens: 127 });
+    expect(parser.threadId()).toBe("01a203b3-268e-7e02-80a7-d83c9b478473");
+    expect(events).toContainEqual({ type: "message", role: "assistant", text: "hi" });
+  });
+
+  it("codex_tool_ww: a shell command is a tool call and its result", () => {
+    const { events, failure } = replay("codex_tool_ww", 0);
+    expect(failure).toBeUndefined();
+    expect(events).toContainEqual(expect.objectContaining({ type: "tool_call", tool: "shell", args: { command: "/bin/bash -lc 'printf hello > out.txt'" } }));
+    expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "shell", status: "completed" }));
+    // The model-metadata notice is a warning, not a failure.
+    expect(events).toContainEqual(expect.objectContaining({ type: "status", status: "warning", message: expect.stringContaining("Model metadata") }));
+  });
+
+  it("codex_patch: apply_patch is a file change", () => {
+    const { events, parser } = replay("codex_patch", 0);
+    expect(events).toContainEqual({ type: "file_change", path: "/run/codex_patch/cwd/hello.txt", kind: "add" });
+    expect(parser.finalMessage()).toBe("Created hello.txt");
+  });
+
+  it("codex_schema: the final message is the structured JSON", () => {
+    const { parser } = replay("codex_schema", 0);
+    const parsed = parseJsonOutput(parser.finalMessage() ?? "");
+    expect(parsed).toMatchObject({ ok: true, value: { ok: true }, repairs: [] });
+  });
+
+  it("codex_401_noretry: turn.failed with 401 is an auth failure carrying the API's message", () => {
+    const { failure } = replay("codex_401_noretry", 1);
+    expect(failure?.kind).toBe("auth");
+    expect(failure?.message).toContain("401 Unauthorized: Incorrect API key provided: sk-bogus.");
+  });
+
+  it("codex_401: after the websocket and HTTPS retries it is still an auth failure", () => {
+    const { failure, parser } = replay("codex_401", 1);
+    expect(failure?.kind).toBe("auth");
+    expect(parser.errors().length).toBeGreaterThan(5);
+  });
+
+  it("codex_nocreds_nogit: a startup refusal on stderr is a crash with codex's words", () => {
+    const { failure } = replay("codex_nocreds_nogit", 1);
+    expect(failure).toEqual({ kind: "crash", message: "Codex CLI failed with exit code 1: Not inside a trusted directory and --skip-git-repo-check was not specified." });
+  });
+
+  it("codex_long_nonetwork: without network it never completes; the last error says why", () => {
+    const { parser } = replay("codex_long_nonetwork", null);
+    expect(parser.completed()).toBe(false);
+    expect(parser.errors().at(-1)).toBe("Reconnecting... waiting for network (Connection failed: error sending request)");
+  });
+});

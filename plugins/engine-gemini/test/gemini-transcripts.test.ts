@@ -1,0 +1,88 @@
+/** Tier 1: the gemini stream parser and failure classification against real gemini-cli 0.61.0 transcripts. */
+import { readFileSync } from "node:fs";
+import { resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import type { EngineEvent } from "@skillrig/core";
+import type { ProcessRunResult } from "@skillrig/engine-kit";
+import { classifyGeminiRun, createGeminiStreamParser, httpStatusOfExit } from "@skillrig/engine-gemini";
+
+const CAPTURES = resolve(import.meta.dirname, "../../../../shared/fixtures/engine-captures");
+
+function replay(name: string, exitCode: number | null) {
+  const read = (ext: string) => {
+    try {
+      return readFileSync(resolve(CAPTURES, `${name}.${ext}`), "utf8");
+    } catch {
+      return "";
+    }
+  };
+  const parser = createGeminiStreamParser(`/run/${name}/cwd`);
+  const events: EngineEvent[] = [];
+  for (const line of read("stdout").split("\n")) events.push(...parser.stdoutLine(line));
+  for (const line of read("stderr").split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
+  const run: ProcessRunResult = { end: "exited", exitCode, signal: null, stdoutTail: "", stderrTail: "", durationMs: 1, command: "gemini", sweptPids: [] };
+  return { parser, events, failure: classifyGeminiRun(run, parser) };
+}
+
+describe("gemini stream-json transcripts", () => {
+  it("gem_ok_stream: the assistant's reply, usage, success", () => {
+    const { parser, events, failure } = replay("gem_ok_stream", 0);
+    expect(failure).toBeUndefined();
+    expect(parser.finalMessage()).toBe("hi");
+    expect(parser.usage()).toEqual({ inputTokens: 100, outputTokens: 5, totalTokens: 105 });
+    expect(parser.model()).toBe("gemini-2.5-flash");
+    expect(events).toContainEqual({ type: "message", role: "assistant", text: "hi", delta: true });
+    expect(events).toContainEqual({ type: "message", role: "user", text: "say hi" });
+  });
+
+  it("gem_tool_autoedit: a write_file call becomes tool_call, tool_result and a file change in the workspace", () => {
+    const { events, failure } = replay("gem_tool_autoedit", 0);
+    expect(failure).toBeUndefined();
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_call", tool: "write_file", args: { file_path: "out.txt", content: "hello from fake gemini\n" } }),
+    );
+    expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "write_file", status: "success" }));
+    expect(events).toContainEqual({ type: "file_change", path: "/run/gem_tool_autoedit/cwd/out.txt", kind: "add" });
+  });
+
+  it("gem_tool_default: the denied write is a failed tool result and no file change", () => {
+    const { events } = replay("gem_tool_default", 0);
+    expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", status: "error", output: expect.stringContaining('Tool "write_file" not found') }));
+    expect(events.filter((e) => e.type === "file_change")).toEqual([]);
+  });
+
+  it("gem_badkey_stream: exit 144 is HTTP 400 truncated to 8 bits; a bad key is an auth failure with the API's message", () => {
+    const { failure } = replay("gem_badkey_stream", 144);
+    expect(failure?.kind).toBe("auth");
+    expect(failure?.message).toContain("API key not valid. Please pass a valid API key.");
+    expect(failure?.message).toContain("exit code 144 (HTTP 400 truncated to 8 bits)");
+  });
+
+  it("gem_badkey_json: the error JSON gemini writes to stderr is read", () => {
+    const { parser, failure } = replay("gem_badkey_json", 144);
+    expect(parser.errors().at(-1)).toContain("API key not valid");
+    expect(failure?.kind).toBe("auth");
+  });
+
+  it("gem_nocreds_stream: exit 41 (no auth method) is an auth failure naming the variables to set", () => {
+    const { failure } = replay("gem_nocreds_stream", 41);
+    expect(failure?.kind).toBe("auth");
+    expect(failure?.message).toContain("Please set an Auth method");
+    expect(failure?.message).toContain("exit code 41 (no usable authentication)");
+  });
+
+  it("gem_bogus_json: exit 55 (untrusted folder) is a crash that says so", () => {
+    const { failure } = replay("gem_bogus_json", 55);
+    expect(failure?.kind).toBe("crash");
+    expect(failure?.message).toContain("not running in a trusted directory");
+    expect(failure?.message).toContain("the workspace folder is not trusted");
+  });
+
+  it("maps exit codes back to HTTP statuses only where one fits", () => {
+    expect(httpStatusOfExit(144)).toBe(400);
+    expect(httpStatusOfExit(145)).toBe(401);
+    expect(httpStatusOfExit(244)).toBe(500);
+    expect(httpStatusOfExit(41)).toBeUndefined();
+    expect(httpStatusOfExit(1)).toBeUndefined();
+  });
+});
