@@ -6,14 +6,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
 import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
-import {
-  compileSchema,
-  SkillrigError,
-  type CompiledSchema,
-  type LoadedTask,
-  type Task,
-  type Violation,
-} from "@skillrig/core";
+import { compileSchema, SkillrigError, type CompiledSchema, type LoadedTask, type Task, type Violation } from "@skillrig/core";
 
 const require = createRequire(import.meta.url);
 

@@ -13,7 +13,11 @@ import { SkillrigError, type Deliverable, type Task } from "@skillrig/core";
 
 const NOT_A_SOLUTION = /^(test_.*|.*_test|conftest|setup|__init__|__main__)\.py$/;
 
-export async function resolveDeliverable(path: string, task: Pick<Task, "deliverable_type" | "entrypoint">, cwd = process.cwd()): Promise<Deliverable> {
+export async function resolveDeliverable(
+  path: string,
+  task: Pick<Task, "deliverable_type" | "entrypoint">,
+  cwd = process.cwd(),
+): Promise<Deliverable> {
   const target = resolve(cwd, path);
   const kind = await statKind(target);
   if (kind === undefined) {
@@ -22,10 +26,14 @@ export async function resolveDeliverable(path: string, task: Pick<Task, "deliver
   if (task.deliverable_type === "function") {
     if (kind === "file") {
       if (!target.endsWith(".py")) {
-        throw new SkillrigError("usage", `deliverable ${path} is not a Python file (.py); a function deliverable is a .py module or a folder holding one`, {
-          field: "--deliverable",
-          file: path,
-        });
+        throw new SkillrigError(
+          "usage",
+          `deliverable ${path} is not a Python file (.py); a function deliverable is a .py module or a folder holding one`,
+          {
+            field: "--deliverable",
+            file: path,
+          },
+        );
       }
       return { dir: dirname(target), entryFile: target };
     }
@@ -73,4 +81,3 @@ async function statKind(path: string): Promise<"file" | "dir" | undefined> {
     return undefined;
   }
 }
-

@@ -115,7 +115,13 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
   } catch (error) {
     // Setup and configuration problems (no sandbox, a broken plugin) stop the run; they are not the deliverable's fault.
     if (isSkillrigError(error)) throw error;
-    outcome = { kind: "case", actual: undefined, status: "error", message: `internal error while running the case: ${(error as Error)?.message ?? error}`, comparisons: [] };
+    outcome = {
+      kind: "case",
+      actual: undefined,
+      status: "error",
+      message: `internal error while running the case: ${(error as Error)?.message ?? error}`,
+      comparisons: [],
+    };
   }
   const base = {
     name: testCase.name,
@@ -189,7 +195,9 @@ function invalidVerdict(work: CaseWork, violations: Violation[]): CaseVerdict {
 
 function strictRefusal(loaded: LoadedTask, invalid: Array<{ work: CaseWork; violations: Violation[] }>): SkillrigError {
   const violations = invalid.flatMap(({ violations }) => violations.map((v) => ({ ...v, file: v.file ?? loaded.displayPath })));
-  const lines = invalid.map(({ work, violations }) => `  ${pointer("tests", work.index)} ("${work.testCase.name}"): ${violations.map((v) => v.message).join("; ")}`);
+  const lines = invalid.map(
+    ({ work, violations }) => `  ${pointer("tests", work.index)} ("${work.testCase.name}"): ${violations.map((v) => v.message).join("; ")}`,
+  );
   return new InvalidTestFormatError(
     `--strict: ${invalid.length} case(s) of ${loaded.displayPath} break the Input Contract; nothing was run:\n${lines.join("\n")}`,
     { file: loaded.displayPath, pointer: violations[0]?.pointer, violations },

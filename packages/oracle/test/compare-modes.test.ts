@@ -62,7 +62,9 @@ describe("compare modes", () => {
     const count = compare("number", "1 2 3", "1 2");
     expect(count?.equal).toBe(false);
     expect(count?.message).toBe("stdout has 2 number(s), expected 3");
-    expect(compare("number", "1 2", "1 5", { abs_tol: 0.5 })?.message).toBe("stdout number #2 is 5, expected 2 (abs_tol 0.5, rel_tol 1e-9)");
+    expect(compare("number", "1 2", "1 5", { abs_tol: 0.5 })?.message).toBe(
+      "stdout number #2 is 5, expected 2 (abs_tol 0.5, rel_tol 1e-9)",
+    );
   });
 });
 

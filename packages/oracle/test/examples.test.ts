@@ -110,7 +110,10 @@ describe("examples through the skillrig CLI", () => {
   it("writes JUnit and JSON report files with --reporter ... --out", async () => {
     const out = tempDir();
     const cwd = join(repo, "examples", "oracle-csv-filter");
-    const result = await skillrig(["test", "task.json", "-d", "buggy", "--reporter", "junit", "--reporter", "json,console", "--out", out], cwd);
+    const result = await skillrig(
+      ["test", "task.json", "-d", "buggy", "--reporter", "junit", "--reporter", "json,console", "--out", out],
+      cwd,
+    );
     expect(result.code).toBe(1);
     expect(existsSync(join(out, "oracle-csv-filter.junit.xml"))).toBe(true);
     const xml = readFileSync(join(out, "oracle-csv-filter.junit.xml"), "utf8");
@@ -135,7 +138,16 @@ describe("examples through the skillrig CLI", () => {
     expect(badJobs.code).toBe(2);
     const broken = tempDir();
     const { writeFileSync } = await import("node:fs");
-    writeFileSync(join(broken, "task.json"), JSON.stringify({ contract_version: "1.0", task_id: "x", deliverable_type: "cli", entrypoint: "t.py", tests: [{ name: "a", input: {} }] }));
+    writeFileSync(
+      join(broken, "task.json"),
+      JSON.stringify({
+        contract_version: "1.0",
+        task_id: "x",
+        deliverable_type: "cli",
+        entrypoint: "t.py",
+        tests: [{ name: "a", input: {} }],
+      }),
+    );
     const invalid = await skillrig(["test", join(broken, "task.json"), "-d", join(dir, "correct"), "--json"], dir);
     expect(invalid.code).toBe(2);
     expect(JSON.parse(invalid.stdout).error).toMatchObject({ code: "invalid_task", pointer: "/tests/0/expected" });

@@ -39,7 +39,10 @@ export async function runTaskWith(
   deliverableFiles: Record<string, string>,
   options: { runner?: Runner; jobs?: number; strict?: boolean } = {},
 ) {
-  const dir = writeTree({ "task.json": JSON.stringify(task), ...Object.fromEntries(Object.entries(deliverableFiles).map(([p, c]) => [`deliverable/${p}`, c])) });
+  const dir = writeTree({
+    "task.json": JSON.stringify(task),
+    ...Object.fromEntries(Object.entries(deliverableFiles).map(([p, c]) => [`deliverable/${p}`, c])),
+  });
   const loaded = await loadTask(join(dir, "task.json"));
   const deliverable = await resolveDeliverable(join(dir, "deliverable"), loaded.task);
   const runner = options.runner ?? makeRunner();

@@ -1,6 +1,7 @@
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import type { SkillrigError, Violation } from "@skillrig/core";
 import { loadTask, taskSchema, validateTask } from "@skillrig/oracle";
 import { writeTree } from "./helpers.js";
 
@@ -41,14 +42,14 @@ describe("task files", () => {
       limits: { timeout_ms: "10s" },
       compare: { abs_tol: 1 },
     };
-    let error: any;
+    let error = undefined as unknown as SkillrigError;
     try {
       validateTask(bad, "tasks/bad.json");
     } catch (e) {
-      error = e;
+      error = e as SkillrigError;
     }
     expect(error.code).toBe("invalid_task");
-    const at = Object.fromEntries(error.violations.map((v: any) => [v.pointer, v.message]));
+    const at = Object.fromEntries(error.violations.map((v: Violation) => [v.pointer, v.message]));
     expect(at["/contract_version"]).toMatch(/constant/);
     expect(at["/task_id"]).toBe("is required");
     expect(at["/entrypoint"]).toMatch(/fewer than 1/);
@@ -58,7 +59,7 @@ describe("task files", () => {
     expect(at["/tests/2/compare"]).toBe('must be a mode name or {"mode": ..., options}');
     expect(at["/limits/timeout_ms"]).toMatch(/integer/);
     expect(at["/compare"]).toBe('must be a mode name or {"mode": ..., options}');
-    expect(error.violations.every((v: any) => v.file === "tasks/bad.json")).toBe(true);
+    expect(error.violations.every((v: Violation) => v.file === "tasks/bad.json")).toBe(true);
     expect(error.message).toContain("invalid task file tasks/bad.json");
     expect(error.message).toContain("/tests/2/expect: is not an allowed key");
   });
@@ -69,7 +70,10 @@ describe("task files", () => {
 
   it("names a missing file and the line of a JSON syntax error", async () => {
     const dir = writeTree({ "broken.json": '{\n  "task_id": "x",\n  "tests": [,]\n}' });
-    await expect(loadTask("missing.json", dir)).rejects.toMatchObject({ code: "invalid_task", message: "task file missing.json does not exist" });
+    await expect(loadTask("missing.json", dir)).rejects.toMatchObject({
+      code: "invalid_task",
+      message: "task file missing.json does not exist",
+    });
     await expect(loadTask("broken.json", dir)).rejects.toMatchObject({ code: "invalid_task", file: "broken.json", line: 3 });
   });
 });

@@ -3,7 +3,16 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { convert } from "xmlbuilder2";
-import { ConsoleReporter, JsonReporter, JunitReporter } from "@skillrig/oracle";
+import { ConsoleReporter, JsonReporter, JunitReporter, type JsonReport } from "@skillrig/oracle";
+
+interface JunitCase {
+  "@name": string;
+  failure?: { "@type": string; "#": string };
+  error?: { "@type": string };
+}
+interface JunitDoc {
+  testsuites: { testsuite: { "@name": string; "@tests": string; "@failures": string; "@errors": string; testcase: JunitCase[] } };
+}
 import { makeRunner, runTaskWith, scriptTask, tempDir } from "./helpers.js";
 
 function sink() {
@@ -28,7 +37,11 @@ describe("reporters", () => {
   it("console: one progress line per case while running, then a summary table and the diffs", async () => {
     const progress = sink();
     const summary = sink();
-    await runTaskWith(TASK, { "main.py": MAIN }, { runner: makeRunner([new ConsoleReporter({ progress: progress.stream, summary: summary.stream })]) });
+    await runTaskWith(
+      TASK,
+      { "main.py": MAIN },
+      { runner: makeRunner([new ConsoleReporter({ progress: progress.stream, summary: summary.stream })]) },
+    );
     const lines = progress.text().trim().split("\n");
     expect(lines[0]).toMatch(/^task report-demo \(script, 4 case\(s\), 2 at once, isolation \w+\)$/);
     expect(lines.slice(1)).toHaveLength(4);
@@ -45,22 +58,29 @@ describe("reporters", () => {
     const out = sink();
     const dir = tempDir();
     const files: string[] = [];
-    await runTaskWith(TASK, { "main.py": MAIN }, { runner: makeRunner([new JsonReporter({ stream: out.stream, dir, onFile: (f) => files.push(f) })]) });
-    const report = JSON.parse(out.text());
+    await runTaskWith(
+      TASK,
+      { "main.py": MAIN },
+      { runner: makeRunner([new JsonReporter({ stream: out.stream, dir, onFile: (f) => files.push(f) })]) },
+    );
+    const report = JSON.parse(out.text()) as JsonReport;
     expect(files).toEqual([join(dir, "report-demo.json")]);
     expect(JSON.parse(readFileSync(files[0]!, "utf8"))).toEqual(report);
     expect(report.task_id).toBe("report-demo");
     expect(report.summary).toEqual({ total: 4, passed: 1, failed: 1, errored: 1, invalid: 1 });
-    for (const c of report.cases) expect(Object.keys(c)).toEqual(expect.arrayContaining(["name", "status", "duration_ms", "expected", "actual", "message"]));
-    expect(report.cases.map((c: any) => [c.name, c.status])).toEqual([
+    for (const c of report.cases)
+      expect(Object.keys(c)).toEqual(expect.arrayContaining(["name", "status", "duration_ms", "expected", "actual", "message"]));
+    expect(report.cases.map((c) => [c.name, c.status])).toEqual([
       ["passes", "passed"],
       ["fails <&>", "failed"],
       ["times out", "timeout"],
       ["invalid", "invalid_test_format"],
     ]);
-    expect(report.cases[0].message).toBeNull();
-    expect(report.cases[0].actual.stdout).toBe("A\n");
-    expect(report.cases[3].message).toBe('invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")');
+    expect(report.cases[0]!.message).toBeNull();
+    expect((report.cases[0]!.actual as { stdout: string }).stdout).toBe("A\n");
+    expect(report.cases[3]!.message).toBe(
+      'invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")',
+    );
   });
 
   it("junit: one testsuite per task; failed cases are <failure>, the rest that did not pass are <error>", async () => {
@@ -71,15 +91,15 @@ describe("reporters", () => {
     const xml = readFileSync(files[0]!, "utf8");
     // Names are escaped once (xmlbuilder2's own parser hands attributes back still escaped, so look at the text).
     expect(xml).toContain('<testcase name="fails &lt;&amp;&gt;"');
-    const doc = convert(xml, { format: "object" }) as any;
+    const doc = convert(xml, { format: "object" }) as unknown as JunitDoc;
     const suite = doc.testsuites.testsuite;
     expect(suite["@name"]).toBe("report-demo");
     expect([suite["@tests"], suite["@failures"], suite["@errors"]]).toEqual(["4", "1", "2"]);
-    const cases = Object.fromEntries(suite.testcase.map((c: any) => [c["@name"].replace("&lt;&amp;&gt;", "<&>"), c]));
-    expect(cases.passes.failure ?? cases.passes.error).toBeUndefined();
-    expect(cases["fails <&>"].failure["@type"]).toBe("failed");
-    expect(cases["fails <&>"].failure["#"]).toContain("+B");
-    expect(cases["times out"].error["@type"]).toBe("timeout");
-    expect(cases.invalid.error["@type"]).toBe("invalid_test_format");
+    const cases = Object.fromEntries(suite.testcase.map((c) => [c["@name"].replace("&lt;&amp;&gt;", "<&>"), c]));
+    expect(cases.passes!.failure ?? cases.passes!.error).toBeUndefined();
+    expect(cases["fails <&>"]!.failure!["@type"]).toBe("failed");
+    expect(cases["fails <&>"]!.failure!["#"]).toContain("+B");
+    expect(cases["times out"]!.error!["@type"]).toBe("timeout");
+    expect(cases.invalid!.error!["@type"]).toBe("invalid_test_format");
   });
 });

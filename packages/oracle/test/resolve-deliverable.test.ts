@@ -16,7 +16,10 @@ describe("resolveDeliverable", () => {
   it("function: several modules take solution.py, else it is an error naming them", async () => {
     const dir = writeTree({ "a/solution.py": "", "a/helpers.py": "", "b/x.py": "", "b/y.py": "", "c/notes.txt": "" });
     expect((await resolveDeliverable("a", fn, dir)).entryFile).toBe(join(dir, "a/solution.py"));
-    await expect(resolveDeliverable("b", fn, dir)).rejects.toMatchObject({ code: "usage", message: expect.stringContaining("it has 2: x.py, y.py") });
+    await expect(resolveDeliverable("b", fn, dir)).rejects.toMatchObject({
+      code: "usage",
+      message: expect.stringContaining("it has 2: x.py, y.py"),
+    });
     await expect(resolveDeliverable("c", fn, dir)).rejects.toThrow(/must hold exactly one Python module .*it has none/);
     await expect(resolveDeliverable("c/notes.txt", fn, dir)).rejects.toThrow(/is not a Python file/);
   });
@@ -26,10 +29,17 @@ describe("resolveDeliverable", () => {
     expect(await resolveDeliverable("d", script, dir)).toEqual({ dir: join(dir, "d"), entryFile: join(dir, "d/tool.py") });
     expect(await resolveDeliverable("e/other.py", script, dir)).toEqual({ dir: join(dir, "e"), entryFile: join(dir, "e/other.py") });
     await expect(resolveDeliverable("e", script, dir)).rejects.toThrow(/deliverable folder e has no entrypoint file "tool.py"/);
-    await expect(resolveDeliverable("d", { ...script, entrypoint: "../x.py" }, dir)).rejects.toMatchObject({ code: "invalid_task", pointer: "/entrypoint" });
+    await expect(resolveDeliverable("d", { ...script, entrypoint: "../x.py" }, dir)).rejects.toMatchObject({
+      code: "invalid_task",
+      pointer: "/entrypoint",
+    });
   });
 
   it("names a deliverable that does not exist", async () => {
-    await expect(resolveDeliverable("nope", script, writeTree({}))).rejects.toMatchObject({ code: "usage", field: "--deliverable", message: "deliverable nope does not exist" });
+    await expect(resolveDeliverable("nope", script, writeTree({}))).rejects.toMatchObject({
+      code: "usage",
+      field: "--deliverable",
+      message: "deliverable nope does not exist",
+    });
   });
 });

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import type { CaseVerdict, SkillrigPlugin } from "@skillrig/core";
 import { makeRunner, runTaskWith, scriptTask } from "./helpers.js";
 
-const ECHO = `import sys\nsys.stdout.write(sys.stdin.read().upper())\n`;
+const ECHO = "import sys\nsys.stdout.write(sys.stdin.read().upper())\n";
 
 describe("runTask statuses (script deliverables through the real sandbox)", () => {
   it("gives passed, failed, error, timeout, memory_limit, output_limit and invalid_test_format", async () => {
@@ -65,7 +65,10 @@ print(open("sub/dir/in.txt").read().strip())
       scriptTask([
         {
           name: "files",
-          input: { stdin: "abc", files: { "notes.txt": "first\n", "gone.txt": "bye", "sub/dir/in.txt": "nested 中文\n", "same.txt": "unchanged" } },
+          input: {
+            stdin: "abc",
+            files: { "notes.txt": "first\n", "gone.txt": "bye", "sub/dir/in.txt": "nested 中文\n", "same.txt": "unchanged" },
+          },
           expected: { stdout: "nested 中文", files: { "out/result.txt": "ABC", "notes.txt": "first\nmore\n", "same.txt": "unchanged" } },
         },
       ]),
@@ -99,9 +102,13 @@ print(open("sub/dir/in.txt").read().strip())
 
   it("runs cli deliverables with argv", async () => {
     const { byName } = await runTaskWith(
-      { contract_version: "1.0", task_id: "c", deliverable_type: "cli", entrypoint: "tool.py", tests: [
-        { name: "args", input: { argv: ["a b", "--x", ""] }, expected: { stdout: `["a b", "--x", ""]` } },
-      ] },
+      {
+        contract_version: "1.0",
+        task_id: "c",
+        deliverable_type: "cli",
+        entrypoint: "tool.py",
+        tests: [{ name: "args", input: { argv: ["a b", "--x", ""] }, expected: { stdout: `["a b", "--x", ""]` } }],
+      },
       { "tool.py": "import sys, json\nprint(json.dumps(sys.argv[1:]))\n" },
     );
     expect(byName.args?.status).toBe("passed");
@@ -175,7 +182,11 @@ describe("runTask flow", () => {
       },
     };
     const tests = Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, input: {}, expected: {} }));
-    const { report } = await runTaskWith(scriptTask(tests), { "main.py": "import time\ntime.sleep(0.3)\n" }, { runner: makeRunner([counter]), jobs: 2 });
+    const { report } = await runTaskWith(
+      scriptTask(tests),
+      { "main.py": "import time\ntime.sleep(0.3)\n" },
+      { runner: makeRunner([counter]), jobs: 2 },
+    );
     expect(report.summary.passed).toBe(6);
     expect(most).toBe(2);
   });
@@ -188,15 +199,22 @@ describe("runTask flow", () => {
 
   it("names an unknown compare mode and where it was given, before anything runs", async () => {
     const events: string[] = [];
-    const run = runTaskWith(scriptTask([{ name: "a", input: {}, expected: {} }, { name: "b", input: {}, expected: {}, compare: "fuzzy" }]), { "main.py": "" }, {
-      runner: makeRunner([recorder(events)]),
-    });
+    const run = runTaskWith(
+      scriptTask([
+        { name: "a", input: {}, expected: {} },
+        { name: "b", input: {}, expected: {}, compare: "fuzzy" },
+      ]),
+      { "main.py": "" },
+      {
+        runner: makeRunner([recorder(events)]),
+      },
+    );
     await expect(run).rejects.toMatchObject({ code: "invalid_task", pointer: "/tests/1/compare" });
     await expect(run).rejects.toThrow(/unknown compare mode "fuzzy" at \/tests\/1\/compare/);
     expect(events).toEqual([]);
-    await expect(runTaskWith(scriptTask([{ name: "a", input: {}, expected: {} }], { compare: { mode: "nope" } }), { "main.py": "" })).rejects.toThrow(
-      /unknown compare mode "nope" at \/compare/,
-    );
+    await expect(
+      runTaskWith(scriptTask([{ name: "a", input: {}, expected: {} }], { compare: { mode: "nope" } }), { "main.py": "" }),
+    ).rejects.toThrow(/unknown compare mode "nope" at \/compare/);
   });
 
   it("picks the case's compare over the task's over the field default, and keeps exit codes exact", async () => {

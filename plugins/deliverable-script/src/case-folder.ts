@@ -37,7 +37,12 @@ export async function snapshotFolder(dir: string): Promise<FolderSnapshot> {
       else if (entry.isSymbolicLink()) snapshot.set(rel, `symlink:${(await lstat(full)).mtimeMs}`);
       else if (entry.isFile()) {
         try {
-          snapshot.set(rel, createHash("sha1").update(await readFile(full)).digest("hex"));
+          snapshot.set(
+            rel,
+            createHash("sha1")
+              .update(await readFile(full))
+              .digest("hex"),
+          );
         } catch {
           snapshot.set(rel, "unreadable");
         }

@@ -7,7 +7,18 @@ import { join, relative } from "node:path";
 import { SkillrigError, type Deliverable } from "@skillrig/core";
 
 /** Folders that are never part of a deliverable's code. */
-const SKIPPED = new Set([".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".skillrig"]);
+const SKIPPED = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".skillrig",
+]);
 export const MAX_DELIVERABLE_FILES = 2000;
 export const MAX_DELIVERABLE_BYTES = 100 * 1024 * 1024;
 

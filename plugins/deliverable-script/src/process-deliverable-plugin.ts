@@ -28,7 +28,8 @@ export class ProcessDeliverablePlugin implements SkillrigPlugin {
   readonly type: ProcessDeliverableType;
 
   constructor(options: ProcessDeliverablePluginOptions) {
-    if (options.type !== "script" && options.type !== "cli") throw new TypeError(`type must be "script" or "cli", not ${JSON.stringify(options.type)}`);
+    if (options.type !== "script" && options.type !== "cli")
+      throw new TypeError(`type must be "script" or "cli", not ${JSON.stringify(options.type)}`);
     this.type = options.type;
     this.name = options.name;
   }
@@ -37,7 +38,10 @@ export class ProcessDeliverablePlugin implements SkillrigPlugin {
     const { name, type } = this;
     const mine = (run: TaskRun) => run.loaded.task.deliverable_type === type;
     runner.claim("deliverable", type, name, {
-      description: type === "cli" ? "a Python command-line tool: python3 <entrypoint> argv..." : "a Python script: python3 <entrypoint>, fed stdin and files",
+      description:
+        type === "cli"
+          ? "a Python command-line tool: python3 <entrypoint> argv..."
+          : "a Python script: python3 <entrypoint>, fed stdin and files",
     });
 
     runner.hooks.taskStart.tapPromise(name, async (run) => {

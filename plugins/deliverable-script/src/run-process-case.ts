@@ -64,8 +64,10 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
   if (abnormal) return { kind: "case", actual, status: abnormal.status, message: abnormal.message, comparisons: [], details };
 
   const comparisons: CaseComparison[] = [];
-  if (expected.stdout !== undefined) comparisons.push({ field: "stdout", expected: expected.stdout, actual: result.stdout, defaultMode: "trim" });
-  if (expected.stderr !== undefined) comparisons.push({ field: "stderr", expected: expected.stderr, actual: result.stderr, defaultMode: "trim" });
+  if (expected.stdout !== undefined)
+    comparisons.push({ field: "stdout", expected: expected.stdout, actual: result.stdout, defaultMode: "trim" });
+  if (expected.stderr !== undefined)
+    comparisons.push({ field: "stderr", expected: expected.stderr, actual: result.stderr, defaultMode: "trim" });
   for (const [path, content] of Object.entries(expected.files ?? {})) {
     comparisons.push({ field: `files/${path}`, expected: content, actual: await readCaseFile(caseDir, path), defaultMode: "trim" });
   }
@@ -76,13 +78,18 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
   return { kind: "case", actual, comparisons, details, ...(message ? { message } : {}) };
 }
 
-function abnormalEnd(result: SandboxResult, limits: ReturnType<typeof resolveCaseLimits>): Pick<CaseOutcome, "status" | "message"> | undefined {
+function abnormalEnd(
+  result: SandboxResult,
+  limits: ReturnType<typeof resolveCaseLimits>,
+): Pick<CaseOutcome, "status" | "message"> | undefined {
   if (result.timedOut) return { status: "timeout", message: `timed out after ${limits.wallMs} ms (wall clock)` };
   if (result.cpuLimited) return { status: "timeout", message: `used more than ${limits.cpuMs} ms of CPU time` };
   if (result.memoryLimited) return { status: "memory_limit", message: `ran out of memory (limit ${formatBytes(limits.memoryBytes)})` };
-  if (result.outputLimited) return { status: "output_limit", message: `wrote more than ${formatBytes(limits.outputBytes)} to stdout or stderr` };
+  if (result.outputLimited)
+    return { status: "output_limit", message: `wrote more than ${formatBytes(limits.outputBytes)} to stdout or stderr` };
   if (result.fileSizeLimited) return { status: "output_limit", message: `wrote a file larger than ${formatBytes(limits.fileSizeBytes)}` };
-  if (result.exitCode === null) return { status: "error", message: `killed by signal ${result.signal ?? "(unknown)"}${stderrTail(result.stderr)}` };
+  if (result.exitCode === null)
+    return { status: "error", message: `killed by signal ${result.signal ?? "(unknown)"}${stderrTail(result.stderr)}` };
   return undefined;
 }
 
@@ -92,7 +99,10 @@ function exitMessage(result: SandboxResult, expected: number): string {
 
 function stderrTail(stderr: string): string {
   // Caret lines under a traceback frame say nothing in one line of text.
-  const lines = stderr.trimEnd().split("\n").filter((l) => l.trim() !== "" && !/^\s*[\^~]+\s*$/.test(l));
+  const lines = stderr
+    .trimEnd()
+    .split("\n")
+    .filter((l) => l.trim() !== "" && !/^\s*[\^~]+\s*$/.test(l));
   return lines.length === 0 ? "" : `: ${lines.slice(-STDERR_TAIL_LINES).join(" | ")}`;
 }
 

@@ -11,7 +11,7 @@ export function unsafePathReason(key: string): string | undefined {
   if (key.startsWith("/")) return "is absolute";
   if (/^[A-Za-z]:/.test(key)) return "starts with a drive letter";
   // Control characters make names that tools and reports cannot show faithfully.
-  if (/[\u0001-\u001f\u007f]/.test(key)) return "contains a control character";
+  if ([...key].some((ch) => ch.charCodeAt(0) < 0x20 || ch.charCodeAt(0) === 0x7f)) return "contains a control character";
   const segments = key.split("/");
   if (segments.includes("..")) return 'contains ".."';
   if (segments.includes(".")) return 'contains "." as a path segment';

@@ -30,8 +30,7 @@ export const CLI_ARGV_MESSAGE = "invalid_test_format: cli input must include arg
 
 const EXPECTED_KEYS = ["stdout", "stderr", "exit_code", "files"];
 
-const isObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
 
 function violation(at: string, message: string, rule: string): Violation {
   return { pointer: at, message: `invalid_test_format: ${message}`, rule };
@@ -46,13 +45,21 @@ export function validateProcessInput(
   const violations: Violation[] = [];
   if (!isObject(input)) {
     if (type === "cli") return { violations: [{ pointer: at, message: CLI_ARGV_MESSAGE, rule: "argv" }] };
-    return { violations: [violation(at, `script input must be an object with optional "stdin" and "files", not ${describe(input)}`, "type")] };
+    return {
+      violations: [violation(at, `script input must be an object with optional "stdin" and "files", not ${describe(input)}`, "type")],
+    };
   }
   const allowed = type === "cli" ? ["argv", "stdin", "files"] : ["stdin", "files"];
   for (const key of Object.keys(input)) {
     if (allowed.includes(key)) continue;
-    const extra = type === "script" && key === "argv" ? " (a script takes no arguments; use deliverable_type \"cli\")" : "";
-    violations.push(violation(`${at}/${escape(key)}`, `${type} input has unknown key "${key}"; allowed: ${allowed.join(", ")}${extra}`, "additionalProperties"));
+    const extra = type === "script" && key === "argv" ? ' (a script takes no arguments; use deliverable_type "cli")' : "";
+    violations.push(
+      violation(
+        `${at}/${pointerToken(key)}`,
+        `${type} input has unknown key "${key}"; allowed: ${allowed.join(", ")}${extra}`,
+        "additionalProperties",
+      ),
+    );
   }
   let argv: string[] = [];
   if (type === "cli") {
@@ -77,12 +84,20 @@ export function validateProcessInput(
 export function validateProcessExpected(expected: unknown, casePointer: string): { value?: ProcessExpected; violations: Violation[] } {
   const at = `${casePointer}/expected`;
   if (!isObject(expected)) {
-    return { violations: [violation(at, `expected must be an object with any of ${EXPECTED_KEYS.join(", ")}, not ${describe(expected)}`, "type")] };
+    return {
+      violations: [violation(at, `expected must be an object with any of ${EXPECTED_KEYS.join(", ")}, not ${describe(expected)}`, "type")],
+    };
   }
   const violations: Violation[] = [];
   for (const key of Object.keys(expected)) {
     if (!EXPECTED_KEYS.includes(key)) {
-      violations.push(violation(`${at}/${escape(key)}`, `expected has unknown key "${key}"; allowed: ${EXPECTED_KEYS.join(", ")}`, "additionalProperties"));
+      violations.push(
+        violation(
+          `${at}/${pointerToken(key)}`,
+          `expected has unknown key "${key}"; allowed: ${EXPECTED_KEYS.join(", ")}`,
+          "additionalProperties",
+        ),
+      );
     }
   }
   if (expected.exit_code !== undefined && !Number.isInteger(expected.exit_code)) {
@@ -94,7 +109,13 @@ export function validateProcessExpected(expected: unknown, casePointer: string):
 }
 
 /** Checks a `files` map: safe relative keys, no file/folder clash and (for inputs) string contents. */
-function validateFilesMap(files: unknown, at: string, what: string, stringsOnly: boolean, violations: Violation[]): Record<string, unknown> {
+function validateFilesMap(
+  files: unknown,
+  at: string,
+  what: string,
+  stringsOnly: boolean,
+  violations: Violation[],
+): Record<string, unknown> {
   if (files === undefined) return {};
   if (!isObject(files)) {
     violations.push(violation(at, `${what} must be an object mapping relative paths to contents, not ${describe(files)}`, "type"));
@@ -104,18 +125,30 @@ function validateFilesMap(files: unknown, at: string, what: string, stringsOnly:
   for (const [key, content] of Object.entries(files)) {
     const reason = unsafePathReason(key);
     if (reason) unsafe += 1;
-    if (reason) violations.push(violation(`${at}/${escape(key)}`, `${what} key ${JSON.stringify(key)} is not a safe relative path: it ${reason}`, "safePath"));
+    if (reason)
+      violations.push(
+        violation(`${at}/${pointerToken(key)}`, `${what} key ${JSON.stringify(key)} is not a safe relative path: it ${reason}`, "safePath"),
+      );
     if (stringsOnly && typeof content !== "string") {
-      violations.push(violation(`${at}/${escape(key)}`, `${what} ${JSON.stringify(key)} must be a string (the file's text), not ${describe(content)}`, "type"));
+      violations.push(
+        violation(
+          `${at}/${pointerToken(key)}`,
+          `${what} ${JSON.stringify(key)} must be a string (the file's text), not ${describe(content)}`,
+          "type",
+        ),
+      );
     }
   }
   // A clash among unsafe paths would only repeat what is already said about them.
   const clash = unsafe === 0 ? fileFolderClash(Object.keys(files)) : undefined;
-  if (clash) violations.push(violation(at, `${what} ${JSON.stringify(clash[0])} cannot be both a file and the folder of ${JSON.stringify(clash[1])}`, "safePath"));
+  if (clash)
+    violations.push(
+      violation(at, `${what} ${JSON.stringify(clash[0])} cannot be both a file and the folder of ${JSON.stringify(clash[1])}`, "safePath"),
+    );
   return files;
 }
 
-function escape(key: string): string {
+function pointerToken(key: string): string {
   return pointer(key).slice(1);
 }
 

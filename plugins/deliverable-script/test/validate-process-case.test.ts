@@ -7,21 +7,33 @@ const problems = (r: { violations: Array<{ pointer?: string; message: string }> 
 describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
   it("accepts an object with optional stdin and files and fills what is left out", () => {
     expect(validateProcessInput("script", {}, at)).toEqual({ value: { argv: [], stdin: "", files: {} }, violations: [] });
-    expect(validateProcessInput("script", { stdin: "x\n", files: { "a/b.txt": "1" } }, at).value).toEqual({ argv: [], stdin: "x\n", files: { "a/b.txt": "1" } });
+    expect(validateProcessInput("script", { stdin: "x\n", files: { "a/b.txt": "1" } }, at).value).toEqual({
+      argv: [],
+      stdin: "x\n",
+      files: { "a/b.txt": "1" },
+    });
   });
 
   it("must be an object", () => {
     for (const input of [["a"], "text", null, 3]) {
       const r = validateProcessInput("script", input, at);
       expect(r.value).toBeUndefined();
-      expect(problems(r)).toEqual([[`${at}/input`, expect.stringMatching(/^invalid_test_format: script input must be an object with optional "stdin" and "files", not /)]]);
+      expect(problems(r)).toEqual([
+        [
+          `${at}/input`,
+          expect.stringMatching(/^invalid_test_format: script input must be an object with optional "stdin" and "files", not /),
+        ],
+      ]);
     }
   });
 
   it("rejects unknown keys (argv belongs to cli), a non-string stdin, and non-string file contents", () => {
     const r = validateProcessInput("script", { argv: ["x"], stdin: 1, files: { "a.txt": 5 }, env: {} }, at);
     expect(problems(r)).toEqual([
-      [`${at}/input/argv`, 'invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")'],
+      [
+        `${at}/input/argv`,
+        'invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")',
+      ],
       [`${at}/input/env`, 'invalid_test_format: script input has unknown key "env"; allowed: stdin, files'],
       [`${at}/input/stdin`, "invalid_test_format: stdin must be a string, not number 1"],
       [`${at}/input/files/a.txt`, 'invalid_test_format: input files "a.txt" must be a string (the file\'s text), not number 5'],
@@ -32,12 +44,29 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
   });
 
   it("rejects every unsafe files key with its pointer", () => {
-    const keys = ["/etc/passwd", "../up.txt", "a/../../b", "", "nul\u0000.txt", "a\\b.txt", "..\\up.txt", "C:/x.txt", "./a.txt", "a//b", "dir/", "bell\u0007"];
+    const keys = [
+      "/etc/passwd",
+      "../up.txt",
+      "a/../../b",
+      "",
+      "nul\u0000.txt",
+      "a\\b.txt",
+      "..\\up.txt",
+      "C:/x.txt",
+      "./a.txt",
+      "a//b",
+      "dir/",
+      "bell\u0007",
+    ];
     const r = validateProcessInput("script", { files: Object.fromEntries(keys.map((k) => [k, "x"])) }, at);
     expect(r.value).toBeUndefined();
     expect(r.violations).toHaveLength(keys.length);
     expect(r.violations.map((v) => v.pointer)).toContain(`${at}/input/files/~1etc~1passwd`);
-    expect(r.violations.every((v) => v.message.startsWith("invalid_test_format: input files key ") && v.message.includes("is not a safe relative path"))).toBe(true);
+    expect(
+      r.violations.every(
+        (v) => v.message.startsWith("invalid_test_format: input files key ") && v.message.includes("is not a safe relative path"),
+      ),
+    ).toBe(true);
   });
 
   it("rejects a path that is both a file and a folder", () => {
@@ -92,13 +121,18 @@ describe("expected of script and cli cases", () => {
     expect(validateProcessExpected({}, at).violations).toEqual([]);
     expect(validateProcessExpected({ stdout: "x", stderr: "", exit_code: 2, files: { "o/a.csv": "1" } }, at).violations).toEqual([]);
     expect(problems(validateProcessExpected("hello", at))).toEqual([
-      [`${at}/expected`, 'invalid_test_format: expected must be an object with any of stdout, stderr, exit_code, files, not string "hello"'],
+      [
+        `${at}/expected`,
+        'invalid_test_format: expected must be an object with any of stdout, stderr, exit_code, files, not string "hello"',
+      ],
     ]);
     expect(problems(validateProcessExpected({ stdot: "x", exit_code: "0", files: { "/abs": "x" } }, at))).toEqual([
       [`${at}/expected/stdot`, 'invalid_test_format: expected has unknown key "stdot"; allowed: stdout, stderr, exit_code, files'],
       [`${at}/expected/exit_code`, 'invalid_test_format: expected exit_code must be an integer, not string "0"'],
       [`${at}/expected/files/~1abs`, 'invalid_test_format: expected files key "/abs" is not a safe relative path: it is absolute'],
     ]);
-    expect(problems(validateProcessExpected({ exit_code: 1.5 }, at))).toEqual([[`${at}/expected/exit_code`, "invalid_test_format: expected exit_code must be an integer, not number 1.5"]]);
+    expect(problems(validateProcessExpected({ exit_code: 1.5 }, at))).toEqual([
+      [`${at}/expected/exit_code`, "invalid_test_format: expected exit_code must be an integer, not number 1.5"],
+    ]);
   });
 });

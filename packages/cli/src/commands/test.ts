@@ -50,9 +50,13 @@ export const testCommand: CommandModule = {
         const json = ctx.global.json ?? false;
         const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
         if (unknown.length > 0) {
-          throw new SkillrigError("usage", `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`, {
-            field: "--reporter",
-          });
+          throw new SkillrigError(
+            "usage",
+            `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`,
+            {
+              field: "--reporter",
+            },
+          );
         }
         if (options.reporter.includes("junit") && !options.out) {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
@@ -67,7 +71,8 @@ export const testCommand: CommandModule = {
         const reporters: SkillrigPlugin[] = [];
         // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
         if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
-        if (json) reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
+        if (json)
+          reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
         else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
         if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
         for (const reporter of reporters) runner.use(reporter);

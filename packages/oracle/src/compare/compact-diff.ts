@@ -23,4 +23,3 @@ function renderForDiff(value: unknown): string {
 function withFinalNewline(text: string): string {
   return text === "" || text.endsWith("\n") ? text : `${text}\n`;
 }
-

@@ -18,7 +18,12 @@ export function splitSpec(spec: CompareSpec): { mode: string; options: Record<st
   return { mode, options };
 }
 
-export function chooseMode(comparison: CaseComparison, testCase: TestCase, index: number, taskCompare: CompareSpec | undefined): ChosenMode {
+export function chooseMode(
+  comparison: CaseComparison,
+  testCase: TestCase,
+  index: number,
+  taskCompare: CompareSpec | undefined,
+): ChosenMode {
   if (!comparison.fixedMode) {
     if (testCase.compare !== undefined) return { ...splitSpec(testCase.compare), source: pointer("tests", index, "compare") };
     if (taskCompare !== undefined) return { ...splitSpec(taskCompare), source: "/compare" };
@@ -36,11 +41,19 @@ export function assertModesClaimed(runner: Runner, loaded: LoadedTask): void {
   for (const { spec, at } of named) {
     const { mode } = splitSpec(spec);
     if (runner.claimant("compare", mode)) continue;
-    const available = runner.claims("compare").map((c) => `"${c.name}"`).join(", ") || "(none)";
-    throw new SkillrigError("invalid_task", `unknown compare mode "${mode}" at ${at} in ${loaded.displayPath}; available modes: ${available}`, {
-      file: loaded.displayPath,
-      pointer: at,
-      hint: "use a built-in mode or add the plugin that provides this mode to skillrig.config",
-    });
+    const available =
+      runner
+        .claims("compare")
+        .map((c) => `"${c.name}"`)
+        .join(", ") || "(none)";
+    throw new SkillrigError(
+      "invalid_task",
+      `unknown compare mode "${mode}" at ${at} in ${loaded.displayPath}; available modes: ${available}`,
+      {
+        file: loaded.displayPath,
+        pointer: at,
+        hint: "use a built-in mode or add the plugin that provides this mode to skillrig.config",
+      },
+    );
   }
 }

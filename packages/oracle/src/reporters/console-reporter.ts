@@ -40,7 +40,9 @@ export class ConsoleReporter implements SkillrigPlugin {
       total = run.loaded.task.tests.length;
       done = 0;
       const t = run.loaded.task;
-      this.#progress.write(`task ${t.task_id} (${t.deliverable_type}, ${total} case(s), ${run.jobs} at once, isolation ${run.sandbox.isolation})\n`);
+      this.#progress.write(
+        `task ${t.task_id} (${t.deliverable_type}, ${total} case(s), ${run.jobs} at once, isolation ${run.sandbox.isolation})\n`,
+      );
     });
     runner.hooks.caseResult.tap(this.name, (verdict) => {
       done += 1;
@@ -56,9 +58,15 @@ export class ConsoleReporter implements SkillrigPlugin {
 export function formatSummary(report: TaskReport): string {
   const rows: string[][] = [["#", "case", "status", "ms", "message"]];
   const byIndex = [...report.cases].sort((a, b) => a.index - b.index);
-  for (const v of byIndex) rows.push([String(v.index), v.name, v.status, String(v.duration_ms), truncate(oneLine(v.message ?? ""), MESSAGE_WIDTH)]);
+  for (const v of byIndex)
+    rows.push([String(v.index), v.name, v.status, String(v.duration_ms), truncate(oneLine(v.message ?? ""), MESSAGE_WIDTH)]);
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => [...r[col]!].length)));
-  const lines = rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  ").trimEnd());
+  const lines = rows.map((r) =>
+    r
+      .map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!)))
+      .join("  ")
+      .trimEnd(),
+  );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   const s = report.summary;
   const out = [
