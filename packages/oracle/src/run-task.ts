@@ -100,6 +100,18 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
 async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<CaseVerdict> {
   const { testCase, index } = work;
   const started = performance.now();
+  if (work.run.signal.aborted) {
+    // Canceled (Ctrl-C, a canceled job): cases not yet started are reported, not run.
+    return {
+      name: testCase.name,
+      index,
+      status: "error",
+      duration_ms: 0,
+      expected: testCase.expected,
+      actual: null,
+      message: "canceled before it ran",
+    };
+  }
   runner.hooks.caseStart.call(work);
   let outcome: CaseOutcome;
   try {

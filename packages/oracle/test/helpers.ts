@@ -37,7 +37,7 @@ export function scriptTask(tests: TestCase[], extra: Partial<Task> = {}): Task {
 export async function runTaskWith(
   task: Task | Record<string, unknown>,
   deliverableFiles: Record<string, string>,
-  options: { runner?: Runner; jobs?: number; strict?: boolean } = {},
+  options: { runner?: Runner; jobs?: number; strict?: boolean; signal?: AbortSignal } = {},
 ) {
   const dir = writeTree({
     "task.json": JSON.stringify(task),
@@ -46,7 +46,7 @@ export async function runTaskWith(
   const loaded = await loadTask(join(dir, "task.json"));
   const deliverable = await resolveDeliverable(join(dir, "deliverable"), loaded.task);
   const runner = options.runner ?? makeRunner();
-  const runOptions: RunTaskOptions = { loaded, deliverable, jobs: options.jobs ?? 2, strict: options.strict };
+  const runOptions: RunTaskOptions = { loaded, deliverable, jobs: options.jobs ?? 2, strict: options.strict, signal: options.signal };
   const report = await runTask(runner, runOptions);
   const byName = Object.fromEntries(report.cases.map((c) => [c.name, c]));
   return { report, byName, dir, runner };

@@ -191,6 +191,27 @@ describe("runTask flow", () => {
     expect(most).toBe(2);
   });
 
+  it("reports cases not yet started as canceled once the signal aborts", async () => {
+    const abort = new AbortController();
+    const stopper: SkillrigPlugin = {
+      name: "stopper",
+      apply(runner) {
+        runner.hooks.caseResult.tap("stopper", () => abort.abort());
+      },
+    };
+    const tests = Array.from({ length: 3 }, (_, i) => ({ name: `c${i}`, input: {}, expected: {} }));
+    const { report } = await runTaskWith(
+      scriptTask(tests),
+      { "main.py": "" },
+      { runner: makeRunner([stopper]), jobs: 1, signal: abort.signal },
+    );
+    expect(report.cases.map((c) => [c.status, c.message])).toEqual([
+      ["passed", undefined],
+      ["error", "canceled before it ran"],
+      ["error", "canceled before it ran"],
+    ]);
+  });
+
   it("names the deliverable type no plugin handles", async () => {
     const run = runTaskWith({ ...scriptTask([{ name: "a", input: {}, expected: {} }]), deliverable_type: "rust" }, { "main.py": "" });
     await expect(run).rejects.toMatchObject({ code: "invalid_task", pointer: "/deliverable_type" });
