@@ -20,6 +20,8 @@ export interface HostProbe {
   bwrap?: string;
   prlimit?: string;
   setpriv?: string;
+  /** setpriv knows --pdeathsig (util-linux 2.33+): the sandbox dies with the runner even if it is SIGKILLed. */
+  parentDeathSignal: boolean;
   /** Set when bubblewrap is installed and a trial sandbox started. */
   namespacesWork: boolean;
   /** Why the trial sandbox failed, when it did. */
@@ -70,7 +72,9 @@ export function probeHost(fresh = false): HostProbe {
   const bwrap = findExecutable("bwrap");
   const prlimit = findExecutable("prlimit");
   const setpriv = findExecutable("setpriv");
-  const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, namespacesWork: false, python: probePython() };
+  const parentDeathSignal =
+    setpriv !== undefined && spawnSync(setpriv, ["--help"], { encoding: "utf8", timeout: 10_000 }).stdout?.includes("--pdeathsig") === true;
+  const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, parentDeathSignal, namespacesWork: false, python: probePython() };
   if (!bwrap)
     probe.namespacesError = "bubblewrap (bwrap) is not installed; run `bash scripts/setup-system.sh` or `apt-get install bubblewrap`";
   else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";

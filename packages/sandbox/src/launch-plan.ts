@@ -120,6 +120,14 @@ function bindFolders(readOnly: string[], caseFolder: string): string[] {
   return args;
 }
 
+/**
+ * Ties the run's life to ours: if the runner dies (even by SIGKILL, when no exit hook runs) the kernel
+ * kills the sandbox's first process, and bubblewrap's --die-with-parent takes the namespace with it.
+ */
+function dieWithRunner(host: HostProbe): string[] {
+  return host.parentDeathSignal && host.setpriv ? [host.setpriv, "--pdeathsig=SIGKILL", "--"] : [];
+}
+
 export interface PlanInput {
   options: Pick<SandboxSpawnOptions, "command" | "cwd" | "readOnlyPaths" | "env">;
   limits: EffectiveLimits;
@@ -177,10 +185,11 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       ...(asRoot ? dropPrivileges(host, input.slotUid as number) : []),
       ...program.argv,
     ];
+    const [file, ...wrapperArgs] = [...dieWithRunner(host), host.bwrap ?? "bwrap", ...args];
     return {
       isolation: "namespaces",
-      file: host.bwrap ?? "bwrap",
-      args,
+      file: file as string,
+      args: wrapperArgs,
       env,
       infoFd: true,
       exitCodeEncodesSignal: true,
@@ -197,7 +206,11 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
   if (level === "rlimits" && host.prlimit) {
     const drop = host.isRoot && host.setpriv && input.slotUid !== undefined;
     const args = [...rlimitArgs(limits, drop ? limits.maxProcesses : undefined), "--"];
-    if (drop) args.push(...dropPrivileges(host, input.slotUid as number));
+    // setpriv applies --pdeathsig after the uid change (which would clear it), so one setpriv does both.
+    if (drop) {
+      const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
+      args.push(...dropPrivileges(host, input.slotUid as number).slice(0, -1), ...deathSignal, "--");
+    } else args.push(...dieWithRunner(host));
     args.push(...program.argv);
     return {
       isolation: "rlimits",
@@ -210,6 +223,6 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       caseOwner: drop ? input.slotUid : undefined,
     };
   }
-  const [file, ...args] = program.argv;
+  const [file, ...args] = [...dieWithRunner(host), ...program.argv];
   return { isolation: "none", file: file as string, args, env, infoFd: false, exitCodeEncodesSignal: false, marker };
 }

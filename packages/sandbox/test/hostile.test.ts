@@ -109,7 +109,8 @@ describe("hostile deliverables at the strongest isolation level", () => {
   });
 
   it("a busy loop with a CPU limit below the wall limit ends as cpuLimited", async () => {
-    const { result } = await hostile("loop_forever.py", [], { ...LIMITS, wallMs: 10_000, cpuMs: 1_000 });
+    // A generous wall limit: on a loaded machine one CPU second can take many wall seconds.
+    const { result } = await hostile("loop_forever.py", [], { ...LIMITS, wallMs: 60_000, cpuMs: 1_000 });
     expect(result).toMatchObject({ timedOut: false, cpuLimited: true, signal: "SIGXCPU" });
   });
 

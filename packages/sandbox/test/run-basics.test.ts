@@ -41,6 +41,20 @@ describe.each(levels)("run() at level %s", (level) => {
     expect(result.durationMs).toBeGreaterThan(0);
   });
 
+  it("kills the tree when the caller aborts, without calling it a timeout", async () => {
+    const controller = new AbortController();
+    const running = sandbox.run({
+      command: ["python3", "-c", "import time; print('started', flush=True); time.sleep(60)"],
+      cwd: caseFolder("abort"),
+      limits: { wallMs: 60_000 },
+      signal: controller.signal,
+    });
+    setTimeout(() => controller.abort(), 300);
+    const result = await running;
+    expect(result).toMatchObject({ timedOut: false, exitCode: null, signal: "SIGKILL" });
+    expect(result.durationMs).toBeLessThan(60_000);
+  });
+
   it("gives the code a scrubbed environment with HOME in its case folder, plus the caller's additions", async () => {
     const cwd = caseFolder("env");
     process.env.SKILLRIG_TEST_PARENT_VARIABLE = "parent-only";

@@ -129,3 +129,32 @@ describe.each(levels)("run() at level %s leaves no detached child behind", (leve
     }
   });
 });
+
+describe.each(levels)("when the runner itself is killed (level %s)", (level) => {
+  it("the sandboxed code dies with it, even by SIGKILL when no exit hook can run", async () => {
+    const marker = `orphan-${randomUUID()}`;
+    const cwd = mkdtempSync(join(root, "orphan-"));
+    const sandboxEntry = join(dirname(fileURLToPath(import.meta.url)), "../dist/index.js"); // this package, built
+    // A separate runner process that starts a long sleep in the sandbox, says so, and waits.
+    const runnerScript = [
+      `import { createSandbox } from ${JSON.stringify(sandboxEntry)};`,
+      `const sandbox = createSandbox({ level: ${JSON.stringify(level)} });`,
+      // The marker comes through the environment so that only the sandboxed code carries it in its command line.
+      `sandbox.run({ command: ["python3", "-c", "import time; time.sleep(120)", process.env.ORPHAN_MARKER], cwd: ${JSON.stringify(cwd)}, limits: { wallMs: 120000 } });`,
+      "setInterval(() => {}, 1000);",
+    ].join("\n");
+    const { spawn } = await import("node:child_process");
+    const runner = spawn(process.execPath, ["--input-type=module", "-e", runnerScript], {
+      stdio: "ignore",
+      env: { ...process.env, ORPHAN_MARKER: marker },
+    });
+    const deadline = Date.now() + 20_000;
+    while (processesWithMarker(marker).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(processesWithMarker(marker).length).toBeGreaterThan(0);
+    runner.kill("SIGKILL");
+    await new Promise((r) => runner.once("exit", r));
+    const gone = Date.now() + 5_000;
+    while (processesWithMarker(marker).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
+    expect(processesWithMarker(marker)).toEqual([]);
+  });
+});
