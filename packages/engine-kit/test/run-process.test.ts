@@ -1,0 +1,103 @@
+/** The process runner with real processes: streaming, timeouts, the idle watchdog and process-group cleanup. */
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { runProcess } from "@skillrig/engine-kit";
+
+const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return !/\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+async function waitGone(pid: number, ms = 3000): Promise<boolean> {
+  const until = Date.now() + ms;
+  while (Date.now() < until) {
+    if (!existsSync(`/proc/${pid}`) || !alive(pid)) return true;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  return false;
+}
+
+describe("runProcess", () => {
+  it("streams stdout and stderr lines as they come and reports the exit code", async () => {
+    const out: string[] = [];
+    const err: string[] = [];
+    const r = await runProcess({
+      file: "sh",
+      args: ["-c", "echo one; echo two >&2; echo three; exit 3"],
+      cwd: "/",
+      env,
+      timeoutMs: 10_000,
+      onStdoutLine: (l) => out.push(l),
+      onStderrLine: (l) => err.push(l),
+    });
+    expect(r).toMatchObject({ end: "exited", exitCode: 3 });
+    expect(out).toEqual(["one", "three"]);
+    expect(err).toEqual(["two"]);
+    expect(r.stderrTail).toBe("two\n");
+  });
+
+  it("gives the child stdin at EOF (codex waits for stdin to end)", async () => {
+    const r = await runProcess({ file: "sh", args: ["-c", "cat; echo read-done"], cwd: "/", env, timeoutMs: 5000 });
+    expect(r).toMatchObject({ end: "exited", exitCode: 0, stdoutTail: "read-done\n" });
+  });
+
+  it("kills the whole process group at the wall-clock timeout, grandchildren included", async () => {
+    const pids: number[] = [];
+    const r = await runProcess({
+      file: "sh",
+      // A grandchild that ignores SIGTERM, then a parent that keeps printing (so the idle watchdog stays quiet).
+      args: ["-c", "sh -c 'trap \"\" TERM; echo $$; while :; do sleep 0.1; done' & while :; do echo tick; sleep 0.1; done"],
+      cwd: "/",
+      env,
+      timeoutMs: 800,
+      idleTimeoutMs: 10_000,
+      killGraceMs: 300,
+      onStdoutLine: (l) => /^\d+$/.test(l) && pids.push(Number(l)),
+    });
+    expect(r.end).toBe("timeout");
+    expect(pids).toHaveLength(1);
+    expect(await waitGone(pids[0]!)).toBe(true);
+  });
+
+  it("kills a silent process at the idle timeout", async () => {
+    const r = await runProcess({ file: "sh", args: ["-c", "echo start; sleep 30"], cwd: "/", env, timeoutMs: 20_000, idleTimeoutMs: 400 });
+    expect(r.end).toBe("idle_timeout");
+    expect(r.durationMs).toBeLessThan(10_000);
+  });
+
+  it("sweeps a background child left behind by a process that exited normally", async () => {
+    const pids: number[] = [];
+    const r = await runProcess({
+      file: "sh",
+      args: ["-c", "(sleep 30 >/dev/null 2>&1 & echo $!); exit 0"],
+      cwd: "/",
+      env,
+      timeoutMs: 10_000,
+      onStdoutLine: (l) => /^\d+$/.test(l) && pids.push(Number(l)),
+    });
+    expect(r).toMatchObject({ end: "exited", exitCode: 0 });
+    expect(r.sweptPids).toContain(pids[0]);
+    expect(await waitGone(pids[0]!)).toBe(true);
+  });
+
+  it("ends as canceled on abort, and as timeout when the abort reason is a TimeoutError", async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const canceled = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: controller.signal });
+    expect(canceled.end).toBe("canceled");
+    const timedOut = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: AbortSignal.timeout(200) });
+    expect(timedOut.end).toBe("timeout");
+  });
+
+  it("reports a binary that does not exist as spawn_failed", async () => {
+    const r = await runProcess({ file: "/nonexistent/gemini", args: [], cwd: "/", env, timeoutMs: 5000 });
+    expect(r.end).toBe("spawn_failed");
+    expect(r.spawnError).toMatch(/ENOENT/);
+  });
+});
