@@ -1,0 +1,48 @@
+/** Runs the real `skillrig serve` (the built CLI) as a child process, so a test can SIGKILL it. */
+import { spawn, type ChildProcess } from "node:child_process";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const CLI = resolve(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "cli", "dist", "bin.js");
+
+export interface ChildServer {
+  url: string;
+  child: ChildProcess;
+  recovered: { failed: string[]; requeued: string[] };
+  /** SIGKILL, then wait for the process to be gone. */
+  kill(): Promise<void>;
+}
+
+export function spawnServer(projectDir: string, args: string[] = []): Promise<ChildServer> {
+  const child = spawn(process.execPath, [CLI, "serve", "--config", join(projectDir, "skillrig.config.json"), "--port", "0", "--json", ...args], {
+    cwd: projectDir,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<void>((r) => child.once("exit", () => r()));
+  let stdout = "";
+  let stderr = "";
+  return new Promise((resolvePromise, reject) => {
+    const timer = setTimeout(() => reject(new Error(`skillrig serve did not start within 30 s; stderr: ${stderr}`)), 30_000);
+    child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.once("exit", (code) => reject(new Error(`skillrig serve exited with ${code} before listening; stderr: ${stderr}`)));
+    child.stdout!.on("data", (chunk: Buffer) => {
+      stdout += chunk.toString();
+      let info: { url: string; recovered: ChildServer["recovered"] };
+      try {
+        info = JSON.parse(stdout);
+      } catch {
+        return; // the JSON document is not complete yet
+      }
+      clearTimeout(timer);
+      resolvePromise({
+        url: info.url,
+        child,
+        recovered: info.recovered,
+        async kill() {
+          child.kill("SIGKILL");
+          await exited;
+        },
+      });
+    });
+  });
+}
