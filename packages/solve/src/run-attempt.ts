@@ -33,7 +33,9 @@ export interface AttemptSpec {
 export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<AttemptResult> {
   const started = performance.now();
   const transcript: EngineEvent[] = [];
-  const job = await runJob(
+  // runJob throws only for requests it refuses (solve's preflight has rendered the same request already); the
+  // batch keeps going and the attempt says why.
+  const job: JobResult = await runJob(
     runner,
     {
       skill_id: spec.skill.id,
@@ -43,7 +45,11 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       options: { engine: spec.engine.options ?? {}, ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}) },
     },
     { skill: spec.skill, runsDir: spec.runsDir, signal: spec.signal, onEvent: (event) => appendEvent(transcript, event) },
-  );
+  ).catch((error: unknown): JobResult => {
+    if (!isSkillrigError(error)) throw error;
+    const now = new Date().toISOString();
+    return { job_id: "", skill_id: spec.skill.id, engine: spec.engine.name, status: "failed", artifacts: [], error: error.toJSON(), run_dir: "", timings: { started_at: now, finished_at: now } };
+  });
   const result: AttemptResult = {
     task_id: spec.loaded.task.task_id,
     engine: spec.engine.label,
@@ -59,7 +65,7 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       warnings: job.warnings,
     },
     prompt: job.prompt,
-    skill_md: await readFile(join(job.run_dir, "SKILL.patched.md"), "utf8").catch(() => undefined),
+    skill_md: job.run_dir ? await readFile(join(job.run_dir, "SKILL.patched.md"), "utf8").catch(() => undefined) : undefined,
     transcript,
     cases: [],
     usage: usageOf(job, 0),

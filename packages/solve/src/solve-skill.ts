@@ -51,11 +51,17 @@ export function solveInputs(task: Task): {
 
 /**
  * Copies the solve skill into `dir` with its artifact's `x-filename` set to the task's deliverable file, so the
- * skills package collects `tool.py` for a cli task and `solution.py` for a function task. Returns the copy's path.
+ * skills package collects `tool.py` for a cli task and `solution.py` for a function task. `engines` are added to
+ * the copy's `engines`: the skill has prompts tailored to gemini and codex, but any engine plugin may run it
+ * (others get the skills package's default prompt, and SKILL.md carries the whole task). Returns the copy's path.
  */
-export async function prepareSolveSkill(task: Pick<Task, "deliverable_type" | "entrypoint">, dir: string): Promise<string> {
+export async function prepareSolveSkill(task: Pick<Task, "deliverable_type" | "entrypoint">, dir: string, engines: string[] = []): Promise<string> {
   const target = join(dir, SOLVE_SKILL_ID);
   await cp(SOLVE_SKILL_DIR, target, { recursive: true });
+  const runnerFile = join(target, "assets", "runner.json");
+  const runnerJson = JSON.parse(await readFile(runnerFile, "utf8")) as { engines: string[] };
+  runnerJson.engines = [...new Set([...runnerJson.engines, ...engines])];
+  await writeFile(runnerFile, `${JSON.stringify(runnerJson, null, 2)}\n`);
   const schemaFile = join(target, "assets", "output.schema.json");
   const schema = JSON.parse(await readFile(schemaFile, "utf8")) as { properties: { deliverable: Record<string, unknown> } };
   schema.properties.deliverable["x-filename"] = deliverableFileOf(task);

@@ -9,11 +9,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { isSkillrigError, SkillrigError, type LoadedTask, type Runner, type SkillManifest, type Violation } from "@skillrig/core";
-import { loadSkill } from "@skillrig/skills";
+import { loadSkill, runJob } from "@skillrig/skills";
 import { checkReference, scoredTask } from "./reference-check.js";
 import { summarizeEngines, type AttemptResult, type ReferenceCheck, type SolveReport, type TaskResult } from "./report.js";
 import { runAttempt } from "./run-attempt.js";
-import { prepareSolveSkill } from "./solve-skill.js";
+import { prepareSolveSkill, solveInputs } from "./solve-skill.js";
 
 export interface SolveEngine {
   /** The engine plugin's name (`gemini`, `codex`, a user's plugin). */
@@ -89,11 +89,12 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
   try {
     const results: TaskResult[] = [];
     const plan: Array<() => Promise<AttemptResult>> = [];
+    const preflights: Preflight[] = [];
     for (const loaded of options.tasks) {
       const task = loaded.task;
       const reference = references.get(task.task_id);
       const scored = scoredTask(loaded, reference);
-      const skill: SkillManifest = loadSkill(await prepareSolveSkill(task, join(skillsDir, String(results.length))));
+      const skill: SkillManifest = loadSkill(await prepareSolveSkill(task, join(skillsDir, String(results.length)), engines.map((e) => e.name)));
       const result: TaskResult = {
         task_id: task.task_id,
         file: loaded.displayPath,
@@ -107,6 +108,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       };
       results.push(result);
       for (const engine of engines) {
+        preflights.push({ loaded, skill, engine });
         for (let attempt = 1; attempt <= attempts; attempt++) {
           plan.push(async () => {
             const outcome = await runAttempt(runner, { loaded, scored, skill, engine, attempt, runsDir: options.runsDir, timeoutMs: options.timeoutMs, caseJobs, signal: options.signal });
@@ -116,6 +118,8 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
         }
       }
     }
+
+    await preflight(runner, preflights, join(skillsDir, "preflight-runs"));
 
     const limit = pLimit(jobs);
     let done = 0;
@@ -146,5 +150,33 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
     };
   } finally {
     await rm(skillsDir, { recursive: true, force: true });
+  }
+}
+
+interface Preflight {
+  loaded: LoadedTask;
+  skill: SkillManifest;
+  engine: { name: string; label: string; options?: Record<string, unknown> };
+}
+
+/**
+ * Renders every (task, engine) job without running an engine (a dry run), so a request the skills package
+ * refuses (an input, a template, an engine the skill does not support) is invalid input reported before any
+ * engine spends time, rather than a failure in the middle of a batch.
+ */
+async function preflight(runner: Runner, checks: Preflight[], runsDir: string): Promise<void> {
+  const problems: Violation[] = [];
+  for (const { loaded, skill, engine } of checks) {
+    const result = await runJob(
+      runner,
+      { skill_id: skill.id, engine: engine.name, input: solveInputs(loaded.task), parameter: {}, options: { dry_run: true, engine: engine.options ?? {} } },
+      { skill, runsDir },
+    );
+    if (result.error) {
+      problems.push({ file: loaded.displayPath, field: engine.label, message: `task ${loaded.task.task_id} with engine ${engine.label}: [${result.error.code}] ${result.error.message}` });
+    }
+  }
+  if (problems.length > 0) {
+    throw new SkillrigError("usage", `the solve jobs cannot be prepared:\n${problems.map((p) => `  ${p.message}`).join("\n")}`, { violations: problems });
   }
 }
