@@ -33,7 +33,19 @@ beforeAll(async () => {
   await cp(join(example, "reference"), join(dir, "reference"), { recursive: true });
   await cp(join(here, "fixtures", "scripted-engine.mjs"), join(dir, "scripted-engine.mjs"));
   const reference = await readFile(join(example, "reference", "solution.py"), "utf8");
-  const variant = (label: string, files: Record<string, string>) => ({ label, engine: "scripted", options: { files, output: { deliverable: "solution.py" } } });
+  // A task whose last case has a wrong expected value: its reference check flags the case.
+  const task = JSON.parse(await readFile(join(example, "task.json"), "utf8"));
+  task.task_id = "run-length-with-bad-case";
+  task.tests.push({ name: "wrong expected", input: ["aa"], expected: "a3" });
+  await writeFile(join(dir, "flawed-task.json"), JSON.stringify(task));
+  // A cli task (the entrypoint file is the deliverable) from the oracle's csv-filter example.
+  await cp(join(example, "..", "oracle-csv-filter", "task.json"), join(dir, "csv-task.json"));
+  const csvFilter = await readFile(join(example, "..", "oracle-csv-filter", "correct", "csv_filter.py"), "utf8");
+  const variant = (label: string, files: Record<string, string>, deliverable = "solution.py") => ({
+    label,
+    engine: "scripted",
+    options: { files, output: { deliverable } },
+  });
   await writeFile(
     join(dir, "skillrig.config.json"),
     JSON.stringify({
@@ -43,6 +55,7 @@ beforeAll(async () => {
           variant("right", { "solution.py": reference }),
           variant("wrong", { "solution.py": "def encode(text):\n    return text\n" }),
           variant("nothing", {}),
+          variant("csv", { "csv_filter.py": csvFilter }, "csv_filter.py"),
         ],
       },
     }),
@@ -69,6 +82,22 @@ describe("skillrig solve", () => {
     expect(stderr).toContain("reference run-length-encode: passes every case");
     expect(await readFile(join(dir, "report", "solve-report.html"), "utf8")).toContain("<!DOCTYPE html>");
     expect(await readFile(join(dir, "report", "solve-report.junit.xml"), "utf8")).toContain('type="artifact_missing"');
+  });
+
+  it("grades a cli deliverable under its entrypoint name", async () => {
+    const { code, stdout, stderr } = await skillrig("solve", "csv-task.json", "--engine", "csv", "--json");
+    expect(code, stderr).toBe(0);
+    const attempt = JSON.parse(stdout).tasks[0].attempts[0];
+    expect(attempt).toMatchObject({ status: "passed", score: { passed: 5, total: 5 }, deliverable: { file: "csv_filter.py" } });
+  });
+
+  it("does not score cases the task's reference solution fails", async () => {
+    const { code, stdout, stderr } = await skillrig("solve", "flawed-task.json", "--engine", "right", "--json");
+    expect(code, stderr).toBe(0);
+    const task = JSON.parse(stdout).tasks[0];
+    expect(task).toMatchObject({ total_cases: 6, scored_cases: 5, reference: { status: "flagged", flagged: [{ name: "wrong expected", status: "failed" }] } });
+    expect(task.attempts[0]).toMatchObject({ status: "passed", score: { passed: 5, total: 5 } });
+    expect(task.attempts[0].cases.map((c: { name: string }) => c.name)).not.toContain("wrong expected");
   });
 
   it("exits 2 for invalid input: an unknown engine, a bad task file, a reporter without --out", async () => {
