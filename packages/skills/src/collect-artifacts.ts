@@ -26,7 +26,7 @@ function realFile(path: string): string | undefined {
 
 function findByName(root: string, name: string, depth = 6): string | undefined {
   if (depth < 0) return undefined;
-  let entries;
+  let entries: import("node:fs").Dirent[];
   try {
     entries = readdirSync(root, { withFileTypes: true });
   } catch {
@@ -46,11 +46,15 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
   const problems = [...collection.problems];
   const artifacts: CollectedArtifact[] = [...collection.artifacts];
   if (collection.output === undefined) {
-    problems.push({ code: "result_missing", message: `the engine gave no final JSON result for skill "${skill.id}" (expected one JSON object matching its output schema)` });
+    problems.push({
+      code: "result_missing",
+      message: `the engine gave no final JSON result for skill "${skill.id}" (expected one JSON object matching its output schema)`,
+    });
     return { ...collection, problems, artifacts };
   }
   const output = collection.output;
-  const outputObject = typeof output === "object" && output !== null && !Array.isArray(output) ? (output as Record<string, unknown>) : undefined;
+  const outputObject =
+    typeof output === "object" && output !== null && !Array.isArray(output) ? (output as Record<string, unknown>) : undefined;
   const workspace = realpathSync(run.workspace);
   const missingFields = new Set<string>();
 
@@ -70,7 +74,10 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
         found = byName;
         if (outputObject) {
           outputObject[spec.field] = byName;
-          warnJob(work, `artifact "${spec.field}": ${note ?? "the output did not give its path"}; collected ${relative(workspace, byName)} from the workspace and set ${at} to it`);
+          warnJob(
+            work,
+            `artifact "${spec.field}": ${note ?? "the output did not give its path"}; collected ${relative(workspace, byName)} from the workspace and set ${at} to it`,
+          );
         }
       }
     }
@@ -108,4 +115,3 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
   }
   return { output, artifacts, problems };
 }
-

@@ -15,8 +15,32 @@ import { extname } from "node:path";
 import { fileTypeFromBuffer } from "file-type";
 
 export const TEXT_EXTENSIONS = new Set([
-  ".txt", ".md", ".markdown", ".csv", ".tsv", ".json", ".jsonl", ".ndjson", ".yaml", ".yml", ".toml", ".xml", ".html",
-  ".htm", ".ini", ".log", ".py", ".js", ".ts", ".sql", ".tex", ".bib", ".rst", ".srt", ".vtt", ".svg",
+  ".txt",
+  ".md",
+  ".markdown",
+  ".csv",
+  ".tsv",
+  ".json",
+  ".jsonl",
+  ".ndjson",
+  ".yaml",
+  ".yml",
+  ".toml",
+  ".xml",
+  ".html",
+  ".htm",
+  ".ini",
+  ".log",
+  ".py",
+  ".js",
+  ".ts",
+  ".sql",
+  ".tex",
+  ".bib",
+  ".rst",
+  ".srt",
+  ".vtt",
+  ".svg",
 ]);
 
 const SNIFF_BYTES = 1 << 20;

@@ -15,13 +15,19 @@ export function parseFrontMatter(text: string, file: string): { frontMatter?: Fr
   const match = FENCE.exec(text.replace(/^\uFEFF/, ""));
   if (!match) {
     return {
-      problems: [{ file, line: 1, message: "has no front matter: it must start with a `---` line, then `name:` and `description:`, then `---`" }],
+      problems: [
+        { file, line: 1, message: "has no front matter: it must start with a `---` line, then `name:` and `description:`, then `---`" },
+      ],
     };
   }
   const doc = parseDocument(match[1] ?? "");
   if (doc.errors.length > 0) {
     return {
-      problems: doc.errors.map((e) => ({ file, line: (e.linePos?.[0]?.line ?? 0) + 1, message: `front matter is not valid YAML: ${e.message.split("\n")[0]}` })),
+      problems: doc.errors.map((e) => ({
+        file,
+        line: (e.linePos?.[0]?.line ?? 0) + 1,
+        message: `front matter is not valid YAML: ${e.message.split("\n")[0]}`,
+      })),
     };
   }
   const data = doc.toJS() as unknown;

@@ -46,7 +46,10 @@ function readJson(file: string, errors: Violation[]): unknown {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    errors.push({ file: displayPath(file), message: `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+    errors.push({
+      file: displayPath(file),
+      message: `cannot be read: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+    });
     return undefined;
   }
   try {
@@ -82,7 +85,10 @@ export function checkSkill(dirPath: string): SkillCheck {
   let skillMd: string | undefined;
   let frontMatter: Record<string, unknown> | undefined;
   if (!existsSync(skillMdFile)) {
-    errors.push({ file: skillMdLabel, message: "is missing: every skill package needs a SKILL.md with `name` and `description` front matter" });
+    errors.push({
+      file: skillMdLabel,
+      message: "is missing: every skill package needs a SKILL.md with `name` and `description` front matter",
+    });
   } else {
     skillMd = readFileSync(skillMdFile, "utf8");
     const parsed = parseFrontMatter(skillMd, skillMdLabel);
@@ -98,7 +104,10 @@ export function checkSkill(dirPath: string): SkillCheck {
 
   // runner.json
   if (!existsSync(runnerFile)) {
-    errors.push({ file: runnerLabel, message: "is missing: every skill package needs assets/runner.json (see @skillrig/skills/runner-schema.json)" });
+    errors.push({
+      file: runnerLabel,
+      message: "is missing: every skill package needs assets/runner.json (see @skillrig/skills/runner-schema.json)",
+    });
     return result;
   }
   const runner = readJson(runnerFile, errors);
@@ -111,14 +120,23 @@ export function checkSkill(dirPath: string): SkillCheck {
   runnerValidator ??= compileSchema(runnerJsonSchema);
   for (const v of runnerValidator.validate(raw)) errors.push({ ...v, file: runnerLabel, message: `${v.pointer || "(root)"} ${v.message}` });
   for (const key of Object.keys(raw)) {
-    if (!KNOWN_RUNNER_KEYS.has(key)) warnings.push({ file: runnerLabel, pointer: pointer(key), message: `unknown key "${key}" is ignored` });
+    if (!KNOWN_RUNNER_KEYS.has(key))
+      warnings.push({ file: runnerLabel, pointer: pointer(key), message: `unknown key "${key}" is ignored` });
   }
   const id = typeof raw.id === "string" ? raw.id : undefined;
   if (id !== undefined && isSafeSkillId(id) && id !== basename(dir)) {
-    errors.push({ file: runnerLabel, pointer: "/id", message: `id "${id}" must equal the skill's folder name "${basename(dir)}" (skills/<id>/)` });
+    errors.push({
+      file: runnerLabel,
+      pointer: "/id",
+      message: `id "${id}" must equal the skill's folder name "${basename(dir)}" (skills/<id>/)`,
+    });
   }
   if (id !== undefined && typeof frontMatter?.name === "string" && frontMatter.name !== id) {
-    errors.push({ file: skillMdLabel, pointer: "/name", message: `front matter name "${frontMatter.name}" must equal the skill id "${id}" (agents find the skill by this name)` });
+    errors.push({
+      file: skillMdLabel,
+      pointer: "/name",
+      message: `front matter name "${frontMatter.name}" must equal the skill id "${id}" (agents find the skill by this name)`,
+    });
   }
 
   // Schemas
@@ -152,7 +170,11 @@ export function checkSkill(dirPath: string): SkillCheck {
     }
     const type = (schema as Record<string, unknown>).type;
     if (type !== undefined && type !== "object") {
-      errors.push({ file: label, pointer: "/type", message: `the ${kind} schema must describe an object (type "object"), not ${JSON.stringify(type)}` });
+      errors.push({
+        file: label,
+        pointer: "/type",
+        message: `the ${kind} schema must describe an object (type "object"), not ${JSON.stringify(type)}`,
+      });
       continue;
     }
     schemas[kind] = { file, schema: schema as JsonSchema };
@@ -210,14 +232,22 @@ function checkInputSchema(schema: JsonSchema, file: string, errors: Violation[])
     }
     const extensions = prop.extensions;
     if (extensions !== undefined) {
-      if (!Array.isArray(extensions) || extensions.length === 0 || extensions.some((e) => typeof e !== "string" || !/^\.[^./\\]+$/.test(e))) {
+      if (
+        !Array.isArray(extensions) ||
+        extensions.length === 0 ||
+        extensions.some((e) => typeof e !== "string" || !/^\.[^./\\]+$/.test(e))
+      ) {
         errors.push({ file, pointer: `${at}/extensions`, message: 'must be a non-empty list of file extensions such as [".txt", ".md"]' });
       } else if (source === "inline") {
         errors.push({ file, pointer: `${at}/extensions`, message: "applies to file inputs only; this field is x-input-source inline" });
       }
     }
     if (source !== "inline" && prop.type !== undefined && prop.type !== "string") {
-      errors.push({ file, pointer: `${at}/type`, message: `a file input holds the uploaded file's path, so its type must be "string" (or mark it x-input-source: inline)` });
+      errors.push({
+        file,
+        pointer: `${at}/type`,
+        message: `a file input holds the uploaded file's path, so its type must be "string" (or mark it x-input-source: inline)`,
+      });
     }
   }
 }
@@ -231,7 +261,11 @@ function checkOutputSchema(schema: JsonSchema, file: string, errors: Violation[]
     }
     const filename = prop["x-filename"];
     if (filename !== undefined && (typeof filename !== "string" || !isSafeRelativePath(filename))) {
-      errors.push({ file, pointer: `${at}/x-filename`, message: "must be a relative file path inside the run directory (no leading /, no ..)" });
+      errors.push({
+        file,
+        pointer: `${at}/x-filename`,
+        message: "must be a relative file path inside the run directory (no leading /, no ..)",
+      });
     }
     if (prop["x-role"] !== undefined && typeof prop["x-role"] !== "string") {
       errors.push({ file, pointer: `${at}/x-role`, message: "must be a string" });
@@ -246,7 +280,8 @@ function checkTemplateReferences(manifest: SkillManifest, skillMd: string, skill
   const inputs = new Set(inputFields(manifest).map((f) => f.name));
   const parameters = new Set(parameterNames(manifest));
   const sources: Array<[string, string, string | undefined]> = [[skillMd, skillMdLabel, undefined]];
-  for (const [engine, text] of Object.entries(manifest.prompts)) sources.push([text, runnerLabel, pointer("entrypoint", "prompts", engine)]);
+  for (const [engine, text] of Object.entries(manifest.prompts))
+    sources.push([text, runnerLabel, pointer("entrypoint", "prompts", engine)]);
   const warnings: Violation[] = [];
   const seen = new Set<string>();
   for (const [text, file, at] of sources) {
@@ -277,7 +312,9 @@ function checkTemplateReferences(manifest: SkillManifest, skillMd: string, skill
 export function loadSkill(dir: string): SkillManifest {
   const check = checkSkill(dir);
   if (check.manifest) return check.manifest;
-  const lines = check.errors.map((e) => `  ${e.file ?? ""}${e.pointer ? ` ${e.pointer}` : ""}${e.line ? ` line ${e.line}` : ""}: ${e.message}`);
+  const lines = check.errors.map(
+    (e) => `  ${e.file ?? ""}${e.pointer ? ` ${e.pointer}` : ""}${e.line ? ` line ${e.line}` : ""}: ${e.message}`,
+  );
   const first = check.errors[0];
   throw new SkillrigError("invalid_skill", `invalid skill package ${displayPath(check.dir)}:\n${lines.join("\n")}`, {
     file: first?.file,
@@ -331,7 +368,9 @@ export function checkSkillRoots(runner: Runner): void {
 /** Finds and loads the skill `id` in the runner's configured roots. */
 export function resolveSkill(runner: Runner, id: string): SkillManifest {
   if (!isSafeSkillId(id)) {
-    throw new SkillrigError("skill_not_found", `"${id}" is not a valid skill id (lowercase letters, digits, "-" and "_"; no paths)`, { field: "skill_id" });
+    throw new SkillrigError("skill_not_found", `"${id}" is not a valid skill id (lowercase letters, digits, "-" and "_"; no paths)`, {
+      field: "skill_id",
+    });
   }
   checkSkillRoots(runner);
   const roots = skillRoots(runner);
@@ -342,7 +381,8 @@ export function resolveSkill(runner: Runner, id: string): SkillManifest {
   const available = findSkills(roots).map((s) => s.id);
   throw new SkillrigError(
     "skill_not_found",
-    `no skill "${id}" in ${roots.map((r) => displayPath(r)).join(", ")}` + (available.length > 0 ? `; available: ${available.join(", ")}` : "; no skills found there"),
+    `no skill "${id}" in ${roots.map((r) => displayPath(r)).join(", ")}` +
+      (available.length > 0 ? `; available: ${available.join(", ")}` : "; no skills found there"),
     { field: "skill_id", hint: 'set "skills.roots" in skillrig.config to the folders holding your skill packages' },
   );
 }

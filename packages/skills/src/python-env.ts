@@ -60,14 +60,20 @@ async function pickInterpreter(options: PythonEnvOptions): Promise<{ python: str
     if (!probe) continue;
     const { version } = probe;
     if (options.version && version !== options.version && !version.startsWith(`${options.version}.`)) {
-      warnings.push(`the skill asks for Python ${options.version}; no python${options.version} was found, so its environment uses ${python} (Python ${version})`);
+      warnings.push(
+        `the skill asks for Python ${options.version}; no python${options.version} was found, so its environment uses ${python} (Python ${version})`,
+      );
     }
     return { python: probe.executable, version, warnings };
   }
-  throw new SkillrigError("runtime_unavailable", `no Python interpreter found to build the skill's environment (tried ${candidates.join(", ")})`, {
-    field: "runtime.version",
-    hint: "install python3, or set skills.python.interpreter in skillrig.config",
-  });
+  throw new SkillrigError(
+    "runtime_unavailable",
+    `no Python interpreter found to build the skill's environment (tried ${candidates.join(", ")})`,
+    {
+      field: "runtime.version",
+      hint: "install python3, or set skills.python.interpreter in skillrig.config",
+    },
+  );
 }
 
 function sleep(ms: number) {
@@ -149,12 +155,20 @@ async function run(file: string, args: string[], what: string, signal?: AbortSig
     await execa(file, args, { cancelSignal: signal, all: true, env: { PIP_CONFIG_FILE: "/dev/null" } });
   } catch (error) {
     const e = error as ExecaError;
-    const output = String(e.all ?? e.stderr ?? "").trim().split("\n").slice(-15).join("\n");
-    throw new SkillrigError("runtime_unavailable", `could not ${what} for the skill's Python runtime: ${e.shortMessage ?? e.message}${output ? `\n${output}` : ""}`, {
-      field: "runtime.dependencies",
-      details: { command: e.command, exitCode: e.exitCode },
-      hint: "put wheels of these packages in a folder listed in skills.python.find_links (pip download / pip wheel on a machine with an index), or set skills.python.index_url",
-      cause: error,
-    });
+    const output = String(e.all ?? e.stderr ?? "")
+      .trim()
+      .split("\n")
+      .slice(-15)
+      .join("\n");
+    throw new SkillrigError(
+      "runtime_unavailable",
+      `could not ${what} for the skill's Python runtime: ${e.shortMessage ?? e.message}${output ? `\n${output}` : ""}`,
+      {
+        field: "runtime.dependencies",
+        details: { command: e.command, exitCode: e.exitCode },
+        hint: "put wheels of these packages in a folder listed in skills.python.find_links (pip download / pip wheel on a machine with an index), or set skills.python.index_url",
+        cause: error,
+      },
+    );
   }
 }

@@ -36,7 +36,10 @@ export function templateContext(work: JobWork): Record<string, unknown> {
   for (const name of Object.keys(parameter)) {
     if (Object.hasOwn(input, name)) continue;
     addHiddenGetter(inputView, name, () => {
-      warnJob(work, `a template wrote {{ input.${name} }}, but "${name}" is a parameter: rendered the parameter's value; write {{ parameter.${name} }}`);
+      warnJob(
+        work,
+        `a template wrote {{ input.${name} }}, but "${name}" is a parameter: rendered the parameter's value; write {{ parameter.${name} }}`,
+      );
       return toTemplateValue(parameter[name]);
     });
   }
@@ -59,6 +62,8 @@ export function renderJobPrompt(prompt: PromptRendering, work: JobWork): PromptR
     source = "default";
   }
   const skillMdLabel = displayPath(skill.skillMdFile);
-  const skillMd = renderTemplate(readFileSync(skill.skillMdFile, "utf8"), context, skillMdLabel) + outputInstructions(skill, String(work.context.run_dir));
+  const skillMd =
+    renderTemplate(readFileSync(skill.skillMdFile, "utf8"), context, skillMdLabel) +
+    outputInstructions(skill, String(work.context.run_dir));
   return { ...prompt, text, source, file, skillMd };
 }

@@ -44,7 +44,11 @@ export async function resolveJobInput(resolution: InputResolution, work: JobWork
       const field = byName.get(key);
       const at = `/input/${escapePointerToken(key)}`;
       if (field?.source === "file") {
-        violations.push({ pointer: at, field: key, message: `"${key}" is a file input: upload the file as uploads/${key} (skillrig run --file ${key}=<path>), not as an inline value` });
+        violations.push({
+          pointer: at,
+          field: key,
+          message: `"${key}" is a file input: upload the file as uploads/${key} (skillrig run --file ${key}=<path>), not as an inline value`,
+        });
       } else if (field || allowsAdditionalKeys(skill.schemas.input?.schema)) {
         input[key] = value;
       } else {
@@ -81,19 +85,26 @@ export async function resolveJobInput(resolution: InputResolution, work: JobWork
       const host = request.files?.[field.name];
       const problem = await checkFileExtensions(path, field.extensions, host === undefined ? undefined : basename(host));
       if (problem) {
-        violations.push({ pointer: `/input/${escapePointerToken(field.name)}`, field: field.name, file: `uploads/${field.name}`, rule: "extensions", message: problem });
+        violations.push({
+          pointer: `/input/${escapePointerToken(field.name)}`,
+          field: field.name,
+          file: `uploads/${field.name}`,
+          rule: "extensions",
+          message: problem,
+        });
       }
     }
   }
   if (existsSync(run.uploads)) {
     for (const name of readdirSync(run.uploads)) {
-      if (byName.get(name)?.source !== "file") warnings.push(`uploads/${name} matches no file input of skill "${skill.id}" and is not used`);
+      if (byName.get(name)?.source !== "file")
+        warnings.push(`uploads/${name} matches no file input of skill "${skill.id}" and is not used`);
     }
   }
 
   // Merged input against the input schema.
   if (skill.schemas.input) {
-    let compiled;
+    let compiled: ReturnType<typeof compileSchema> | undefined;
     try {
       compiled = compileSchema(skill.schemas.input.schema);
     } catch (error) {

@@ -20,7 +20,10 @@ import { join, resolve } from "node:path";
 import type { RunFolder, SkillManifest } from "@skillrig/core";
 
 export function newJobId(skillId: string, now = new Date()): string {
-  const stamp = now.toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = now
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   return `${stamp}-${skillId}-${randomBytes(3).toString("hex")}`;
 }
 

@@ -71,18 +71,28 @@ function requestError(violations: Violation[]): SkillrigError {
       : "parameter_invalid";
   const lines = violations.map((v) => `  ${v.pointer || "(root)"}: ${v.message}`);
   const first = violations[0];
-  return new SkillrigError(code, `the job's ${code === "parameter_invalid" ? "parameters are" : "input is"} invalid:\n${lines.join("\n")}`, {
-    file: first?.file,
-    pointer: first?.pointer,
-    field: first?.field,
-    violations,
-  });
+  return new SkillrigError(
+    code,
+    `the job's ${code === "parameter_invalid" ? "parameters are" : "input is"} invalid:\n${lines.join("\n")}`,
+    {
+      file: first?.file,
+      pointer: first?.pointer,
+      field: first?.field,
+      violations,
+    },
+  );
 }
 
 function engineError(outcome: EngineOutcome, engine: string): SkillrigError {
   const kind = outcome.failure?.kind ?? "crash";
   const code: ErrorCode =
-    kind === "auth" ? "engine_auth_failed" : kind === "timeout" || kind === "idle_timeout" ? "timeout" : kind === "not_found" ? "engine_not_found" : "engine_failed";
+    kind === "auth"
+      ? "engine_auth_failed"
+      : kind === "timeout" || kind === "idle_timeout"
+        ? "timeout"
+        : kind === "not_found"
+          ? "engine_not_found"
+          : "engine_failed";
   return new SkillrigError(code, `engine "${engine}" failed (${kind}): ${outcome.failure?.message ?? "no reason given"}`, {
     details: { kind, exitCode: outcome.exitCode, signal: outcome.signal, ...(outcome.details ?? {}) },
   });
@@ -93,7 +103,11 @@ const PROBLEM_ORDER = ["result_missing", "artifact_missing", "schema_violation"]
 /** Copies `request.files` into uploads/; returns the problems instead of throwing so all are listed. */
 function copyUploads(request: JobRequest, skill: SkillManifest, uploads: string, cwd: string): Violation[] {
   const violations: Violation[] = [];
-  const fileFields = new Set(inputFields(skill).filter((f) => f.source === "file").map((f) => f.name));
+  const fileFields = new Set(
+    inputFields(skill)
+      .filter((f) => f.source === "file")
+      .map((f) => f.name),
+  );
   for (const [field, hostPath] of Object.entries(request.files ?? {})) {
     const at = `/files/${escapePointerToken(field)}`;
     if (!isSafeRelativePath(field) || field.includes("/") || field.includes("\\")) {
@@ -101,12 +115,22 @@ function copyUploads(request: JobRequest, skill: SkillManifest, uploads: string,
       continue;
     }
     if (!fileFields.has(field)) {
-      violations.push({ pointer: at, field, message: `"${field}" is not a file input of skill "${skill.id}"; file inputs: ${[...fileFields].join(", ") || "none"}` });
+      violations.push({
+        pointer: at,
+        field,
+        message: `"${field}" is not a file input of skill "${skill.id}"; file inputs: ${[...fileFields].join(", ") || "none"}`,
+      });
       continue;
     }
     const source = resolve(cwd, hostPath);
     if (!existsSync(source) || !statSync(source).isFile()) {
-      violations.push({ pointer: at, field, file: hostPath, rule: MISSING_FILE_RULE, message: `the file for "${field}", ${hostPath}, does not exist or is not a file` });
+      violations.push({
+        pointer: at,
+        field,
+        file: hostPath,
+        rule: MISSING_FILE_RULE,
+        message: `the file for "${field}", ${hostPath}, does not exist or is not a file`,
+      });
       continue;
     }
     copyFileSync(source, resolve(uploads, field));
@@ -135,7 +159,8 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   const run = createRunFolder(options.runsDir ?? runsDirOf(runner), jobId, skill);
   const timeoutMs =
     request.options?.timeout_ms ??
-    (typeof (skill.runner.runtime as { default_options?: { hard_timeout_seconds?: number } } | undefined)?.default_options?.hard_timeout_seconds === "number"
+    (typeof (skill.runner.runtime as { default_options?: { hard_timeout_seconds?: number } } | undefined)?.default_options
+      ?.hard_timeout_seconds === "number"
       ? (skill.runner.runtime as { default_options: { hard_timeout_seconds: number } }).default_options.hard_timeout_seconds * 1000
       : undefined);
   const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
@@ -171,11 +196,32 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   const uploadNames = Object.fromEntries(Object.entries(request.files ?? {}).map(([f, p]) => [f, { original_name: basename(p), from: p }]));
   writeFileSync(
     resolve(run.root, "run.json"),
-    JSON.stringify({ job_id: jobId, skill_id: skill.id, skill_version: skill.version, skill_dir: skill.dir, engine, created_at: started.toISOString(), request, uploads: uploadNames }, null, 2),
+    JSON.stringify(
+      {
+        job_id: jobId,
+        skill_id: skill.id,
+        skill_version: skill.version,
+        skill_dir: skill.dir,
+        engine,
+        created_at: started.toISOString(),
+        request,
+        uploads: uploadNames,
+      },
+      null,
+      2,
+    ),
   );
 
   await runner.hooks.runStart.promise({ kind: "job", id: jobId, startedAt: started });
-  const result: JobResult = { job_id: jobId, skill_id: skill.id, engine, status: "running", artifacts: [], run_dir: run.root, timings: { started_at: started.toISOString() } };
+  const result: JobResult = {
+    job_id: jobId,
+    skill_id: skill.id,
+    engine,
+    status: "running",
+    artifacts: [],
+    run_dir: run.root,
+    timings: { started_at: started.toISOString() },
+  };
   let engineMs: number | undefined;
   try {
     const uploadProblems = copyUploads(request, skill, run.uploads, runner.cwd);
@@ -215,7 +261,11 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       for (const w of env.warnings) jobWarnings(work).push(w);
       work.env = { ...work.env, PATH: `${env.bin}:${process.env.PATH ?? ""}`, VIRTUAL_ENV: env.dir };
       work.context.python_env = env.dir;
-      work.emit({ type: "log", stream: "skillrig", line: `${env.reused ? "reusing" : "built"} Python ${env.pythonVersion} environment ${env.dir} for ${dependencies.join(", ")}` });
+      work.emit({
+        type: "log",
+        stream: "skillrig",
+        line: `${env.reused ? "reusing" : "built"} Python ${env.pythonVersion} environment ${env.dir} for ${dependencies.join(", ")}`,
+      });
     }
 
     result.status = "running";
@@ -241,18 +291,24 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     if (collection.problems.length > 0) {
       const problems = [...collection.problems].sort((a, b) => PROBLEM_ORDER.indexOf(a.code) - PROBLEM_ORDER.indexOf(b.code));
       const first = problems[0]!;
-      throw new SkillrigError(first.code, problems.length === 1 ? first.message : `${first.message} (and ${problems.length - 1} more problems)`, {
-        file: displayPath(run.outputFile),
-        pointer: first.pointer,
-        violations: problems.map((p) => ({ pointer: p.pointer, message: p.message, rule: p.code })),
-      });
+      throw new SkillrigError(
+        first.code,
+        problems.length === 1 ? first.message : `${first.message} (and ${problems.length - 1} more problems)`,
+        {
+          file: displayPath(run.outputFile),
+          pointer: first.pointer,
+          violations: problems.map((p) => ({ pointer: p.pointer, message: p.message, rule: p.code })),
+        },
+      );
     }
     result.status = "succeeded";
     return result;
   } catch (error) {
     const err = isSkillrigError(error)
       ? error
-      : new SkillrigError("unhandled", `unexpected error while running the job: ${(error as Error)?.message ?? String(error)}`, { cause: error });
+      : new SkillrigError("unhandled", `unexpected error while running the job: ${(error as Error)?.message ?? String(error)}`, {
+          cause: error,
+        });
     if (result.status !== "canceled") result.status = "failed";
     result.error = err.toJSON();
     return result;
@@ -268,6 +324,13 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     if (warnings.length > 0) result.warnings = [...warnings];
     await runner.hooks.jobResult.promise(result, work);
     writeFileSync(resolve(run.root, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
-    await runner.hooks.runEnd.promise({ kind: "job", id: jobId, startedAt: started, ok: result.status === "succeeded", durationMs: result.timings.duration_ms, result });
+    await runner.hooks.runEnd.promise({
+      kind: "job",
+      id: jobId,
+      startedAt: started,
+      ok: result.status === "succeeded",
+      durationMs: result.timings.duration_ms,
+      result,
+    });
   }
 }

@@ -20,7 +20,10 @@ export function outputInstructions(skill: SkillManifest, runDir: string): string
   const lines: string[] = ["", "", "---", "", "## Output contract (added by skillrig for this run)", ""];
   if (skill.artifacts.length > 0) {
     lines.push("### Files to write", "");
-    lines.push(`Write each of these files into the run directory \`${runDir}\`, and put the file's absolute path in the named field of your final JSON:`, "");
+    lines.push(
+      `Write each of these files into the run directory \`${runDir}\`, and put the file's absolute path in the named field of your final JSON:`,
+      "",
+    );
     for (const a of skill.artifacts) {
       lines.push(`- \`${a.field}\`: write \`${runDir}/${a.filename}\` (role: ${a.role}${a.required ? ", required" : ", optional"})`);
     }
@@ -42,7 +45,8 @@ export function outputInstructions(skill: SkillManifest, runDir: string): string
   }
   const modes = Array.isArray(skill.runner.execution_modes) ? (skill.runner.execution_modes as string[]) : ["auto"];
   // An interactive-only skill converses by design; every other job runs unattended.
-  if (!(modes.length === 1 && modes[0] === "interactive")) lines.push("", "Do not ask the user questions: decide yourself. Write nothing after the JSON block.");
+  if (!(modes.length === 1 && modes[0] === "interactive"))
+    lines.push("", "Do not ask the user questions: decide yourself. Write nothing after the JSON block.");
   lines.push("");
   return lines.join("\n");
 }

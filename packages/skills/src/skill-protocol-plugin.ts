@@ -20,7 +20,9 @@ export class SkillProtocolPlugin implements SkillrigPlugin {
 
   apply(runner: Runner): void {
     const tap = { name: PLUGIN_NAME, stage: BASE_STAGE };
-    runner.hooks.resolveInput.tapPromise(tap, async (resolution, work) => (work.kind === "job" ? resolveJobInput(resolution, work) : resolution));
+    runner.hooks.resolveInput.tapPromise(tap, async (resolution, work) =>
+      work.kind === "job" ? resolveJobInput(resolution, work) : resolution,
+    );
     runner.hooks.renderPrompt.tapPromise(tap, async (prompt, work) => renderJobPrompt(prompt, work));
     runner.hooks.collectArtifacts.tapPromise(tap, async (collection, work) => collectJobArtifacts(collection, work));
   }

@@ -78,7 +78,11 @@ function templateError(error: unknown, file: string, what: string, source: strin
   // nunjucks gives no position for an unclosed block; it is found at the end of the file.
   const line = position ? Number(position[1]) + lineBase : /end of file/.test(raw) ? source.split("\n").length : undefined;
   // nunjucks prefixes "(path) [Line n, Column m]\n  "; keep only the reason.
-  const reason = raw.replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "").replace(/^Template render error:\s*/, "").replace(/^Error: /, "").trim();
+  const reason = raw
+    .replace(/^\([^)]*\)(?: \[Line \d+(?:, Column \d+)?\])?\s*/, "")
+    .replace(/^Template render error:\s*/, "")
+    .replace(/^Error: /, "")
+    .trim();
   return new SkillrigError("template_error", `${what} ${file}${line !== undefined ? ` line ${line}` : ""}: ${reason}`, {
     file,
     line,

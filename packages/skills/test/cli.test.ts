@@ -17,7 +17,10 @@ function skillrig(args: string[], cwd: string) {
 /** A project whose config lists the fixture skills and the test engine with `script` as its agent. */
 function project(script = 'print("{}")'): string {
   const dir = tempDir();
-  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ skills: { roots: [FIXTURE_SKILLS] }, plugins: [[SCRIPT_ENGINE_PLUGIN, { script }]] }));
+  writeFileSync(
+    join(dir, "skillrig.config.json"),
+    JSON.stringify({ skills: { roots: [FIXTURE_SKILLS] }, plugins: [[SCRIPT_ENGINE_PLUGIN, { script }]] }),
+  );
   return dir;
 }
 
@@ -62,7 +65,20 @@ describe("skillrig run", () => {
   it("--dry-run on demo-prime-number with an uploaded input_file prints the resolved input, parameters and prompt", () => {
     const dir = tempDir();
     writeFileSync(join(dir, "numbers.md"), "4\n9\n");
-    const r = skillrig(["run", join(FIXTURE_SKILLS, "demo-prime-number"), "--engine", "gemini", "--file", "input_file=numbers.md", "--param", "divisor=3", "--dry-run"], dir);
+    const r = skillrig(
+      [
+        "run",
+        join(FIXTURE_SKILLS, "demo-prime-number"),
+        "--engine",
+        "gemini",
+        "--file",
+        "input_file=numbers.md",
+        "--param",
+        "divisor=3",
+        "--dry-run",
+      ],
+      dir,
+    );
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/== input ==\n\{\n {2}"input_file": ".*\/uploads\/input_file"\n\}/);
     expect(r.stdout).toContain('== parameter ==\n{\n  "divisor": 3\n}');
@@ -91,7 +107,10 @@ describe("skillrig run", () => {
     const dir = project();
     const r = skillrig(["--json", "run", "demo-bible-verse", "--engine", "script", "--param", "language=123", "--dry-run"], dir);
     expect(JSON.parse(r.stdout).parameter).toEqual({ language: "123" });
-    const bad = skillrig(["run", "demo-prime-number", "--engine", "script", "--param", "divisor=1.5", "--input", "divisor=2", "--dry-run"], dir);
+    const bad = skillrig(
+      ["run", "demo-prime-number", "--engine", "script", "--param", "divisor=1.5", "--input", "divisor=2", "--dry-run"],
+      dir,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain('"divisor" is a parameter, not an input');
     expect(bad.stderr).toContain("/parameter/divisor: parameter /divisor must be integer");
@@ -119,7 +138,8 @@ describe("skillrig run", () => {
   });
 
   it("streams engine events to stderr and reports artifacts and the run folder", () => {
-    const agent = 'open("result_artifact.md","w").write("# done\\n"); print("working"); print(\'{"result_artifact": "result_artifact.md"}\')';
+    const agent =
+      'open("result_artifact.md","w").write("# done\\n"); print("working"); print(\'{"result_artifact": "result_artifact.md"}\')';
     const r = skillrig(["run", "demo-missing-artifacts", "--engine", "script"], project(agent));
     expect(r.code, r.stderr).toBe(0);
     expect(r.stderr).toContain("[assistant] working");

@@ -8,7 +8,7 @@ import { tempDir, testRunner } from "./support/helpers.js";
 const EXAMPLE = resolve(import.meta.dirname, "../../../examples/hello-skill");
 
 /** An agent that does what the patched SKILL.md says: run its bash block, then answer with the script's JSON. */
-export const FOLLOW_SKILL_MD = String.raw`
+const FOLLOW_SKILL_MD = String.raw`
 import json, os, re, subprocess
 job = json.loads(os.environ["SKILLRIG_JOB"])
 md = open(os.path.join(job["context"]["skill_dir"], "SKILL.md")).read()
@@ -48,7 +48,9 @@ describe("examples/hello-skill", () => {
         { word: "words", count: 3 },
       ],
     });
-    expect(result.artifacts).toEqual([expect.objectContaining({ field: "report_path", role: "report", relativePath: "artifacts/report.md" })]);
+    expect(result.artifacts).toEqual([
+      expect.objectContaining({ field: "report_path", role: "report", relativePath: "artifacts/report.md" }),
+    ]);
     expect(readFileSync(join(result.run_dir, "artifacts/report.md"), "utf8")).toContain("| the | 7 |");
   });
 });

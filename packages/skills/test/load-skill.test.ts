@@ -32,7 +32,9 @@ describe("fixture skill packages", () => {
       { field: "results_file_path", role: "analysis_results", filename: "results.json", required: true },
     ]);
     const root = tempDir();
-    const dir = makeSkill(root, "defaults", { output: { type: "object", properties: { report: { type: "string", "x-type": "artifact" }, n: { type: "integer" } } } });
+    const dir = makeSkill(root, "defaults", {
+      output: { type: "object", properties: { report: { type: "string", "x-type": "artifact" }, n: { type: "integer" } } },
+    });
     expect(loadSkill(dir).artifacts).toEqual([{ field: "report", role: "output", filename: "report", required: false }]);
   });
 
@@ -66,8 +68,17 @@ describe("runner.json schema and package rules", () => {
   it("accepts 2020-12 schemas", () => {
     const root = tempDir();
     const dir = makeSkill(root, "modern", {
-      input: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { q: { type: "string", "x-input-source": "inline" } }, $defs: { a: { type: "string" } } },
-      output: { $schema: "https://json-schema.org/draft/2020-12/schema", type: "object", properties: { pair: { type: "array", prefixItems: [{ type: "string" }] } } },
+      input: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { q: { type: "string", "x-input-source": "inline" } },
+        $defs: { a: { type: "string" } },
+      },
+      output: {
+        $schema: "https://json-schema.org/draft/2020-12/schema",
+        type: "object",
+        properties: { pair: { type: "array", prefixItems: [{ type: "string" }] } },
+      },
     });
     expect(checkSkill(dir).errors).toEqual([]);
   });
@@ -86,13 +97,20 @@ describe("runner.json schema and package rules", () => {
     const dir = makeSkill(root, "folder-name", { runner: { id: "other-name", schemas: {} } });
     const errors = checkSkill(dir).errors;
     expect(errors.find((e) => e.pointer === "/id")?.message).toContain('must equal the skill\'s folder name "folder-name"');
-    expect(errors.find((e) => e.file?.endsWith("SKILL.md"))?.message).toContain('front matter name "folder-name" must equal the skill id "other-name"');
+    expect(errors.find((e) => e.file?.endsWith("SKILL.md"))?.message).toContain(
+      'front matter name "folder-name" must equal the skill id "other-name"',
+    );
   });
 
   it("lists every problem at once, each with its file and pointer", () => {
     const root = tempDir();
     const dir = makeSkill(root, "broken", {
-      runner: { id: "broken", engines: "gemini", entrypoint: { prompts: { gemini: "{% for x in %}" } }, schemas: { input: "../outside.json", output: "assets/nope.json", parameter: "assets/parameter.schema.json" } },
+      runner: {
+        id: "broken",
+        engines: "gemini",
+        entrypoint: { prompts: { gemini: "{% for x in %}" } },
+        schemas: { input: "../outside.json", output: "assets/nope.json", parameter: "assets/parameter.schema.json" },
+      },
       parameter: { type: "array" },
     });
     const errors = checkSkill(dir).errors;
@@ -141,7 +159,13 @@ describe("runner.json schema and package rules", () => {
           d: { type: "string", "x-input-source": "inline", extensions: [".txt"] },
         },
       },
-      output: { type: "object", properties: { f: { type: "string", "x-type": "artifact", "x-filename": "../../escape.md" }, g: { type: "object", "x-type": "artifact" } } },
+      output: {
+        type: "object",
+        properties: {
+          f: { type: "string", "x-type": "artifact", "x-filename": "../../escape.md" },
+          g: { type: "object", "x-type": "artifact" },
+        },
+      },
     });
     const pointers = checkSkill(dir).errors.map((e) => e.pointer);
     expect(pointers).toEqual(
@@ -158,7 +182,9 @@ describe("runner.json schema and package rules", () => {
 
   it("names the file and line of a template syntax error in SKILL.md", () => {
     const root = tempDir();
-    const dir = makeSkill(root, "bad-template", { skillMd: "---\nname: bad-template\ndescription: x\n---\n\nline 6\n{% if input.x %}\nnever closed\n" });
+    const dir = makeSkill(root, "bad-template", {
+      skillMd: "---\nname: bad-template\ndescription: x\n---\n\nline 6\n{% if input.x %}\nnever closed\n",
+    });
     const error = checkSkill(dir).errors.find((e) => e.rule === "template_error");
     expect(error?.file).toMatch(/bad-template\/SKILL\.md$/);
     expect(error?.message).toMatch(/SKILL\.md line \d+/);

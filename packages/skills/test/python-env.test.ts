@@ -23,10 +23,18 @@ describe("runtime.dependencies: an isolated Python environment per dependency li
     buildTinyWheel(wheels, "tinydep", "1.0.0", "forty-two");
     const root = join(dir, "skills");
     makeSkill(root, "uses-dep", {
-      runner: { id: "uses-dep", runtime: { language: "python", dependencies: ["tinydep==1.0.0"] }, schemas: { output: "assets/output.schema.json" } },
+      runner: {
+        id: "uses-dep",
+        runtime: { language: "python", dependencies: ["tinydep==1.0.0"] },
+        schemas: { output: "assets/output.schema.json" },
+      },
       output: { type: "object", properties: { value: { type: "string" }, said: { type: "string" } }, required: ["value", "said"] },
     });
-    const { runner } = testRunner({ dir, roots: ["skills"], config: { skills: { roots: ["skills"], python: { find_links: ["wheels"] } } } });
+    const { runner } = testRunner({
+      dir,
+      roots: ["skills"],
+      config: { skills: { roots: ["skills"], python: { find_links: ["wheels"] } } },
+    });
     const logs: string[] = [];
     runner.hooks.jobEvent.tap("test", (e: EngineEvent) => {
       if (e.type === "log") logs.push(e.line);

@@ -64,7 +64,10 @@ describe("runJob on the fixture skills", () => {
     runner.hooks.jobEvent.tap("test", (event) => {
       events.push(event);
     });
-    const result = await runJob(runner, request("demo-prime-number", withAgent(PRIME_AGENT, { files: { input_file: numbersFile(dir) }, parameter: { divisor: 2 } })));
+    const result = await runJob(
+      runner,
+      request("demo-prime-number", withAgent(PRIME_AGENT, { files: { input_file: numbersFile(dir) }, parameter: { divisor: 2 } })),
+    );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.artifacts.map((a) => [a.field, a.role, a.relativePath])).toEqual([
       ["primes_file_path", "primes_list", "artifacts/primes.md"],
@@ -73,7 +76,17 @@ describe("runJob on the fixture skills", () => {
     // 10/2=5, 14/2=7, 7 rejected (odd), 26/2=13 -> all three candidates are prime
     expect(readFileSync(join(result.run_dir, "artifacts/primes.md"), "utf8")).toBe("- 5\n- 7\n- 13\n");
     const run = result.run_dir;
-    for (const part of ["run.json", "uploads/input_file", "skill/SKILL.md", "skill/scripts/check_primes.py", "prompt.md", "SKILL.patched.md", "logs/events.jsonl", "output.json", "result.json"]) {
+    for (const part of [
+      "run.json",
+      "uploads/input_file",
+      "skill/SKILL.md",
+      "skill/scripts/check_primes.py",
+      "prompt.md",
+      "SKILL.patched.md",
+      "logs/events.jsonl",
+      "output.json",
+      "result.json",
+    ]) {
       expect(existsSync(join(run, part)), part).toBe(true);
     }
     expect(JSON.parse(readFileSync(join(run, "run.json"), "utf8")).uploads.input_file.original_name).toBe("numbers.md");
@@ -161,11 +174,17 @@ print("{}")`;
 describe("inputs, parameters and extensions", () => {
   it("parameters are validated with every violation listed (parameter_invalid)", async () => {
     const { runner, dir } = testRunner();
-    const result = await runJob(runner, request("demo-prime-number", { files: { input_file: numbersFile(dir) }, parameter: { divisor: 0 }, options: { dry_run: true } }));
+    const result = await runJob(
+      runner,
+      request("demo-prime-number", { files: { input_file: numbersFile(dir) }, parameter: { divisor: 0 }, options: { dry_run: true } }),
+    );
     expectFailed(result, "parameter_invalid");
     expect(result.error?.violations?.map((v) => v.pointer)).toEqual(["/parameter/divisor"]);
     expect(result.error?.message).toContain("must be >= 1");
-    const missing = await runJob(runner, request("demo-prime-number", { files: { input_file: numbersFile(dir) }, options: { dry_run: true } }));
+    const missing = await runJob(
+      runner,
+      request("demo-prime-number", { files: { input_file: numbersFile(dir) }, options: { dry_run: true } }),
+    );
     expect(missing.error?.message).toContain("/parameter/divisor: parameter /divisor is required");
   });
 
@@ -174,18 +193,32 @@ describe("inputs, parameters and extensions", () => {
     makeSkill(root, "mixed", {
       input: {
         type: "object",
-        properties: { doc: { type: "string" }, query: { type: "string", "x-input-source": "inline" }, top: { type: "integer", "x-input-source": "inline", minimum: 1 } },
+        properties: {
+          doc: { type: "string" },
+          query: { type: "string", "x-input-source": "inline" },
+          top: { type: "integer", "x-input-source": "inline", minimum: 1 },
+        },
         required: ["doc", "query"],
       },
       parameter: { type: "object", properties: { lang: { type: "string", default: "en" } } },
     });
     const { runner, dir } = testRunner({ roots: [root] });
-    const ok = await runJob(runner, request("mixed", { files: { doc: numbersFile(dir) }, input: { query: "primes?", top: 3 }, options: { dry_run: true } }));
+    const ok = await runJob(
+      runner,
+      request("mixed", { files: { doc: numbersFile(dir) }, input: { query: "primes?", top: 3 }, options: { dry_run: true } }),
+    );
     expect(ok.status, JSON.stringify(ok.error)).toBe("succeeded");
     expect(ok.prompt).toContain(`- doc: ${join(ok.run_dir, "uploads/doc")}\n- query: primes?\n- top: 3\n`);
     expect(ok.prompt).toContain("# Parameters\n- lang: en\n");
 
-    const bad = await runJob(runner, request("mixed", { input: { doc: "/etc/passwd", lang: "de", top: 0, extra: 1 }, parameter: { query: "x" }, options: { dry_run: true } }));
+    const bad = await runJob(
+      runner,
+      request("mixed", {
+        input: { doc: "/etc/passwd", lang: "de", top: 0, extra: 1 },
+        parameter: { query: "x" },
+        options: { dry_run: true },
+      }),
+    );
     expectFailed(bad, "input_missing_file");
     const messages: Record<string, string> = {};
     for (const v of bad.error?.violations ?? []) messages[v.pointer ?? ""] = `${messages[v.pointer ?? ""] ?? ""}${v.message}\n`;
@@ -200,17 +233,26 @@ describe("inputs, parameters and extensions", () => {
 
   it("an upload for a field that is not a file input is refused", async () => {
     const { runner, dir } = testRunner();
-    const result = await runJob(runner, request("demo-bad-input", { files: { input_file: numbersFile(dir), notes: numbersFile(dir) }, options: { dry_run: true } }));
+    const result = await runJob(
+      runner,
+      request("demo-bad-input", { files: { input_file: numbersFile(dir), notes: numbersFile(dir) }, options: { dry_run: true } }),
+    );
     expectFailed(result, "input_invalid");
     expect(result.error?.pointer).toBe("/files/notes");
   });
 
   it("extensions: the uploaded file's original name must carry an allowed extension", async () => {
     const { runner, dir } = testRunner();
-    const result = await runJob(runner, request("demo-bad-input", { files: { input_file: numbersFile(dir, "numbers.csv") }, options: { dry_run: true } }));
+    const result = await runJob(
+      runner,
+      request("demo-bad-input", { files: { input_file: numbersFile(dir, "numbers.csv") }, options: { dry_run: true } }),
+    );
     expectFailed(result, "input_invalid");
     expect(result.error?.message).toContain('the uploaded file "numbers.csv" has extension ".csv"; allowed: .txt, .md');
-    const upper = await runJob(runner, request("demo-bad-input", { files: { input_file: numbersFile(dir, "NOTES.MD") }, options: { dry_run: true } }));
+    const upper = await runJob(
+      runner,
+      request("demo-bad-input", { files: { input_file: numbersFile(dir, "NOTES.MD") }, options: { dry_run: true } }),
+    );
     expect(upper.status).toBe("succeeded");
   });
 
@@ -245,12 +287,24 @@ describe("prompts", () => {
     const { runner, dir } = testRunner();
     const csv = join(dir, "data.csv");
     writeFileSync(csv, "a,b\n1,2\n");
-    const gemini = await runJob(runner, { skill_id: "demo-pandas-stats", engine: "gemini", files: { csv_file: csv }, parameter: { column: "b" }, options: { dry_run: true } });
+    const gemini = await runJob(runner, {
+      skill_id: "demo-pandas-stats",
+      engine: "gemini",
+      files: { csv_file: csv },
+      parameter: { column: "b" },
+      options: { dry_run: true },
+    });
     expect(gemini.status, JSON.stringify(gemini.error)).toBe("succeeded");
     expect(gemini.prompt).toBe(
       `Please analyze the CSV file \`${join(gemini.run_dir, "uploads/csv_file")}\`. Calculate the mean of column \`b\`. Follow \`SKILL.md\` for the exact script path and output the FINAL result as a valid JSON object: \`{"mean": <value>}\`.`,
     );
-    const other = await runJob(runner, { skill_id: "demo-pandas-stats", engine: "codex", files: { csv_file: csv }, parameter: { column: "b" }, options: { dry_run: true } });
+    const other = await runJob(runner, {
+      skill_id: "demo-pandas-stats",
+      engine: "codex",
+      files: { csv_file: csv },
+      parameter: { column: "b" },
+      options: { dry_run: true },
+    });
     expect(other.prompt).toContain("# Inputs\n- csv_file: ");
     expect(other.prompt).toContain("# Parameters\n- column: b\n");
   });
@@ -259,7 +313,13 @@ describe("prompts", () => {
     const { runner, dir } = testRunner();
     const csv = join(dir, "data.csv");
     writeFileSync(csv, "a\n1\n");
-    const result = await runJob(runner, { skill_id: "demo-pandas-stats", engine: "codex", files: { csv_file: csv }, parameter: { column: "a" }, options: { dry_run: true } });
+    const result = await runJob(runner, {
+      skill_id: "demo-pandas-stats",
+      engine: "codex",
+      files: { csv_file: csv },
+      parameter: { column: "a" },
+      options: { dry_run: true },
+    });
     const md = readFileSync(join(result.run_dir, "SKILL.patched.md"), "utf8");
     const skillDir = join(result.run_dir, "workspace/.agents/skills/demo-pandas-stats");
     expect(md).toContain(`python3 ${skillDir}/scripts/analyze.py "${join(result.run_dir, "uploads/csv_file")}" "a"`);

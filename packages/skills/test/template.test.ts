@@ -15,14 +15,20 @@ const SPEC_TEMPLATE = `# Inputs
 
 describe("prompt templates (nunjucks, Jinja2 habits)", () => {
   it("renders the spec's template text as written, with dict .items()", () => {
-    const text = renderTemplate(SPEC_TEMPLATE, { input: { input_file: "/r/uploads/input_file", query: "hello" }, parameter: { divisor: 3 } }, "spec");
+    const text = renderTemplate(
+      SPEC_TEMPLATE,
+      { input: { input_file: "/r/uploads/input_file", query: "hello" }, parameter: { divisor: 3 } },
+      "spec",
+    );
     expect(text).toBe("# Inputs\n- input_file: /r/uploads/input_file\n- query: hello\n\n# Parameters\n- divisor: 3\n");
   });
 
   it("still iterates with .items() when an input field is itself called items (the spec's example), and .keys()/.values()", () => {
     const input = { items: ["a", "b"], query: "q" };
     expect(renderTemplate("{% for k, v in input.items() %}{{ k }}={{ v }};{% endfor %}", { input }, "t")).toBe('items=["a","b"];query=q;');
-    expect(renderTemplate("{{ input.items | length }} {{ input.keys() | join(',') }} {{ input.values() | length }}", { input }, "t")).toBe("2 items,query 2");
+    expect(renderTemplate("{{ input.items | length }} {{ input.keys() | join(',') }} {{ input.values() | length }}", { input }, "t")).toBe(
+      "2 items,query 2",
+    );
   });
 
   it("prints objects and arrays as JSON, and leaves HTML unescaped (autoescape off)", () => {
@@ -53,6 +59,8 @@ describe("prompt templates (nunjucks, Jinja2 habits)", () => {
       expect(e.line).toBe(3);
       expect(e.message).toContain("p.md line 3: Unable to call `shout`");
     }
-    expect(() => renderTemplate("{% for k, v in input.items() %}{% endfor %}", { input: [1] }, "p.md")).toThrow(/p\.md: items\(\) needs a mapping, got an array/);
+    expect(() => renderTemplate("{% for k, v in input.items() %}{% endfor %}", { input: [1] }, "p.md")).toThrow(
+      /p\.md: items\(\) needs a mapping, got an array/,
+    );
   });
 });

@@ -31,7 +31,10 @@ function collect(value: string, previous: string[]): string[] {
 function splitPair(text: string, flag: string): [string, string] {
   const eq = text.indexOf("=");
   if (eq <= 0) {
-    throw new SkillrigError("usage", `${flag} ${text}: expected key=value`, { field: flag, hint: `${flag} name=value (values are JSON when they parse, else text)` });
+    throw new SkillrigError("usage", `${flag} ${text}: expected key=value`, {
+      field: flag,
+      hint: `${flag} name=value (values are JSON when they parse, else text)`,
+    });
   }
   return [text.slice(0, eq), text.slice(eq + 1)];
 }
@@ -95,18 +98,23 @@ export const runCommand: CommandModule = {
       .option("--runs-dir <dir>", "where run folders go (default: runs_dir of the config, else .skillrig/runs)")
       .addHelpText(
         "after",
-        "\nWith no <skill>, runs the config's \"run\" section. <skill> is an id in skills.roots or a path to a skill folder.\nExit codes: 0 job succeeded, 1 job failed, 2 invalid input, config or usage.",
+        '\nWith no <skill>, runs the config\'s "run" section. <skill> is an id in skills.roots or a path to a skill folder.\nExit codes: 0 job succeeded, 1 job failed, 2 invalid input, config or usage.',
       )
       .action(async (skillArg: string | undefined, options: RunOptions, command: Command) => {
         const ctx = context(command);
         const loaded = await ctx.config();
         const defaults = skillArg === undefined ? loaded.config.run : undefined;
         if (skillArg === undefined && !defaults) {
-          throw new SkillrigError("usage", 'name a skill (skillrig run <skill> --engine <name>), or add a "run" section to skillrig.config', { field: "skill" });
+          throw new SkillrigError(
+            "usage",
+            'name a skill (skillrig run <skill> --engine <name>), or add a "run" section to skillrig.config',
+            { field: "skill" },
+          );
         }
         const skill: SkillManifest = await skillFromArgument(ctx, skillArg ?? defaults!.skill);
         const engine = options.engine ?? defaults?.engine;
-        if (!engine) throw new SkillrigError("usage", "--engine is required (the engine plugin to run the skill with)", { field: "engine" });
+        if (!engine)
+          throw new SkillrigError("usage", "--engine is required (the engine plugin to run the skill with)", { field: "engine" });
 
         const files: Record<string, string> = {};
         for (const [field, path] of Object.entries(defaults?.files ?? {})) files[field] = resolve(loaded.dir, path);
@@ -116,7 +124,9 @@ export const runCommand: CommandModule = {
         }
         const timeout = options.timeout !== undefined ? Number(options.timeout) : defaults?.timeout_ms;
         if (timeout !== undefined && (!Number.isInteger(timeout) || timeout <= 0)) {
-          throw new SkillrigError("usage", `--timeout ${options.timeout}: expected a positive number of milliseconds`, { field: "timeout" });
+          throw new SkillrigError("usage", `--timeout ${options.timeout}: expected a positive number of milliseconds`, {
+            field: "timeout",
+          });
         }
         const request: JobRequest = {
           skill_id: skill.id,
@@ -143,7 +153,11 @@ export const runCommand: CommandModule = {
         for (const w of result.warnings ?? []) ctx.out.warn(w);
 
         if (ctx.out.json) {
-          ctx.out.result(request.options?.dry_run && shown ? { ...result, input: shown.input, parameter: shown.parameter, skill_md: shown.skillMd } : result);
+          ctx.out.result(
+            request.options?.dry_run && shown
+              ? { ...result, input: shown.input, parameter: shown.parameter, skill_md: shown.skillMd }
+              : result,
+          );
         } else if (result.status === "succeeded" && request.options?.dry_run && shown) {
           ctx.out.info(`dry run of skill "${skill.id}" with engine "${engine}"; run folder ${result.run_dir}`);
           ctx.out.result(

@@ -3,7 +3,17 @@ import { existsSync, statSync } from "node:fs";
 import { join, resolve } from "node:path";
 import type { Command } from "commander";
 import { SkillrigError, type SkillManifest, type Violation } from "@skillrig/core";
-import { checkSkill, checkSkillRoots, findSkills, inputFields, isSafeSkillId, loadSkill, resolveSkill, skillRoots, type SkillCheck } from "@skillrig/skills";
+import {
+  checkSkill,
+  checkSkillRoots,
+  findSkills,
+  inputFields,
+  isSafeSkillId,
+  loadSkill,
+  resolveSkill,
+  skillRoots,
+  type SkillCheck,
+} from "@skillrig/skills";
 import type { CommandModule } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { ExitCode } from "../exit-codes.js";
@@ -13,13 +23,19 @@ export async function skillFromArgument(ctx: CommandContext, arg: string): Promi
   if (isSafeSkillId(arg)) return resolveSkill(await ctx.runner(), arg);
   const path = resolve(ctx.cwd, arg);
   if (!existsSync(path)) {
-    throw new SkillrigError("skill_not_found", `"${arg}" is neither a skill id (lowercase letters, digits, "-", "_") nor an existing skill package folder`, { field: "skill" });
+    throw new SkillrigError(
+      "skill_not_found",
+      `"${arg}" is neither a skill id (lowercase letters, digits, "-", "_") nor an existing skill package folder`,
+      { field: "skill" },
+    );
   }
   return loadSkill(path);
 }
 
 function describeProblem(v: Violation): string {
-  const where = [v.file, v.pointer, v.line !== undefined ? `line ${v.line}` : undefined].filter((x) => x !== undefined && x !== "").join(" ");
+  const where = [v.file, v.pointer, v.line !== undefined ? `line ${v.line}` : undefined]
+    .filter((x) => x !== undefined && x !== "")
+    .join(" ");
   return `${where}: ${v.message}`;
 }
 
@@ -35,7 +51,8 @@ function summary(m: SkillManifest) {
 }
 
 function details(m: SkillManifest) {
-  const params = (m.schemas.parameter?.schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined) ?? {};
+  const params =
+    (m.schemas.parameter?.schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined) ?? {};
   return {
     ...summary(m),
     inputs: inputFields(m),
@@ -80,7 +97,11 @@ export const skillsCommand: CommandModule = {
         const runner = await ctx.runner();
         checkSkillRoots(runner);
         const checks = findSkills(skillRoots(runner)).map((f) => checkSkill(f.dir));
-        const rows = checks.map((c) => (c.manifest ? { ...summary(c.manifest), valid: true } : { id: c.dir.split("/").pop(), dir: c.dir, valid: false, problems: c.errors.length }));
+        const rows = checks.map((c) =>
+          c.manifest
+            ? { ...summary(c.manifest), valid: true }
+            : { id: c.dir.split("/").pop(), dir: c.dir, valid: false, problems: c.errors.length },
+        );
         const human =
           rows.length === 0
             ? `no skills in ${skillRoots(runner).join(", ")}`
@@ -107,9 +128,15 @@ export const skillsCommand: CommandModule = {
           `  folder: ${d.dir}`,
           `  engines: ${d.engines.length ? d.engines.join(", ") : "any"}`,
           "  inputs:",
-          ...d.inputs.map((f) => `    ${f.name} (${f.source}${f.required ? ", required" : ""}${f.extensions ? `, ${f.extensions.join(" ")}` : ""})${f.description ? `: ${f.description}` : ""}`),
+          ...d.inputs.map(
+            (f) =>
+              `    ${f.name} (${f.source}${f.required ? ", required" : ""}${f.extensions ? `, ${f.extensions.join(" ")}` : ""})${f.description ? `: ${f.description}` : ""}`,
+          ),
           "  parameters:",
-          ...d.parameters.map((p) => `    ${p.name} (${p.type ?? "any"}${p.required ? ", required" : ""}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ""})${p.description ? `: ${p.description}` : ""}`),
+          ...d.parameters.map(
+            (p) =>
+              `    ${p.name} (${p.type ?? "any"}${p.required ? ", required" : ""}${p.default !== undefined ? `, default ${JSON.stringify(p.default)}` : ""})${p.description ? `: ${p.description}` : ""}`,
+          ),
           "  artifacts:",
           ...d.artifacts.map((a) => `    ${a.field} -> ${a.filename} (role ${a.role}${a.required ? ", required" : ""})`),
           `  prompt templates: ${d.prompts.length ? d.prompts.join(", ") : "default only"}`,
@@ -136,13 +163,25 @@ export const skillsCommand: CommandModule = {
         const human = checks
           .map((c) => {
             const head = `${c.errors.length > 0 ? "FAIL" : "ok  "} ${c.manifest?.id ?? c.dir}`;
-            const problems = [...c.errors.map((e) => `    error: ${describeProblem(e)}`), ...c.warnings.map((w) => `    warning: ${describeProblem(w)}`)];
+            const problems = [
+              ...c.errors.map((e) => `    error: ${describeProblem(e)}`),
+              ...c.warnings.map((w) => `    warning: ${describeProblem(w)}`),
+            ];
             return [head, ...problems].join("\n");
           })
           .concat(`${checks.length - failed.length} of ${checks.length} skill package(s) valid`)
           .join("\n");
         ctx.out.result(
-          { valid: failed.length === 0, skills: checks.map((c) => ({ dir: c.dir, id: c.manifest?.id, valid: c.errors.length === 0, errors: c.errors, warnings: c.warnings })) },
+          {
+            valid: failed.length === 0,
+            skills: checks.map((c) => ({
+              dir: c.dir,
+              id: c.manifest?.id,
+              valid: c.errors.length === 0,
+              errors: c.errors,
+              warnings: c.warnings,
+            })),
+          },
           checks.length === 0 ? "no skill packages found" : human,
         );
         setExit(failed.length > 0 || checks.length === 0 ? ExitCode.InvalidInput : ExitCode.Success);

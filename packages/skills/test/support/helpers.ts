@@ -15,7 +15,11 @@ export function tempDir(prefix = "skillrig-skills-"): string {
 /** A runner whose config lists `roots` (default: the fixture skills), with the protocol plugin and the script engine. */
 export function testRunner(options: { roots?: string[]; config?: SkillrigConfig; dir?: string } = {}): { runner: Runner; dir: string } {
   const dir = options.dir ?? tempDir();
-  const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: options.roots ?? [FIXTURE_SKILLS] }, ...options.config } });
+  const runner = new Runner({
+    cwd: dir,
+    configDir: dir,
+    config: { skills: { roots: options.roots ?? [FIXTURE_SKILLS] }, ...options.config },
+  });
   runner.use(skillProtocolPlugin()).use(new ScriptEngine());
   return { runner, dir };
 }
@@ -38,7 +42,11 @@ export function copyFixture(id: string, root = join(tempDir(), "skills")): strin
 }
 
 /** A minimal valid skill package, with overrides. */
-export function makeSkill(root: string, id: string, parts: { runner?: object; skillMd?: string; input?: object; parameter?: object; output?: object } = {}): string {
+export function makeSkill(
+  root: string,
+  id: string,
+  parts: { runner?: object; skillMd?: string; input?: object; parameter?: object; output?: object } = {},
+): string {
   const dir = join(root, id);
   writeTree(dir, {
     "SKILL.md": parts.skillMd ?? `---\nname: ${id}\ndescription: A test skill.\n---\n\n# ${id}\n`,

@@ -56,7 +56,12 @@ export class ScriptEngine {
           resolvePromise(
             code === 0
               ? { kind: "engine", ok: true, output, rawOutput: stdout, exitCode: code }
-              : { kind: "engine", ok: false, exitCode: code, failure: { kind: "crash", message: `agent script exited ${code}: ${stderr.trim().split("\n").pop()}` } },
+              : {
+                  kind: "engine",
+                  ok: false,
+                  exitCode: code,
+                  failure: { kind: "crash", message: `agent script exited ${code}: ${stderr.trim().split("\n").pop()}` },
+                },
           );
         });
       });
