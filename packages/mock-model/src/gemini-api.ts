@@ -18,18 +18,32 @@ export function geminiModelTurns(body: unknown): number {
   return contents.filter((c) => c?.role === "model").length;
 }
 
+/** The output of the last function call in a request's history, as text. */
+export function geminiLastToolOutput(body: unknown): string | undefined {
+  const contents = (body as { contents?: Array<{ parts?: Array<{ functionResponse?: { response?: Record<string, unknown> } }> }> } | undefined)?.contents;
+  if (!Array.isArray(contents)) return undefined;
+  let last: string | undefined;
+  for (const c of contents) {
+    for (const p of c?.parts ?? []) {
+      const response = p?.functionResponse?.response;
+      if (response) last = typeof response.output === "string" ? response.output : JSON.stringify(response);
+    }
+  }
+  return last;
+}
+
 /** The parts of a model answer for a turn (text, or a function call to one of gemini-cli's tools). */
-export function geminiParts(turn: Turn): Array<Record<string, unknown>> {
-  const text = turnText(turn);
+export function geminiParts(turn: Turn, toolOutput?: string): Array<Record<string, unknown>> {
+  const text = turnText(turn, toolOutput);
   if (text !== undefined) return [{ text }];
   if ("write_file" in turn) return [{ functionCall: { name: "write_file", args: { file_path: turn.write_file.path, content: turn.write_file.content } } }];
   if ("shell" in turn) return [{ functionCall: { name: "run_shell_command", args: { command: turn.shell.command } } }];
   throw new Error("turn has no model answer");
 }
 
-export function geminiChunk(turn: Turn, model: string, usage: GeminiUsage): Record<string, unknown> {
+export function geminiChunk(turn: Turn, model: string, usage: GeminiUsage, toolOutput?: string): Record<string, unknown> {
   return {
-    candidates: [{ content: { role: "model", parts: geminiParts(turn) }, finishReason: "STOP", index: 0 }],
+    candidates: [{ content: { role: "model", parts: geminiParts(turn, toolOutput) }, finishReason: "STOP", index: 0 }],
     usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
     modelVersion: model,
   };

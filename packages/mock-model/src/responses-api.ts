@@ -27,6 +27,15 @@ export function responsesModelTurns(body: unknown): number {
   ).length;
 }
 
+/** The output of the last function call in a request's input, as text. */
+export function responsesLastToolOutput(body: unknown): string | undefined {
+  const input = (body as { input?: Array<{ type?: string; output?: unknown }> } | undefined)?.input;
+  if (!Array.isArray(input)) return undefined;
+  const outputs = input.filter((i) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output");
+  const last = outputs[outputs.length - 1]?.output;
+  return last === undefined ? undefined : typeof last === "string" ? last : JSON.stringify(last);
+}
+
 const PATCH_EOF = "SKILLRIG_MOCK_PATCH_EOF";
 
 /** An apply_patch invocation that adds (or replaces) one file. */
@@ -36,8 +45,8 @@ export function applyPatchCommand(path: string, content: string): string {
   return [`apply_patch <<'${PATCH_EOF}'`, "*** Begin Patch", `*** Add File: ${path}`, ...lines, "*** End Patch", PATCH_EOF, ""].join("\n");
 }
 
-export function responsesOutputItem(turn: Turn, n: number): Record<string, unknown> {
-  const text = turnText(turn);
+export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string): Record<string, unknown> {
+  const text = turnText(turn, toolOutput);
   if (text !== undefined) {
     return { type: "message", role: "assistant", id: `msg_${n}`, status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
   }
@@ -49,9 +58,9 @@ export function responsesOutputItem(turn: Turn, n: number): Record<string, unkno
 }
 
 /** The SSE events of one response. */
-export function responsesEvents(turn: Turn, n: number, usage: { input: number; output: number }): Array<Record<string, unknown>> {
+export function responsesEvents(turn: Turn, n: number, usage: { input: number; output: number }, toolOutput?: string): Array<Record<string, unknown>> {
   const id = `resp_${n}`;
-  const item = responsesOutputItem(turn, n);
+  const item = responsesOutputItem(turn, n, toolOutput);
   return [
     { type: "response.created", response: { id, status: "in_progress" } },
     { type: "response.output_item.added", output_index: 0, item },

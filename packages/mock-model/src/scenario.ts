@@ -26,6 +26,13 @@ export interface WriteFileTurn {
 export interface ShellTurn {
   shell: { command: string };
 }
+/**
+ * The model answers with the output of the last tool call, as text: the CLI ran a command for it (a skill's
+ * script) and the script's printout becomes the final answer, so the answer is real, not scripted.
+ */
+export interface EchoToolOutputTurn {
+  echo_tool_output: true;
+}
 /** The server answers with an HTTP error in the API's own error shape. */
 export interface ErrorTurn {
   error: { status: number; message?: string };
@@ -35,7 +42,7 @@ export interface HangTurn {
   hang: true;
 }
 
-export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | ErrorTurn | HangTurn) & {
+export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | EchoToolOutputTurn | ErrorTurn | HangTurn) & {
   /** Wait this long before answering. */
   delay_ms?: number;
 };
@@ -75,9 +82,10 @@ const turnSchema = {
       properties: { status: { type: "integer", minimum: 400, maximum: 599 }, message: { type: "string" } },
     },
     hang: { const: true },
+    echo_tool_output: { const: true },
   },
   additionalProperties: false,
-  oneOf: ["text", "json", "write_file", "shell", "error", "hang"].map((k) => ({ required: [k] })),
+  oneOf: ["text", "json", "write_file", "shell", "echo_tool_output", "error", "hang"].map((k) => ({ required: [k] })),
 };
 
 export const SCENARIO_SCHEMA = {
@@ -108,7 +116,7 @@ export function validateScenario(value: unknown, file?: string): Scenario {
   if (violations.length > 0) {
     throw new SkillrigError(
       "invalid_config",
-      `invalid mock-model scenario${file ? ` in ${file}` : ""}: ${formatViolations(violations)} (each turn needs exactly one of text, json, write_file, shell, error, hang)`,
+      `invalid mock-model scenario${file ? ` in ${file}` : ""}: ${formatViolations(violations)} (each turn needs exactly one of text, json, write_file, shell, echo_tool_output, error, hang)`,
       { file, pointer: violations[0]?.pointer, violations: violations.map((v) => ({ ...v, file })) },
     );
   }
@@ -138,9 +146,10 @@ export function turnAt(scenario: Scenario, modelTurns: number): { turn: Turn; in
   return { turn: scenario.after_end ?? { text: "Done." }, index: modelTurns };
 }
 
-/** The text a text or json turn answers with. */
-export function turnText(turn: Turn): string | undefined {
+/** The text a text, json or echo_tool_output turn answers with (`toolOutput`: the last tool output in the request). */
+export function turnText(turn: Turn, toolOutput?: string): string | undefined {
   if ("text" in turn) return turn.text;
   if ("json" in turn) return JSON.stringify(turn.json);
+  if ("echo_tool_output" in turn) return toolOutput ?? "(no tool output in the conversation)";
   return undefined;
 }

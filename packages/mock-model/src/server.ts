@@ -8,8 +8,8 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type Scenario, type Turn, turnAt, validateScenario } from "./scenario.js";
-import { geminiChunk, geminiErrorBody, geminiModelTurns, geminiSideAnswer } from "./gemini-api.js";
-import { responsesErrorBody, responsesEvents, responsesModelTurns } from "./responses-api.js";
+import { geminiChunk, geminiErrorBody, geminiLastToolOutput, geminiModelTurns, geminiSideAnswer } from "./gemini-api.js";
+import { responsesErrorBody, responsesEvents, responsesLastToolOutput, responsesModelTurns } from "./responses-api.js";
 
 export interface MockModelOptions {
   scenario: Scenario;
@@ -51,7 +51,7 @@ const DEFAULT_USAGE = { input_tokens: 100, output_tokens: 10 };
 
 function turnKind(turn: Turn): string {
   if ("error" in turn) return `error ${turn.error.status}`;
-  for (const k of ["text", "json", "write_file", "shell", "hang"]) if (k in turn) return k;
+  for (const k of ["text", "json", "write_file", "shell", "echo_tool_output", "hang"]) if (k in turn) return k;
   return "unknown";
 }
 
@@ -125,7 +125,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         record.answer = turnKind(turn);
         play(res, turn, () => {
           if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message));
-          else sendSse(res, [{ data: geminiChunk(turn, model, usage) }]);
+          else sendSse(res, [{ data: geminiChunk(turn, model, usage, geminiLastToolOutput(body)) }]);
         });
         return;
       }
@@ -138,7 +138,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         record.answer = turnKind(turn);
         play(res, turn, () => {
           if ("error" in turn) sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message));
-          else sendSse(res, responsesEvents(turn, n, usage).map((e) => ({ event: e.type as string, data: e })));
+          else sendSse(res, responsesEvents(turn, n, usage, responsesLastToolOutput(body)).map((e) => ({ event: e.type as string, data: e })));
         });
         return;
       }

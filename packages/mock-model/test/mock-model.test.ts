@@ -91,6 +91,28 @@ describe("mock-model", () => {
     ]);
   });
 
+  it("echo_tool_output answers with the last tool output of the conversation, in both APIs", async () => {
+    const s = await start({ turns: [{ shell: { command: "python3 count.py" } }, { echo_tool_output: true }] });
+    const g = await fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+      method: "POST",
+      body: JSON.stringify({
+        contents: [
+          { role: "user", parts: [{ text: "go" }] },
+          { role: "model", parts: [{ functionCall: { name: "run_shell_command", args: {} } }] },
+          { role: "user", parts: [{ functionResponse: { name: "run_shell_command", response: { output: 'Output: {"n": 3}' } } }] },
+        ],
+      }),
+    });
+    const chunk = sseData(await g.text())[0] as { candidates: Array<{ content: { parts: unknown[] } }> };
+    expect(chunk.candidates[0]!.content.parts).toEqual([{ text: 'Output: {"n": 3}' }]);
+    const o = await fetch(`${s.url}/v1/responses`, {
+      method: "POST",
+      body: JSON.stringify({ input: [{ type: "message", role: "user" }, { type: "function_call" }, { type: "function_call_output", output: 'Process exited with code 0\nOutput:\n{"n": 4}\n' }] }),
+    });
+    const events = sseData(await o.text()) as Array<{ item?: { content?: Array<{ text: string }> } }>;
+    expect(events[2]!.item!.content![0]!.text).toBe('Process exited with code 0\nOutput:\n{"n": 4}\n');
+  });
+
   it("answers scripted errors in each API's own error shape", async () => {
     const s = await start({ turns: [{ error: { status: 401 } }] });
     const g = await fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, { method: "POST", body: "{}" });
