@@ -82,8 +82,11 @@ export async function resolveJobInput(resolution: InputResolution, work: JobWork
     }
     input[field.name] = path;
     if (field.extensions) {
+      // A host file named exactly as the field (a server's uploads/ folder, a zip) carries the protocol's name,
+      // not an original one: only its content can be checked.
       const host = request.files?.[field.name];
-      const problem = await checkFileExtensions(path, field.extensions, host === undefined ? undefined : basename(host));
+      const originalName = host === undefined || basename(host) === field.name ? undefined : basename(host);
+      const problem = await checkFileExtensions(path, field.extensions, originalName);
       if (problem) {
         violations.push({
           pointer: `/input/${escapePointerToken(field.name)}`,

@@ -171,6 +171,26 @@ print("{}")`;
   });
 });
 
+describe("time limits and cancels", () => {
+  const SLOW = "import time; time.sleep(30)";
+
+  it("the request's timeout_ms aborts the engine and fails the job with timeout", async () => {
+    const { runner } = testRunner();
+    const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW, { options: { timeout_ms: 300 } })));
+    expectFailed(result, "timeout");
+    expect(result.timings.engine_ms).toBeLessThan(10_000);
+  });
+
+  it("aborting the caller's signal ends the job as canceled", async () => {
+    const { runner } = testRunner();
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 300);
+    const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW)), { signal: controller.signal });
+    expect(result.status).toBe("canceled");
+    expect(result.error?.code).toBe("engine_failed");
+  });
+});
+
 describe("inputs, parameters and extensions", () => {
   it("parameters are validated with every violation listed (parameter_invalid)", async () => {
     const { runner, dir } = testRunner();
@@ -279,6 +299,18 @@ describe("inputs, parameters and extensions", () => {
     const result = await runJob(runner, request("demo-bad-input", { options: { dry_run: true } }));
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.prompt).toContain(`input_file: ${join(result.run_dir, "uploads/input_file")}`);
+  });
+
+  it("extensions: a host file named exactly as the field (a server's upload folder) is checked by content only", async () => {
+    const { runner, dir } = testRunner();
+    const text = numbersFile(dir, "input_file");
+    const ok = await runJob(runner, request("demo-bad-input", { files: { input_file: text }, options: { dry_run: true } }));
+    expect(ok.status, JSON.stringify(ok.error)).toBe("succeeded");
+    const pdf = join(tempDir(), "input_file");
+    writeFileSync(pdf, "%PDF-1.7\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<<>>\nendobj\n");
+    const refused = await runJob(runner, request("demo-bad-input", { files: { input_file: pdf }, options: { dry_run: true } }));
+    expectFailed(refused, "input_invalid");
+    expect(refused.error?.message).toContain("application/pdf");
   });
 });
 

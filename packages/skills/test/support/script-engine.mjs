@@ -41,7 +41,17 @@ export class ScriptEngine {
           stderr += chunk.toString();
         });
         child.stdin.end(prompt.text);
+        // The job's time limit or a cancel: stop the agent, as a real engine does.
+        const stop = () => child.kill("SIGKILL");
+        if (work.signal.aborted) stop();
+        else work.signal.addEventListener("abort", stop, { once: true });
         child.on("close", (code) => {
+          work.signal.removeEventListener("abort", stop);
+          if (work.signal.aborted) {
+            const timedOut = work.signal.reason?.name === "TimeoutError";
+            resolvePromise({ kind: "engine", ok: false, exitCode: code, failure: { kind: timedOut ? "timeout" : "canceled", message: timedOut ? "the job's time limit passed" : "canceled" } });
+            return;
+          }
           const lines = stdout.split("\n").filter((l) => l.trim() !== "");
           for (const line of lines) work.emit({ type: "message", role: "assistant", text: line });
           let output;
