@@ -45,11 +45,16 @@ describe("bad input", () => {
     expect((await client.json("GET", "/v1/skills/no-such-skill")).status).toBe(404);
   });
 
-  it("unknown engine: 400 engine_not_found naming the skill's engines", async () => {
+  it("unknown engine: 400 engine_not_found naming the skill's engines, or the configured ones", async () => {
     const res = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "gemini", input: { message: "hi" } });
     expect(res.status).toBe(400);
     expect(res.body.error).toMatchObject({ code: "engine_not_found", pointer: "/engine" });
     expect(res.body.error.message).toContain('supports the engines echo, not "gemini"');
+    // word-count supports gemini, but no gemini plugin is configured on this server.
+    const unclaimed = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "gemini", input: { label: "x" } });
+    expect(unclaimed.status).toBe(400);
+    expect(unclaimed.body.error).toMatchObject({ code: "engine_not_found", pointer: "/engine" });
+    expect(unclaimed.body.error.message).toBe('no plugin handles engine "gemini"; available: "echo"');
   });
 
   it("a request body that breaks the API schema: 422 listing every violation with its pointer", async () => {

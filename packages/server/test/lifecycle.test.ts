@@ -56,7 +56,7 @@ describe("a skill job over HTTP", () => {
     expect(skills.body.skills.map((s: { id: string }) => s.id)).toEqual(["quick-echo", "word-count"]);
     const wordCount = await client.json("GET", "/v1/skills/word-count");
     expect(wordCount.status).toBe(200);
-    expect(wordCount.body).toMatchObject({ id: "word-count", engines: ["echo"], file_inputs: ["text_file"], inline_inputs: ["label"] });
+    expect(wordCount.body).toMatchObject({ id: "word-count", engines: ["echo", "gemini", "codex"], file_inputs: ["text_file"], inline_inputs: ["label"] });
     expect(wordCount.body.schemas.input.properties.text_file["x-input-source"]).toBe("file");
     expect(wordCount.body.schemas.parameter.properties.delay_ms).toMatchObject({ type: "integer", minimum: 0 });
     expect(wordCount.body.artifacts).toEqual([{ field: "report", role: "report", filename: "report.txt", required: true }]);
