@@ -1,6 +1,6 @@
 """skillrig function harness: imports a deliverable once, then calls fn(*args) once per case in a forked child.
 
-Usage: python3 function_harness.py <entry_file> <function_name>
+Usage: python3 function_harness.py <entry_file> <function_name> [<spares>]
 
 Protocol (JSON lines; the harness writes only through a private copy of fd 1, so nothing the deliverable
 prints can corrupt it):
@@ -17,6 +17,11 @@ function, the working folder) dies with its child and no other case sees it. Eac
 group, in its own sub-folder of the working folder, with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU
 set to the case's limits. The parent multiplexes every running child with one selector, so several cases run at
 once; the wall clock and the output caps are enforced by the parent, which kills the child's whole process group.
+
+Speed: children are forked ahead of need ("spares", forked after the replies of a loop turn went out) and wait
+for their case on a pipe, so a case costs one pipe write and one result read on the critical path, not a fork.
+The parent answers as soon as a child's result is complete (its length is in the header) and reaps the child
+afterwards; replies of one loop turn go out in one write.
 """
 
 import importlib.util
@@ -172,20 +177,34 @@ def describe_signature(fn, function_name):
 # ---------------------------------------------------------------------------------------------- a case, in the child
 
 
-def run_child(fn, request, res_w, out_w, err_w, case_dir, close_fds):
-    """In the forked child: never returns."""
+def send_result(res_w, header, body=b""):
+    """One header line (with the body's length, so the parent knows when it has it all), then the body as is."""
+    header["len"] = len(body)
+    write_all(res_w, json.dumps(header).encode("utf-8") + b"\n" + body)
+
+
+def run_spare(fn, req_r, res_w, out_w, err_w, close_fds):
+    """A forked child: waits for its one case, runs it, reports, exits. Never returns."""
     try:
         os.setpgid(0, 0)
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
         os.dup2(DEVNULL, 0)
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         for fd in close_fds:
             try:
                 os.close(fd)
             except OSError:
                 pass
+        data = bytearray()
+        while not data.endswith(b"\n"):
+            chunk = os.read(req_r, 1 << 20)
+            if not chunk:
+                os._exit(0)  # the harness retired this spare (or is gone)
+            data += chunk
+        os.close(req_r)
+        request = json.loads(data)
         memory = request.get("memory_bytes")
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -195,10 +214,11 @@ def run_child(fn, request, res_w, out_w, err_w, case_dir, close_fds):
             _, hard = resource.getrlimit(resource.RLIMIT_CPU)
             soft = seconds if hard == resource.RLIM_INFINITY else min(seconds, hard)
             resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        case_dir = f"case-{request['id']}"
         os.mkdir(case_dir)
         os.chdir(case_dir)
     except BaseException as exc:
-        write_all(res_w, (json.dumps({"status": "error", "message": f"the harness could not prepare the case: {exception_message(exc)}"}) + "\n").encode())
+        send_result(res_w, {"status": "error", "ms": 0, "message": f"the harness could not prepare the case: {exception_message(exc)}"})
         os._exit(0)
 
     header = None
@@ -248,87 +268,116 @@ def run_child(fn, request, res_w, out_w, err_w, case_dir, close_fds):
             stream.flush()
         except BaseException:
             pass
-    # One header line, then the return value's JSON as is: the parent forwards it without parsing it.
-    write_all(res_w, json.dumps(header).encode("utf-8") + b"\n" + body)
+    # The prints are flushed before the result is sent: when the parent has the whole result, it has every print.
+    send_result(res_w, header, body)
     os._exit(0)
 
 
 # ---------------------------------------------------------------------------------------------- the parent
 
 
-class Case:
-    __slots__ = ("id", "pid", "request", "fds", "result", "stdout", "stderr", "out_total", "err_total",
-                 "deadline", "started", "killed_for", "case_dir", "exit_status")
+class Child:
+    """A forked child: a spare (no case yet) or running one case."""
+    __slots__ = ("pid", "req_w", "fds", "id", "request", "result", "header", "stdout", "stderr", "out_total",
+                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied")
 
-    def __init__(self, case_id, request):
-        self.id = case_id
-        self.request = request
+    def __init__(self, pid, req_w, fds):
+        self.pid = pid
+        self.req_w = req_w
+        self.fds = fds  # read end -> "res" | "out" | "err"
+        self.id = None
+        self.request = None
         self.result = bytearray()
+        self.header = None
         self.stdout = bytearray()
         self.stderr = bytearray()
         self.out_total = 0
         self.err_total = 0
         self.killed_for = None
         self.exit_status = None
+        self.replied = False
 
 
 class Harness:
-    def __init__(self, fn, work_dir):
+    def __init__(self, fn, work_dir, spares):
         self.fn = fn
         self.work_dir = work_dir
+        self.spare_target = spares
         self.selector = selectors.DefaultSelector()
-        self.cases = {}  # id -> Case
-        self.by_pid = {}
+        self.spares = []  # forked children waiting for a case
+        self.running = {}  # case id -> Child, until reaped
+        self.by_pid = {}  # every live child
         self.outbox = []
         self.inbuf = b""
-        self.own_fds = {PROTO_IN, PROTO_OUT}
-        # SIGCHLD wakes the selector through a pipe; children are reaped with waitpid(-1, WNOHANG).
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
             os.set_blocking(fd, False)
-            os.set_inheritable(fd, False)
-        self.own_fds.update((self.wake_r, self.wake_w))
+        # SIGCHLD wakes the selector through a pipe; children are reaped with waitpid(-1, WNOHANG).
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
         self.selector.register(PROTO_IN, selectors.EVENT_READ, ("in", None))
         self.selector.register(self.wake_r, selectors.EVENT_READ, ("wake", None))
+        # Every fd of the harness a child must not keep: kept up to date as pipes open and close.
+        self.close_in_child = {PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w}
         try:
-            self.own_fds.add(self.selector.fileno())
+            self.close_in_child.add(self.selector.fileno())
         except (AttributeError, ValueError):
             pass
         self.input_open = True
 
-    def start_case(self, request):
-        case = Case(request["id"], request)
-        case.case_dir = os.path.join(self.work_dir, f"case-{case.id}")
+    # -- children
+
+    def fork_child(self):
+        req_r, req_w = os.pipe()
         res_r, res_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
-        case.fds = {res_r: "res", out_r: "out", err_r: "err"}
-        close_in_child = set(self.own_fds)
-        close_in_child.update(case.fds)
-        for other in self.cases.values():
-            close_in_child.update(other.fds)
-        case.started = time.monotonic()
-        case.deadline = case.started + request.get("wall_ms", 10_000) / 1000
+        close = self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}
         pid = os.fork()
         if pid == 0:
-            run_child(self.fn, request, res_w, out_w, err_w, case.case_dir, close_in_child)
-        for fd in (res_w, out_w, err_w):
+            run_spare(self.fn, req_r, res_w, out_w, err_w, close)
+        for fd in (req_r, res_w, out_w, err_w):
             os.close(fd)
         try:
             os.setpgid(pid, pid)  # also done in the child; whichever runs first wins the race
         except OSError:
             pass
-        case.pid = pid
-        self.cases[case.id] = case
-        self.by_pid[pid] = case
-        for fd in case.fds:
+        child = Child(pid, req_w, {res_r: "res", out_r: "out", err_r: "err"})
+        self.close_in_child.update((req_w, res_r, out_r, err_r))
+        for fd in child.fds:
             os.set_blocking(fd, False)
-            self.selector.register(fd, selectors.EVENT_READ, ("pipe", case))
+            self.selector.register(fd, selectors.EVENT_READ, ("pipe", child))
+        self.by_pid[pid] = child
+        return child
 
-    def read_pipe(self, case, fd):
-        kind = case.fds.get(fd)
+    def start_case(self, line):
+        request = json.loads(line)
+        try:
+            child = self.spares.pop() if self.spares else self.fork_child()
+        except OSError as exc:  # fork or pipe failed (process or fd limits): the case, not the harness, fails
+            self.outbox.append(self.encode({"id": request["id"], "stdout": "", "stderr": ""}, {
+                "status": "error", "ms": 0, "message": f"the harness could not start the case: {exception_message(exc)}",
+            }))
+            return
+        child.id = request["id"]
+        child.request = request
+        child.started = time.monotonic()
+        child.deadline = child.started + request.get("wall_ms", 10_000) / 1000
+        self.running[child.id] = child
+        try:
+            write_all(child.req_w, line + b"\n")
+        except OSError:
+            pass  # the spare died; reaping it reports the case
+        self.close_req(child)
+
+    def close_req(self, child):
+        if child.req_w is not None:
+            os.close(child.req_w)
+            self.close_in_child.discard(child.req_w)
+            child.req_w = None
+
+    def read_pipe(self, child, fd):
+        kind = child.fds.get(fd)
         if kind is None:
             return
         while True:
@@ -339,34 +388,57 @@ class Harness:
             except OSError:
                 chunk = b""
             if not chunk:
-                self.selector.unregister(fd)
-                os.close(fd)
-                del case.fds[fd]
+                self.close_pipe(child, fd)
                 return
             if kind == "res":
-                case.result += chunk
+                child.result += chunk
+                if not child.replied and child.killed_for is None:
+                    self.check_result(child)
+                continue
+            cap = child.request.get("output_bytes", 1 << 20) if child.request else 0
+            if kind == "out":
+                child.out_total += len(chunk)
+                keep = cap - len(child.stdout)
+                if keep > 0:
+                    child.stdout += chunk[:keep]
+                over = child.out_total > cap
             else:
-                cap = case.request.get("output_bytes", 1 << 20)
-                if kind == "out":
-                    case.out_total += len(chunk)
-                    keep = cap - len(case.stdout)
-                    if keep > 0:
-                        case.stdout += chunk[:keep]
-                    over = case.out_total > cap
-                else:
-                    case.err_total += len(chunk)
-                    keep = cap - len(case.stderr)
-                    if keep > 0:
-                        case.stderr += chunk[:keep]
-                    over = case.err_total > cap
-                if over and case.killed_for is None:
-                    case.killed_for = "output_stdout" if kind == "out" else "output_stderr"
-                    self.kill_group(case)
+                child.err_total += len(chunk)
+                keep = cap - len(child.stderr)
+                if keep > 0:
+                    child.stderr += chunk[:keep]
+                over = child.err_total > cap
+            if over and child.killed_for is None and not child.replied:
+                child.killed_for = "output_stdout" if kind == "out" else "output_stderr"
+                self.kill_group(child)
 
-    def kill_group(self, case):
-        for target in (lambda: os.killpg(case.pid, signal.SIGKILL), lambda: os.kill(case.pid, signal.SIGKILL)):
+    def close_pipe(self, child, fd):
+        self.selector.unregister(fd)
+        os.close(fd)
+        self.close_in_child.discard(fd)
+        del child.fds[fd]
+
+    def check_result(self, child):
+        """Replies as soon as the whole result is in: the child's exit is cleaned up later, off the critical path."""
+        if child.header is None:
+            newline = child.result.find(b"\n")
+            if newline < 0:
+                return
+            child.header = json.loads(child.result[:newline])
+            del child.result[: newline + 1]
+        if len(child.result) < child.header["len"]:
+            return
+        for fd, kind in list(child.fds.items()):
+            if kind != "res":
+                self.read_pipe(child, fd)  # the prints were flushed before the result was sent
+        if child.killed_for is None:
+            self.outbox.append(self.reply(child))
+            child.replied = True
+
+    def kill_group(self, child):
+        for kill in (os.killpg, os.kill):
             try:
-                target()
+                kill(child.pid, signal.SIGKILL)
             except OSError:
                 pass
 
@@ -378,71 +450,78 @@ class Harness:
                 return
             if pid == 0:
                 return
-            case = self.by_pid.pop(pid, None)
-            if case is not None:
-                case.exit_status = status
-                self.finish(case)
+            child = self.by_pid.pop(pid, None)
+            if child is None:
+                continue
+            child.exit_status = status
+            for fd in list(child.fds):
+                self.read_pipe(child, fd)
+            # Whatever the case started and left behind goes with it.
+            try:
+                os.killpg(child.pid, signal.SIGKILL)
+            except OSError:
+                pass
+            for fd in list(child.fds):
+                self.close_pipe(child, fd)
+            self.close_req(child)
+            if child.id is None:
+                if child in self.spares:
+                    self.spares.remove(child)
+                continue
+            if not child.replied:
+                self.outbox.append(self.reply(child))
+                child.replied = True
+            case_dir = os.path.join(self.work_dir, f"case-{child.id}")
+            try:
+                os.rmdir(case_dir)  # most cases leave their folder empty: one syscall
+            except OSError:
+                shutil.rmtree(case_dir, ignore_errors=True)
+            del self.running[child.id]
 
-    def finish(self, case):
-        for fd in list(case.fds):
-            self.read_pipe(case, fd)
-        # Whatever the case started and left behind goes with it.
-        try:
-            os.killpg(case.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        for fd in list(case.fds):
-            self.selector.unregister(fd)
-            os.close(fd)
-        case.fds = {}
-        shutil.rmtree(case.case_dir, ignore_errors=True)
-        del self.cases[case.id]
-        self.outbox.append(self.reply(case))
+    # -- replies
 
-    def reply(self, case):
-        cap = case.request.get("output_bytes", 1 << 20)
-        elapsed = (time.monotonic() - case.started) * 1000
+    def reply(self, child):
+        request = child.request
+        cap = request.get("output_bytes", 1 << 20)
+        elapsed = (time.monotonic() - child.started) * 1000
         common = {
-            "id": case.id,
-            "stdout": case.stdout.decode("utf-8", "replace"),
-            "stderr": case.stderr.decode("utf-8", "replace"),
+            "id": child.id,
+            "stdout": child.stdout.decode("utf-8", "replace"),
+            "stderr": child.stderr.decode("utf-8", "replace"),
         }
-        if case.killed_for == "timeout":
+        if child.killed_for == "timeout":
             return self.encode(common, {
                 "status": "timeout", "ms": elapsed,
-                "message": f"the call did not return within {case.request.get('wall_ms')} ms; its process was killed",
+                "message": f"the call did not return within {request.get('wall_ms')} ms; its process was killed",
             })
-        if case.killed_for in ("output_stdout", "output_stderr"):
-            stream = "stdout" if case.killed_for == "output_stdout" else "stderr"
+        if child.killed_for in ("output_stdout", "output_stderr"):
+            stream = "stdout" if child.killed_for == "output_stdout" else "stderr"
             return self.encode(common, {
                 "status": "output_limit", "ms": elapsed,
                 "message": f"the function wrote more than {cap} bytes to {stream}; its process was killed",
             })
-        newline = case.result.find(b"\n")
-        if newline >= 0:
-            try:
-                header = json.loads(case.result[:newline])
-            except ValueError:
-                header = None
-            if header is not None:
-                header.update(common)
-                body = bytes(case.result[newline + 1:])
-                if header.get("status") == "ok" and body:
-                    return json.dumps(header).encode("utf-8")[:-1] + b',"value":' + body + b"}\n"
-                if header.get("status") == "ok":
-                    header.update(status="error", message="the case process ended while sending the return value")
-                return (json.dumps(header) + "\n").encode("utf-8")
-        return self.encode(common, {"status": "error", "ms": elapsed, **self.abnormal_end(case)})
+        header = child.header
+        if header is not None and len(child.result) >= header["len"]:
+            body = bytes(child.result[: header.pop("len")])
+            header.update(common)
+            if header.get("status") == "ok":
+                # The return value's JSON is forwarded as the child wrote it, never decoded here.
+                return json.dumps(header).encode("utf-8")[:-1] + b',"value":' + body + b"}\n"
+            return (json.dumps(header) + "\n").encode("utf-8")
+        return self.encode(common, {"status": "error", "ms": elapsed, **self.abnormal_end(child)})
 
-    def abnormal_end(self, case):
-        status = case.exit_status
+    def abnormal_end(self, child):
+        status = child.exit_status
         if status is not None and os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
-            name = signal.Signals(sig).name if sig in signal.Signals._value2member_map_ else str(sig)
+            try:
+                name = signal.Signals(sig).name
+            except ValueError:
+                name = str(sig)
             if sig == signal.SIGXCPU:
                 return {
                     "status": "timeout",
-                    "message": f"the call used more than {case.request.get('cpu_ms')} ms of CPU time; its process was killed",
+                    "message": f"the call used more than {child.request.get('cpu_ms')} ms of CPU time; its process was killed",
                 }
             return {
                 "message": f"the case process was killed by signal {name} before the function returned",
@@ -458,6 +537,8 @@ class Harness:
     def encode(common, fields):
         return (json.dumps({**fields, **common}) + "\n").encode("utf-8")
 
+    # -- the loop
+
     def read_requests(self):
         try:
             chunk = os.read(PROTO_IN, 1 << 20)
@@ -470,32 +551,22 @@ class Harness:
         self.inbuf += chunk
         *lines, self.inbuf = self.inbuf.split(b"\n")
         for line in lines:
-            if not line.strip():
-                continue
-            request = json.loads(line)
-            try:
-                self.start_case(request)
-            except OSError as exc:  # fork or pipe failed (process or fd limits): the case, not the harness, fails
-                self.outbox.append(self.encode({"id": request["id"], "stdout": "", "stderr": ""}, {
-                    "status": "error", "ms": 0,
-                    "message": f"the harness could not start the case: {exception_message(exc)}",
-                }))
+            if line.strip():
+                self.start_case(line)
+
+    def next_timeout(self):
+        deadlines = [c.deadline for c in self.running.values() if not c.replied and c.killed_for is None]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def serve(self):
         os.set_blocking(PROTO_IN, False)
-        while self.input_open or self.cases:
+        while self.input_open or self.by_pid:
             if not self.input_open:
-                # The runner is gone: nobody waits for the running cases.
-                for case in list(self.cases.values()):
-                    self.kill_group(case)
-            timeout = None
-            if self.cases:
-                nearest = min(c.deadline for c in self.cases.values() if c.killed_for is None) if any(
-                    c.killed_for is None for c in self.cases.values()) else None
-                if nearest is not None:
-                    timeout = max(0.0, nearest - time.monotonic())
-            for key, _ in self.selector.select(timeout):
-                kind, case = key.data
+                # The runner is gone: nobody waits for the running cases or needs the spares.
+                for child in list(self.by_pid.values()):
+                    self.kill_group(child)
+            for key, _ in self.selector.select(self.next_timeout()):
+                kind, child = key.data
                 if kind == "in":
                     self.read_requests()
                 elif kind == "wake":
@@ -504,25 +575,32 @@ class Harness:
                             pass
                     except BlockingIOError:
                         pass
-                elif kind == "pipe" and case.id in self.cases:
-                    self.read_pipe(case, key.fd)
+                elif kind == "pipe":
+                    self.read_pipe(child, key.fd)
             self.reap()
             now = time.monotonic()
-            for case in list(self.cases.values()):
-                if case.killed_for is None and now >= case.deadline:
-                    case.killed_for = "timeout"
-                    self.kill_group(case)
+            for child in self.running.values():
+                if not child.replied and child.killed_for is None and now >= child.deadline:
+                    child.killed_for = "timeout"
+                    self.kill_group(child)
             if self.outbox:
                 data = b"".join(self.outbox)
                 self.outbox = []
                 write_all(PROTO_OUT, data)
+            # Spares are forked after the replies went out, so forking never delays an answer.
+            while self.input_open and len(self.spares) < self.spare_target:
+                try:
+                    self.spares.append(self.fork_child())
+                except OSError:
+                    break
 
 
 def main():
-    if len(sys.argv) != 3:
-        send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name>"})
+    if len(sys.argv) not in (3, 4):
+        send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name> [<spares>]"})
         return 2
     entry_file, function_name = sys.argv[1], sys.argv[2]
+    spares = int(sys.argv[3]) if len(sys.argv) == 4 else 2
     fn, error = load_function(entry_file, function_name)
     if error is not None:
         error.update({"op": "load_error", **import_output})
@@ -531,7 +609,7 @@ def main():
     signature, signature_error = describe_signature(fn, function_name)
     send({"op": "ready", "signature": signature, "signature_error": signature_error,
           "import_stdout": import_output["stdout"], "import_stderr": import_output["stderr"], "pid": os.getpid()})
-    Harness(fn, os.getcwd()).serve()
+    Harness(fn, os.getcwd(), spares).serve()
     return 0
 
 

@@ -14,6 +14,8 @@ export interface HarnessStartOptions {
   harnessFile: string;
   entryFile: string;
   functionName: string;
+  /** Children the harness keeps forked ahead of need (about the number of cases run at once). */
+  spares: number;
   /** Writable working folder of the harness; each case runs in a sub-folder of it. */
   workDir: string;
   readOnlyPaths: string[];
@@ -64,7 +66,7 @@ export class FunctionHarness {
   private constructor(options: HarnessStartOptions) {
     this.#options = options;
     this.#process = options.sandbox.spawn({
-      command: [options.python, options.harnessFile, options.entryFile, options.functionName],
+      command: [options.python, options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
       cwd: options.workDir,
       readOnlyPaths: options.readOnlyPaths,
       // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII prints stable on any locale.

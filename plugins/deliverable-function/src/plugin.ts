@@ -145,7 +145,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       const workDir = join(root, "work");
       await mkdir(workDir);
 
-      const limits = harnessLimits(runner, run);
+      const spares = sparesFor(run);
+      const limits = harnessLimits(runner, run, spares);
       const startHarness = () =>
         FunctionHarness.start({
           sandbox: run.sandbox,
@@ -153,6 +154,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
           harnessFile,
           entryFile,
           functionName: task.entrypoint,
+          spares,
           workDir,
           // The whole run folder: the sandbox then need not create any parent folder of its own.
           readOnlyPaths: [root],
@@ -224,8 +226,13 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   }
 }
 
+/** Children forked ahead of need: one per case run at once, within reason. */
+function sparesFor(run: TaskRun): number {
+  return Math.min(Math.max(run.jobs, 1), 8);
+}
+
 /** The harness as a whole: its time bounds all the cases it may run, and its process count covers `jobs` cases at once. */
-function harnessLimits(runner: Runner, run: TaskRun): ResourceLimits {
+function harnessLimits(runner: Runner, run: TaskRun, spares: number): ResourceLimits {
   const config = { timeout_ms: runner.config.oracle?.timeout_ms, limits: runner.config.sandbox?.limits };
   const task = run.loaded.task;
   const perCase = resolveCaseLimits(task, undefined, config);
@@ -236,7 +243,7 @@ function harnessLimits(runner: Runner, run: TaskRun): ResourceLimits {
     // The parent's own CPU time grows with every case it forks and answers; each child gets the case's CPU limit.
     cpuMs: wallMs,
     memoryBytes: perCase.memoryBytes,
-    maxProcesses: perCase.maxProcesses * run.jobs + run.jobs + 2,
+    maxProcesses: perCase.maxProcesses * run.jobs + run.jobs + spares + 2,
     fileSizeBytes: perCase.fileSizeBytes,
     // outputBytes is left out on purpose: the harness's stdout is the protocol; it caps each case's prints itself.
   };
