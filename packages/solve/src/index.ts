@@ -8,7 +8,16 @@ export { SOLVE_SKILL_DIR, SOLVE_SKILL_ID, deliverableFileOf, solveInputs, prepar
 export type { SolveExample } from "./solve-skill.js";
 export { passAtK, reportedKs } from "./pass-at-k.js";
 export { summarizeEngines } from "./report.js";
-export type { AttemptStatus, AttemptUsage, AttemptResult, ReferenceCheck, TaskResult, EngineSummary, SolveReport, EngineLabel } from "./report.js";
+export type {
+  AttemptStatus,
+  AttemptUsage,
+  AttemptResult,
+  ReferenceCheck,
+  TaskResult,
+  EngineSummary,
+  SolveReport,
+  EngineLabel,
+} from "./report.js";
 export { toSolveJson } from "./reporters/json-reporter.js";
 export { toSolveJunit } from "./reporters/junit-reporter.js";
 export { toSolveHtml } from "./reporters/html-reporter.js";

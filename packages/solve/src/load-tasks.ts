@@ -23,10 +23,14 @@ export async function loadSolveTasks(paths: string[], cwd = process.cwd()): Prom
     if (other !== undefined) {
       problems.push({
         path: t.displayPath,
-        error: new SkillrigError("invalid_task", `task_id "${t.task.task_id}" is used by both ${other} and ${t.displayPath}; task ids must be unique in a batch`, {
-          file: t.displayPath,
-          pointer: "/task_id",
-        }),
+        error: new SkillrigError(
+          "invalid_task",
+          `task_id "${t.task.task_id}" is used by both ${other} and ${t.displayPath}; task ids must be unique in a batch`,
+          {
+            file: t.displayPath,
+            pointer: "/task_id",
+          },
+        ),
       });
     }
     seen.set(t.task.task_id, t.displayPath);
@@ -34,12 +38,18 @@ export async function loadSolveTasks(paths: string[], cwd = process.cwd()): Prom
   if (problems.length === 1) throw problems[0]!.error;
   if (problems.length > 1) {
     const violations: Violation[] = problems.flatMap(({ path, error }) =>
-      error.violations.length > 0 ? error.violations.map((v) => ({ ...v, file: v.file ?? path })) : [{ file: error.file ?? path, pointer: error.pointer, message: error.message }],
+      error.violations.length > 0
+        ? error.violations.map((v) => ({ ...v, file: v.file ?? path }))
+        : [{ file: error.file ?? path, pointer: error.pointer, message: error.message }],
     );
-    throw new SkillrigError("invalid_task", `${problems.length} of ${paths.length} task files are invalid:\n${problems.map((p) => `  ${p.error.message.replace(/\n/g, "\n  ")}`).join("\n")}`, {
-      file: problems[0]!.error.file ?? problems[0]!.path,
-      violations,
-    });
+    throw new SkillrigError(
+      "invalid_task",
+      `${problems.length} of ${paths.length} task files are invalid:\n${problems.map((p) => `  ${p.error.message.replace(/\n/g, "\n  ")}`).join("\n")}`,
+      {
+        file: problems[0]!.error.file ?? problems[0]!.path,
+        violations,
+      },
+    );
   }
   return loaded;
 }

@@ -9,15 +9,19 @@
  * be scored and is refused as invalid input before any engine runs.
  */
 import { dirname } from "node:path";
-import { isSkillrigError, SkillrigError, type LoadedTask, type Runner } from "@skillrig/core";
+import { type Deliverable, isSkillrigError, type LoadedTask, type Runner, SkillrigError } from "@skillrig/core";
 import { resolveDeliverable, runTask } from "@skillrig/oracle";
 import type { ReferenceCheck } from "./report.js";
 
-export async function checkReference(runner: Runner, loaded: LoadedTask, options: { jobs?: number; signal?: AbortSignal } = {}): Promise<ReferenceCheck | undefined> {
+export async function checkReference(
+  runner: Runner,
+  loaded: LoadedTask,
+  options: { jobs?: number; signal?: AbortSignal } = {},
+): Promise<ReferenceCheck | undefined> {
   const ref = loaded.task.reference_solution;
   if (ref === undefined) return undefined;
   const base = loaded.file ? dirname(loaded.file) : runner.cwd;
-  let deliverable;
+  let deliverable: Deliverable;
   try {
     deliverable = await resolveDeliverable(ref, loaded.task, base);
   } catch (error) {

@@ -123,7 +123,9 @@ export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], at
     if (graded.length > 0) {
       const n = Math.min(...graded.map((a) => a.length));
       for (const k of reportedKs(Math.min(n, attemptsPerTask))) {
-        const mean = graded.reduce((sum, attempts) => sum + passAtK(attempts.length, attempts.filter((a) => a.status === "passed").length, k), 0) / graded.length;
+        const mean =
+          graded.reduce((sum, attempts) => sum + passAtK(attempts.length, attempts.filter((a) => a.status === "passed").length, k), 0) /
+          graded.length;
         pass_at_k[String(k)] = round(mean);
       }
     }
@@ -131,7 +133,8 @@ export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], at
     for (const a of all) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, engineMs: 0, durationMs: 0, reported: false };
     for (const a of all) {
-      if (a.usage.inputTokens !== undefined || a.usage.outputTokens !== undefined || a.usage.totalTokens !== undefined) usage.reported = true;
+      if (a.usage.inputTokens !== undefined || a.usage.outputTokens !== undefined || a.usage.totalTokens !== undefined)
+        usage.reported = true;
       usage.inputTokens += a.usage.inputTokens ?? 0;
       usage.outputTokens += a.usage.outputTokens ?? 0;
       usage.totalTokens += a.usage.totalTokens ?? (a.usage.inputTokens ?? 0) + (a.usage.outputTokens ?? 0);

@@ -48,7 +48,16 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
   ).catch((error: unknown): JobResult => {
     if (!isSkillrigError(error)) throw error;
     const now = new Date().toISOString();
-    return { job_id: "", skill_id: spec.skill.id, engine: spec.engine.name, status: "failed", artifacts: [], error: error.toJSON(), run_dir: "", timings: { started_at: now, finished_at: now } };
+    return {
+      job_id: "",
+      skill_id: spec.skill.id,
+      engine: spec.engine.name,
+      status: "failed",
+      artifacts: [],
+      error: error.toJSON(),
+      run_dir: "",
+      timings: { started_at: now, finished_at: now },
+    };
   });
   const result: AttemptResult = {
     task_id: spec.loaded.task.task_id,
@@ -77,7 +86,8 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
 
   const artifact = job.artifacts.find((a) => a.field === "deliverable");
   if (!artifact) {
-    result.status = job.error?.code === "artifact_missing" ? "artifact_missing" : job.status === "succeeded" ? "artifact_missing" : "engine_failed";
+    result.status =
+      job.error?.code === "artifact_missing" ? "artifact_missing" : job.status === "succeeded" ? "artifact_missing" : "engine_failed";
     result.message =
       result.status === "artifact_missing"
         ? `the agent wrote no deliverable: ${job.error?.message ?? "no deliverable artifact was collected"}`
@@ -92,7 +102,10 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
     ...(bytes.length > DELIVERABLE_REPORT_BYTES ? { truncated: true } : {}),
   };
   // The deliverable was written; a malformed final answer does not stop it from being graded, but it is said.
-  const jobNote = job.status === "succeeded" ? undefined : `graded the deliverable although the job ${job.status}: [${job.error?.code}] ${job.error?.message}`;
+  const jobNote =
+    job.status === "succeeded"
+      ? undefined
+      : `graded the deliverable although the job ${job.status}: [${job.error?.code}] ${job.error?.message}`;
 
   try {
     const deliverable = await resolveDeliverable(artifact.path, spec.scored.task);
@@ -101,12 +114,15 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
     result.score = { passed: report.summary.passed, total: report.summary.total };
     result.status = report.summary.total > 0 && report.summary.passed === report.summary.total ? "passed" : "failed";
     const notPassed = report.cases.filter((c) => c.status !== "passed");
-    result.message = [
-      notPassed.length > 0 ? `${notPassed.length} of ${report.summary.total} cases did not pass: ${notPassed.map((c) => `${c.name} (${c.status})`).join(", ")}` : undefined,
-      jobNote,
-    ]
-      .filter(Boolean)
-      .join("; ") || undefined;
+    result.message =
+      [
+        notPassed.length > 0
+          ? `${notPassed.length} of ${report.summary.total} cases did not pass: ${notPassed.map((c) => `${c.name} (${c.status})`).join(", ")}`
+          : undefined,
+        jobNote,
+      ]
+        .filter(Boolean)
+        .join("; ") || undefined;
   } catch (error) {
     if (!isSkillrigError(error)) throw error;
     result.status = "grading_error";
@@ -123,7 +139,12 @@ function appendEvent(transcript: EngineEvent[], event: EngineEvent): void {
     return;
   }
   if (transcript.length < TRANSCRIPT_EVENTS) transcript.push(event);
-  else if (transcript.length === TRANSCRIPT_EVENTS) transcript.push({ type: "log", stream: "skillrig", line: "transcript truncated; the full event log is in the run folder's logs/events.jsonl" });
+  else if (transcript.length === TRANSCRIPT_EVENTS)
+    transcript.push({
+      type: "log",
+      stream: "skillrig",
+      line: "transcript truncated; the full event log is in the run folder's logs/events.jsonl",
+    });
 }
 
 function usageOf(job: JobResult, durationMs: number): AttemptResult["usage"] {

@@ -55,7 +55,11 @@ export function solveInputs(task: Task): {
  * the copy's `engines`: the skill has prompts tailored to gemini and codex, but any engine plugin may run it
  * (others get the skills package's default prompt, and SKILL.md carries the whole task). Returns the copy's path.
  */
-export async function prepareSolveSkill(task: Pick<Task, "deliverable_type" | "entrypoint">, dir: string, engines: string[] = []): Promise<string> {
+export async function prepareSolveSkill(
+  task: Pick<Task, "deliverable_type" | "entrypoint">,
+  dir: string,
+  engines: string[] = [],
+): Promise<string> {
   const target = join(dir, SOLVE_SKILL_ID);
   await cp(SOLVE_SKILL_DIR, target, { recursive: true });
   const runnerFile = join(target, "assets", "runner.json");

@@ -52,9 +52,12 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
   const attempts = options.attempts ?? 1;
   const jobs = options.jobs ?? 2;
   const caseJobs = options.caseJobs ?? 2;
-  if (!Number.isInteger(attempts) || attempts < 1) throw new SkillrigError("usage", `--attempts must be a whole number of at least 1 (got ${attempts})`, { field: "--attempts" });
-  if (!Number.isInteger(jobs) || jobs < 1) throw new SkillrigError("usage", `--jobs must be a whole number of at least 1 (got ${jobs})`, { field: "--jobs" });
-  if (options.engines.length === 0) throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini" });
+  if (!Number.isInteger(attempts) || attempts < 1)
+    throw new SkillrigError("usage", `--attempts must be a whole number of at least 1 (got ${attempts})`, { field: "--attempts" });
+  if (!Number.isInteger(jobs) || jobs < 1)
+    throw new SkillrigError("usage", `--jobs must be a whole number of at least 1 (got ${jobs})`, { field: "--jobs" });
+  if (options.engines.length === 0)
+    throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini" });
   const engines = options.engines.map((e) => ({ name: e.name, label: e.label ?? e.name, options: e.options }));
   const labels = new Set<string>();
   for (const e of engines) {
@@ -78,11 +81,17 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
     }
   }
   if (problems.length > 0) {
-    throw new SkillrigError("invalid_task", problems.length === 1 ? problems[0]!.message : `${problems.length} tasks cannot be scored:\n${problems.map((p) => `  ${p.message}`).join("\n")}`, {
-      file: problems[0]!.file,
-      pointer: problems[0]!.pointer,
-      violations: problems,
-    });
+    throw new SkillrigError(
+      "invalid_task",
+      problems.length === 1
+        ? problems[0]!.message
+        : `${problems.length} tasks cannot be scored:\n${problems.map((p) => `  ${p.message}`).join("\n")}`,
+      {
+        file: problems[0]!.file,
+        pointer: problems[0]!.pointer,
+        violations: problems,
+      },
+    );
   }
 
   const skillsDir = await mkdtemp(join(tmpdir(), "skillrig-solve-skills-"));
@@ -94,7 +103,13 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       const task = loaded.task;
       const reference = references.get(task.task_id);
       const scored = scoredTask(loaded, reference);
-      const skill: SkillManifest = loadSkill(await prepareSolveSkill(task, join(skillsDir, String(results.length)), engines.map((e) => e.name)));
+      const skill: SkillManifest = loadSkill(
+        await prepareSolveSkill(
+          task,
+          join(skillsDir, String(results.length)),
+          engines.map((e) => e.name),
+        ),
+      );
       const result: TaskResult = {
         task_id: task.task_id,
         file: loaded.displayPath,
@@ -111,7 +126,17 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
         preflights.push({ loaded, skill, engine });
         for (let attempt = 1; attempt <= attempts; attempt++) {
           plan.push(async () => {
-            const outcome = await runAttempt(runner, { loaded, scored, skill, engine, attempt, runsDir: options.runsDir, timeoutMs: options.timeoutMs, caseJobs, signal: options.signal });
+            const outcome = await runAttempt(runner, {
+              loaded,
+              scored,
+              skill,
+              engine,
+              attempt,
+              runsDir: options.runsDir,
+              timeoutMs: options.timeoutMs,
+              caseJobs,
+              signal: options.signal,
+            });
             result.attempts.push(outcome);
             return outcome;
           });
@@ -144,7 +169,11 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       started_at: startedAt.toISOString(),
       duration_ms: Math.round(performance.now() - started),
       attempts_per_task: attempts,
-      engines: summarizeEngines(engines.map((e) => ({ engine: e.label, engine_name: e.name })), results, attempts),
+      engines: summarizeEngines(
+        engines.map((e) => ({ engine: e.label, engine_name: e.name })),
+        results,
+        attempts,
+      ),
       tasks: results,
       summary: { tasks: results.length, attempts: all.length, passed, not_passed: all.length - passed },
     };
@@ -169,14 +198,26 @@ async function preflight(runner: Runner, checks: Preflight[], runsDir: string): 
   for (const { loaded, skill, engine } of checks) {
     const result = await runJob(
       runner,
-      { skill_id: skill.id, engine: engine.name, input: solveInputs(loaded.task), parameter: {}, options: { dry_run: true, engine: engine.options ?? {} } },
+      {
+        skill_id: skill.id,
+        engine: engine.name,
+        input: solveInputs(loaded.task),
+        parameter: {},
+        options: { dry_run: true, engine: engine.options ?? {} },
+      },
       { skill, runsDir },
     );
     if (result.error) {
-      problems.push({ file: loaded.displayPath, field: engine.label, message: `task ${loaded.task.task_id} with engine ${engine.label}: [${result.error.code}] ${result.error.message}` });
+      problems.push({
+        file: loaded.displayPath,
+        field: engine.label,
+        message: `task ${loaded.task.task_id} with engine ${engine.label}: [${result.error.code}] ${result.error.message}`,
+      });
     }
   }
   if (problems.length > 0) {
-    throw new SkillrigError("usage", `the solve jobs cannot be prepared:\n${problems.map((p) => `  ${p.message}`).join("\n")}`, { violations: problems });
+    throw new SkillrigError("usage", `the solve jobs cannot be prepared:\n${problems.map((p) => `  ${p.message}`).join("\n")}`, {
+      violations: problems,
+    });
   }
 }

@@ -69,7 +69,11 @@ describe("reference check", () => {
   });
 
   it("names the task file and field when the reference solution does not exist", async () => {
-    const loaded = await writeTask("missing-ref", { ...base, reference_solution: "ref/nope.py", tests: [{ name: "two", input: [2], expected: 4 }] });
+    const loaded = await writeTask("missing-ref", {
+      ...base,
+      reference_solution: "ref/nope.py",
+      tests: [{ name: "two", input: [2], expected: 4 }],
+    });
     await expect(checkReference(runner, loaded)).rejects.toMatchObject({
       code: "invalid_task",
       file: "missing-ref.json",

@@ -7,7 +7,14 @@ import { summarizeEngines } from "@skillrig/solve";
 
 export const HOSTILE = `</pre><script>window.__pwned = 1; console.error("pwned")</script><img src=x onerror="window.__pwned=2">"'&`;
 
-function attempt(task_id: string, engine: string, n: number, status: AttemptResult["status"], passed: number, total: number): AttemptResult {
+function attempt(
+  task_id: string,
+  engine: string,
+  n: number,
+  status: AttemptResult["status"],
+  passed: number,
+  total: number,
+): AttemptResult {
   return {
     task_id,
     engine,
@@ -23,14 +30,27 @@ function attempt(task_id: string, engine: string, n: number, status: AttemptResu
       { type: "file_change", path: "solution.py", kind: "add" },
       { type: "usage", inputTokens: 120, outputTokens: 30 },
     ],
-    ...(status === "artifact_missing" ? {} : { deliverable: { file: "solution.py", path: "/runs/x/solution.py", content: `def encode(t):\n    return "${HOSTILE}"\n` } }),
+    ...(status === "artifact_missing"
+      ? {}
+      : { deliverable: { file: "solution.py", path: "/runs/x/solution.py", content: `def encode(t):\n    return "${HOSTILE}"\n` } }),
     cases:
       status === "artifact_missing"
         ? []
         : [
             { name: "ok case", index: 0, status: "passed", duration_ms: 3, expected: "a1", actual: "a1" },
             ...(passed < total
-              ? [{ name: `bad case ${HOSTILE}`, index: 1, status: "failed" as const, duration_ms: 4, expected: "x", actual: HOSTILE, message: "return value differs", diff: `- x\n+ ${HOSTILE}` }]
+              ? [
+                  {
+                    name: `bad case ${HOSTILE}`,
+                    index: 1,
+                    status: "failed" as const,
+                    duration_ms: 4,
+                    expected: "x",
+                    actual: HOSTILE,
+                    message: "return value differs",
+                    diff: `- x\n+ ${HOSTILE}`,
+                  },
+                ]
               : []),
           ],
     usage: { inputTokens: 120, outputTokens: 30, engineMs: 1500, durationMs: 2100 },
@@ -51,18 +71,33 @@ export function hostileReport(): SolveReport {
         file: "ref/solution.py",
         status: "flagged",
         flagged: [{ name: `flaky ${HOSTILE}`, index: 2, status: "failed", message: HOSTILE }],
-        report: { task_id: "rle", deliverable_type: "function", summary: { total: 3, passed: 2, failed: 1, errored: 0, invalid: 0 }, cases: [] },
+        report: {
+          task_id: "rle",
+          deliverable_type: "function",
+          summary: { total: 3, passed: 2, failed: 1, errored: 0, invalid: 0 },
+          cases: [],
+        },
       },
-      attempts: [attempt("rle", "gemini", 1, "passed", 2, 2), attempt("rle", "gemini", 2, "failed", 1, 2), attempt("rle", "codex", 1, "artifact_missing", 0, 2), attempt("rle", "codex", 2, "passed", 2, 2)],
+      attempts: [
+        attempt("rle", "gemini", 1, "passed", 2, 2),
+        attempt("rle", "gemini", 2, "failed", 1, 2),
+        attempt("rle", "codex", 1, "artifact_missing", 0, 2),
+        attempt("rle", "codex", 2, "passed", 2, 2),
+      ],
     },
     {
-      task_id: `t<2>`,
+      task_id: "t<2>",
       file: "tasks/t2.json",
       deliverable_type: "cli",
       entrypoint: "tool.py",
       total_cases: 2,
       scored_cases: 2,
-      attempts: [attempt("t<2>", "gemini", 1, "failed", 1, 2), attempt("t<2>", "gemini", 2, "failed", 1, 2), attempt("t<2>", "codex", 1, "engine_failed", 0, 2), attempt("t<2>", "codex", 2, "passed", 2, 2)],
+      attempts: [
+        attempt("t<2>", "gemini", 1, "failed", 1, 2),
+        attempt("t<2>", "gemini", 2, "failed", 1, 2),
+        attempt("t<2>", "codex", 1, "engine_failed", 0, 2),
+        attempt("t<2>", "codex", 2, "passed", 2, 2),
+      ],
     },
   ];
   const all = tasks.flatMap((t) => t.attempts);

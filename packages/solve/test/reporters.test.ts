@@ -18,8 +18,20 @@ describe("engine summary", () => {
   it("gives pass rates and pass@k per engine averaged over tasks", () => {
     const [gemini, codex] = hostileReport().engines;
     // gemini: rle 1/2, t2 0/2 -> pass@1 = (0.5 + 0) / 2, pass@2 = (1 + 0) / 2
-    expect(gemini).toMatchObject({ engine: "gemini", attempts: 4, passed: 1, pass_rate: 0.25, tasks_solved: 1, pass_at_k: { "1": 0.25, "2": 0.5 } });
-    expect(codex).toMatchObject({ passed: 2, pass_at_k: { "1": 0.5, "2": 1 }, tasks_solved: 2, statuses: { passed: 2, artifact_missing: 1, engine_failed: 1 } });
+    expect(gemini).toMatchObject({
+      engine: "gemini",
+      attempts: 4,
+      passed: 1,
+      pass_rate: 0.25,
+      tasks_solved: 1,
+      pass_at_k: { "1": 0.25, "2": 0.5 },
+    });
+    expect(codex).toMatchObject({
+      passed: 2,
+      pass_at_k: { "1": 0.5, "2": 1 },
+      tasks_solved: 2,
+      statuses: { passed: 2, artifact_missing: 1, engine_failed: 1 },
+    });
     expect(gemini!.usage).toMatchObject({ inputTokens: 480, outputTokens: 120, engineMs: 6000, reported: true });
   });
 });
@@ -59,7 +71,9 @@ describe("HTML report", () => {
       // The hostile text is shown as text, never run.
       expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
       await page.click("#expand-all");
-      const deliverable = page.locator('details.attempt[data-task="rle"][data-engine="gemini"][data-attempt="1"] details.deliverable pre').first();
+      const deliverable = page
+        .locator('details.attempt[data-task="rle"][data-engine="gemini"][data-attempt="1"] details.deliverable pre')
+        .first();
       expect(await deliverable.innerText()).toContain(HOSTILE);
       const diff = page.locator('details.attempt[data-task="rle"][data-engine="gemini"][data-attempt="2"] pre.diff');
       expect(await diff.innerText()).toContain(`+ ${HOSTILE}`);
@@ -72,7 +86,10 @@ describe("HTML report", () => {
 
   it("writes JSON and JUnit next to it and refuses unknown reporters", async () => {
     const files = await writeSolveReports(hostileReport(), ["json", "junit"], dir);
-    expect(JSON.parse(await readFile(files[0]!, "utf8"))).toMatchObject({ kind: "skillrig-solve-report", summary: { attempts: 8, passed: 3 } });
+    expect(JSON.parse(await readFile(files[0]!, "utf8"))).toMatchObject({
+      kind: "skillrig-solve-report",
+      summary: { attempts: 8, passed: 3 },
+    });
     expect(await readFile(files[1]!, "utf8")).toContain("<testsuites");
     await expect(writeSolveReports(hostileReport(), ["pdf"], dir)).rejects.toMatchObject({ code: "usage", field: "--reporter" });
   });

@@ -71,11 +71,27 @@ describe("skillrig solve", () => {
     expect(code, stderr).toBe(0);
     const report = JSON.parse(stdout);
     expect(report.summary).toEqual({ tasks: 1, attempts: 2, passed: 2, not_passed: 0 });
-    expect(report.engines[0]).toMatchObject({ engine: "right", engine_name: "scripted", pass_at_k: { "1": 1, "2": 1 }, usage: { inputTokens: 22, outputTokens: 14 } });
+    expect(report.engines[0]).toMatchObject({
+      engine: "right",
+      engine_name: "scripted",
+      pass_at_k: { "1": 1, "2": 1 },
+      usage: { inputTokens: 22, outputTokens: 14 },
+    });
   });
 
   it("exits 1 when an attempt fails, prints a summary, and writes the reports", async () => {
-    const { code, stdout, stderr } = await skillrig("solve", "task.json", "-e", "right", "-e", "wrong,nothing", "--reporter", "html,junit", "--out", "report");
+    const { code, stdout, stderr } = await skillrig(
+      "solve",
+      "task.json",
+      "-e",
+      "right",
+      "-e",
+      "wrong,nothing",
+      "--reporter",
+      "html,junit",
+      "--out",
+      "report",
+    );
     expect(code, stderr).toBe(1);
     expect(stdout).toContain("1/3 attempts passed");
     expect(stdout).toMatch(/run-length-encode: right 1\/1 \[passed\]\s+wrong 0\/1 \[failed\]\s+nothing 0\/1 \[artifact_missing\]/);
@@ -95,7 +111,11 @@ describe("skillrig solve", () => {
     const { code, stdout, stderr } = await skillrig("solve", "flawed-task.json", "--engine", "right", "--json");
     expect(code, stderr).toBe(0);
     const task = JSON.parse(stdout).tasks[0];
-    expect(task).toMatchObject({ total_cases: 6, scored_cases: 5, reference: { status: "flagged", flagged: [{ name: "wrong expected", status: "failed" }] } });
+    expect(task).toMatchObject({
+      total_cases: 6,
+      scored_cases: 5,
+      reference: { status: "flagged", flagged: [{ name: "wrong expected", status: "failed" }] },
+    });
     expect(task.attempts[0]).toMatchObject({ status: "passed", score: { passed: 5, total: 5 } });
     expect(task.attempts[0].cases.map((c: { name: string }) => c.name)).not.toContain("wrong expected");
   });
@@ -104,7 +124,10 @@ describe("skillrig solve", () => {
     const unknownEngine = await skillrig("solve", "task.json", "--engine", "nope");
     expect(unknownEngine.code).toBe(2);
     expect(unknownEngine.stderr).toContain('error[engine_not_found]: no plugin handles engine "nope"');
-    await writeFile(join(dir, "bad.json"), JSON.stringify({ contract_version: "1.0", task_id: "x", deliverable_type: "function", tests: [] }));
+    await writeFile(
+      join(dir, "bad.json"),
+      JSON.stringify({ contract_version: "1.0", task_id: "x", deliverable_type: "function", tests: [] }),
+    );
     const badTask = await skillrig("solve", "bad.json", "--engine", "right", "--json");
     expect(badTask.code).toBe(2);
     expect(JSON.parse(badTask.stdout).error).toMatchObject({ code: "invalid_task", file: "bad.json" });

@@ -40,7 +40,11 @@ beforeAll(async () => {
   report = await solve(runner, {
     tasks,
     engines: [
-      ...["correct", "buggy", "silent"].map((name) => ({ name: "gemini", label: `gemini-${name}`, options: { mock_scenario: scenario(name) } })),
+      ...["correct", "buggy", "silent"].map((name) => ({
+        name: "gemini",
+        label: `gemini-${name}`,
+        options: { mock_scenario: scenario(name) },
+      })),
       { name: "codex", label: "codex-correct", options: { mock_scenario: scenario("correct") } },
     ],
     attempts: 1,
@@ -82,7 +86,10 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
   it("fails exactly the hidden cases the buggy deliverable gets wrong, with diffs", () => {
     const a = attemptOf("gemini-buggy");
     expect(a.status).toBe("failed");
-    const notPassed = a.cases.filter((c) => c.status !== "passed").map((c) => c.name).sort();
+    const notPassed = a.cases
+      .filter((c) => c.status !== "passed")
+      .map((c) => c.name)
+      .sort();
     expect(notPassed).toEqual(["case matters", "hidden long run"]);
     expect(a.score).toEqual({ passed: 3, total: 5 });
     expect(a.cases.find((c) => c.name === "case matters")).toMatchObject({ status: "failed", actual: "a4" });
@@ -104,7 +111,9 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
       expect(a.skill_md).toContain("aaab");
       expect(a.skill_md).toContain("Define a top-level function named `encode`");
       for (const hidden of ["wwwwwwwwwwwwHIDDEN", "w12H1I1D2E1N1", "aAaa", "a1A1a2", "abab", "single character"]) {
-        expect(`${a.prompt}\n${a.skill_md}\n${JSON.stringify(a.transcript.filter((e) => e.type === "message" && e.role === "user"))}`).not.toContain(hidden);
+        expect(
+          `${a.prompt}\n${a.skill_md}\n${JSON.stringify(a.transcript.filter((e) => e.type === "message" && e.role === "user"))}`,
+        ).not.toContain(hidden);
       }
     }
   });

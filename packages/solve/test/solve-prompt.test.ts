@@ -17,10 +17,18 @@ const task: Task = {
   entrypoint: "pick.py",
   description: "Print the column named by --col of the CSV file --in, one value per line.",
   public_examples_preview: [
-    { name: "public one", input: { argv: ["--in", "a.csv", "--col", "PUBLIC_COL"], files: { "a.csv": "PUBLIC_COL\nvisible-value\n" } }, expected: { stdout: "visible-value\n" } },
+    {
+      name: "public one",
+      input: { argv: ["--in", "a.csv", "--col", "PUBLIC_COL"], files: { "a.csv": "PUBLIC_COL\nvisible-value\n" } },
+      expected: { stdout: "visible-value\n" },
+    },
   ],
   tests: [
-    { name: "secret-case-name", input: { argv: ["--in", "h.csv", "--col", "HIDDEN_COL_7f3a"], files: { "h.csv": "HIDDEN_COL_7f3a\nhidden-value-91c2\n" } }, expected: { stdout: "HIDDEN_EXPECTED_55e1\n" } },
+    {
+      name: "secret-case-name",
+      input: { argv: ["--in", "h.csv", "--col", "HIDDEN_COL_7f3a"], files: { "h.csv": "HIDDEN_COL_7f3a\nhidden-value-91c2\n" } },
+      expected: { stdout: "HIDDEN_EXPECTED_55e1\n" },
+    },
   ],
 };
 
@@ -47,7 +55,8 @@ describe("solve skill prompt", () => {
   it("inputs carry no hidden case", () => {
     const text = JSON.stringify(solveInputs(task));
     expect(text).toContain("PUBLIC_COL");
-    for (const secret of ["HIDDEN_COL_7f3a", "hidden-value-91c2", "HIDDEN_EXPECTED_55e1", "secret-case-name"]) expect(text).not.toContain(secret);
+    for (const secret of ["HIDDEN_COL_7f3a", "hidden-value-91c2", "HIDDEN_EXPECTED_55e1", "secret-case-name"])
+      expect(text).not.toContain(secret);
   });
 
   for (const engine of ["gemini", "codex"]) {
@@ -70,7 +79,8 @@ describe("solve skill prompt", () => {
       expect(skillMd).toContain("python3 pick.py <argv...>");
       expect(skillMd).toContain("public one");
       expect(skillMd).toContain("visible-value");
-      for (const secret of ["HIDDEN_COL_7f3a", "hidden-value-91c2", "HIDDEN_EXPECTED_55e1", "secret-case-name"]) expect(seen).not.toContain(secret);
+      for (const secret of ["HIDDEN_COL_7f3a", "hidden-value-91c2", "HIDDEN_EXPECTED_55e1", "secret-case-name"])
+        expect(seen).not.toContain(secret);
     });
   }
 });

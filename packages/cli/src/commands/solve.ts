@@ -29,7 +29,13 @@ function positiveInteger(value: string): number {
 }
 
 function collect(value: string, previous: string[]): string[] {
-  return [...previous, ...value.split(",").map((v) => v.trim()).filter(Boolean)];
+  return [
+    ...previous,
+    ...value
+      .split(",")
+      .map((v) => v.trim())
+      .filter(Boolean),
+  ];
 }
 
 export const solveCommand: CommandModule = {
@@ -38,7 +44,12 @@ export const solveCommand: CommandModule = {
       .command("solve")
       .description("Have an engine write the deliverable for a task, then grade it on the task's hidden tests")
       .argument("<task-file...>", "task files (JSON, Task Oracle Input Contract v1.0)")
-      .option("-e, --engine <name>", "engine (or solve.variants label) to solve with, repeatable (default: solve.engines from the config)", collect, [])
+      .option(
+        "-e, --engine <name>",
+        "engine (or solve.variants label) to solve with, repeatable (default: solve.engines from the config)",
+        collect,
+        [],
+      )
       .option("-k, --attempts <k>", "attempts per task and engine (default: solve.attempts from the config, else 1)", positiveInteger)
       .option("-j, --jobs <n>", "attempts run at once (default: solve.jobs from the config, else 2)", positiveInteger)
       .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect, [])
@@ -53,7 +64,11 @@ export const solveCommand: CommandModule = {
         const ctx = context(command);
         const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
         if (unknown.length > 0) {
-          throw new SkillrigError("usage", `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`, { field: "--reporter" });
+          throw new SkillrigError(
+            "usage",
+            `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`,
+            { field: "--reporter" },
+          );
         }
         if (options.reporter.length > 0 && !options.out) {
           throw new SkillrigError("usage", "--reporter writes report files and needs --out <dir>", { field: "--out" });
@@ -62,7 +77,10 @@ export const solveCommand: CommandModule = {
         const defaults = runner.config.solve ?? {};
         const engines = options.engine.length > 0 ? options.engine : (defaults.engines ?? []);
         if (engines.length === 0) {
-          throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)" });
+          throw new SkillrigError("usage", "no engine given", {
+            field: "--engine",
+            hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)",
+          });
         }
         // An --engine that names a configured variant gets that variant's engine and options; anything else is an engine name.
         const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
@@ -86,12 +104,15 @@ export const solveCommand: CommandModule = {
               );
             } else {
               const r = event.result;
-              ctx.out.info(`[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`);
+              ctx.out.info(
+                `[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`,
+              );
             }
           },
         });
         if (options.out) {
-          for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out))) ctx.out.info(`wrote ${file}`);
+          for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out)))
+            ctx.out.info(`wrote ${file}`);
         }
         ctx.out.result(report, formatSolveSummary(report));
         setExit(report.summary.not_passed === 0 ? ExitCode.Success : ExitCode.Failure);
@@ -102,9 +123,13 @@ export const solveCommand: CommandModule = {
 /** The human summary: one line per engine, then tasks against engines. */
 export function formatSolveSummary(report: SolveReport): string {
   const lines: string[] = [];
-  lines.push(`${report.summary.passed}/${report.summary.attempts} attempts passed (${report.summary.tasks} tasks, ${report.attempts_per_task} attempt(s) per engine)`);
+  lines.push(
+    `${report.summary.passed}/${report.summary.attempts} attempts passed (${report.summary.tasks} tasks, ${report.attempts_per_task} attempt(s) per engine)`,
+  );
   for (const e of report.engines) {
-    const ks = Object.entries(e.pass_at_k).map(([k, v]) => `pass@${k} ${(v * 100).toFixed(1)}%`).join(", ");
+    const ks = Object.entries(e.pass_at_k)
+      .map(([k, v]) => `pass@${k} ${(v * 100).toFixed(1)}%`)
+      .join(", ");
     const tokens = e.usage.reported ? `, tokens ${e.usage.inputTokens} in / ${e.usage.outputTokens} out` : "";
     lines.push(`  ${e.engine}: ${e.passed}/${e.attempts} passed, ${ks}, engine time ${(e.usage.engineMs / 1000).toFixed(1)} s${tokens}`);
   }

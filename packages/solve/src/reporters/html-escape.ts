@@ -7,7 +7,7 @@
 const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
 
 export function escapeHtml(value: unknown): string {
-  const text = typeof value === "string" ? value : value === undefined ? "" : JSON.stringify(value, null, 2) ?? String(value);
+  const text = typeof value === "string" ? value : value === undefined ? "" : (JSON.stringify(value, null, 2) ?? String(value));
   return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
 }
 

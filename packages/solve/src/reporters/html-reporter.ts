@@ -143,7 +143,9 @@ ${a.job?.warnings?.length ? `<ul class="warnings">${a.job.warnings.map((w) => `<
 ${a.skill_md !== undefined ? `<details class="skill-md"><summary>SKILL.md as the agent read it</summary><pre>${e(a.skill_md)}</pre></details>` : ""}
 <details class="transcript"><summary>Transcript (${a.transcript.length} events)</summary>${a.transcript.map(eventLine).join("\n") || '<p class="muted">no events</p>'}</details>
 <details class="deliverable"${a.status !== "passed" ? " open" : ""}><summary>Deliverable${a.deliverable ? ` <code>${e(a.deliverable.file)}</code>` : ""}</summary>${
-    a.deliverable ? `<pre>${e(a.deliverable.content)}</pre>${a.deliverable.truncated ? '<p class="muted">(truncated)</p>' : ""}` : '<p class="s-artifact_missing">no deliverable was written</p>'
+    a.deliverable
+      ? `<pre>${e(a.deliverable.content)}</pre>${a.deliverable.truncated ? '<p class="muted">(truncated)</p>' : ""}`
+      : '<p class="s-artifact_missing">no deliverable was written</p>'
   }</details>
 ${a.cases.length > 0 ? casesTable(a.cases) : ""}
 </details>`;
@@ -154,7 +156,9 @@ function casesTable(cases: CaseVerdict[]): string {
     (c) =>
       `<tr class="case" data-case="${e(c.name)}" data-status="${e(c.status)}"><td>${e(c.name)}</td><td class="s-${e(c.status)}">${e(c.status)}</td><td class="num">${c.duration_ms}</td>` +
       `<td>${c.message ? e(c.message) : ""}${c.diff ? `<pre class="diff">${e(c.diff)}</pre>` : ""}${
-        c.status !== "passed" ? `<details><summary>expected / actual</summary><pre>${e(c.expected)}</pre><pre>${e(c.actual)}</pre></details>` : ""
+        c.status !== "passed"
+          ? `<details><summary>expected / actual</summary><pre>${e(c.expected)}</pre><pre>${e(c.actual)}</pre></details>`
+          : ""
       }</td></tr>`,
   );
   return `<table class="cases"><thead><tr><th>case</th><th>status</th><th>ms</th><th>details</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;

@@ -46,7 +46,9 @@ export function toSolveJunit(report: SolveReport): string {
         const message = a.message ?? a.status;
         if (isFailure(a)) testcase.ele("failure", { message, type: a.status }).txt(caseDetails(a) || message);
         else if (isError(a)) testcase.ele("error", { message, type: a.status }).txt(message);
-        const out = [`score ${a.score.passed}/${a.score.total}`, a.job?.run_dir ? `run folder: ${a.job.run_dir}` : ""].filter(Boolean).join("\n");
+        const out = [`score ${a.score.passed}/${a.score.total}`, a.job?.run_dir ? `run folder: ${a.job.run_dir}` : ""]
+          .filter(Boolean)
+          .join("\n");
         testcase.ele("system-out").txt(out);
       }
     }

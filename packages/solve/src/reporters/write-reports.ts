@@ -17,7 +17,9 @@ const WRITERS: Record<SolveReporterName, { file: string; render: (r: SolveReport
 export async function writeSolveReports(report: SolveReport, reporters: string[], dir: string): Promise<string[]> {
   for (const name of reporters) {
     if (!(name in WRITERS)) {
-      throw new SkillrigError("usage", `unknown reporter "${name}"; available: ${Object.keys(WRITERS).join(", ")}`, { field: "--reporter" });
+      throw new SkillrigError("usage", `unknown reporter "${name}"; available: ${Object.keys(WRITERS).join(", ")}`, {
+        field: "--reporter",
+      });
     }
   }
   await mkdir(dir, { recursive: true });
