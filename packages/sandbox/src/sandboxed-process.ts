@@ -2,7 +2,7 @@
  * Runs one launch plan: spawns it in its own process group with execa, enforces the wall clock and the
  * output caps by killing the whole tree, and turns what happened into a SandboxResult.
  */
-import { chownSync, lstatSync, readdirSync } from "node:fs";
+import { lchownSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { PassThrough, type Readable, Transform, type Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
@@ -51,7 +51,8 @@ const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals)
 function giveCaseFolderTo(folder: string, uid: number): void {
   const visit = (path: string): void => {
     const stat = lstatSync(path);
-    if (stat.uid !== uid) chownSync(path, uid, uid);
+    // lchown, never chown: a symlink left by earlier code (to /etc/passwd, say) must not hand its target over.
+    if (stat.uid !== uid) lchownSync(path, uid, uid);
     if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
   };
   visit(folder);

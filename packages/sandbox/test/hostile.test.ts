@@ -221,6 +221,38 @@ describe("hostile deliverables at the strongest isolation level", () => {
   });
 });
 
+describe("a case folder used twice", () => {
+  it("a symlink planted by the first run does not hand its target to the second run's uid", async () => {
+    const target = join(root, `host-file-${randomUUID()}`);
+    writeFileSync(target, "host data");
+    const before = statSync(target);
+    const cwd = mkdtempSync(join(root, "reuse-"));
+    // As root each concurrent run has its own uid: a run holding the first uid makes the planting run get
+    // another, so the second run (back on the first uid) has to hand the folder, symlink included, over.
+    const holder = sandbox.run({
+      command: ["python3", "-c", "import time; time.sleep(0.5)"],
+      cwd: mkdtempSync(join(root, "holder-")),
+      limits: LIMITS,
+    });
+    const plant = await sandbox.run({
+      command: ["python3", "-c", `import os; os.symlink(${JSON.stringify(target)}, "planted")`],
+      cwd,
+      limits: LIMITS,
+    });
+    expect(plant.exitCode).toBe(0);
+    await holder;
+    const second = await sandbox.run({
+      command: ["python3", "-c", "open('planted', 'w').write('overwritten')"],
+      cwd,
+      limits: LIMITS,
+    });
+    expect(second.exitCode).not.toBe(0); // the target is not visible inside the sandbox at all
+    const after = statSync(target);
+    expect({ uid: after.uid, gid: after.gid }).toEqual({ uid: before.uid, gid: before.gid });
+    expect(readFileSync(target, "utf8")).toBe("host data");
+  });
+});
+
 describe("parallel runs", () => {
   it("each run has its own process budget", async () => {
     const forkTen = "import os, time\nfor _ in range(10):\n    if os.fork() == 0:\n        time.sleep(1); os._exit(0)\nprint('forked 10')";
