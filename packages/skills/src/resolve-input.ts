@@ -67,7 +67,17 @@ export async function resolveJobInput(resolution: InputResolution, work: JobWork
   for (const field of fields) {
     if (field.source !== "file") continue;
     const path = join(run.uploads, field.name);
-    const present = existsSync(path) && statSync(path).isFile();
+    const exists = existsSync(path);
+    const present = exists && statSync(path).isFile();
+    if (exists && !present) {
+      violations.push({
+        pointer: `/input/${escapePointerToken(field.name)}`,
+        field: field.name,
+        file: `uploads/${field.name}`,
+        message: `uploads/${field.name} is a folder; file input "${field.name}" needs a file named exactly "${field.name}"`,
+      });
+      continue;
+    }
     if (!present) {
       if (field.required) {
         violations.push({

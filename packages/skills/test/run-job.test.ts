@@ -251,6 +251,17 @@ describe("inputs, parameters and extensions", () => {
     expect(messages["/parameter/query"]).toContain('"query" is an input, not a parameter');
   });
 
+  it("a folder in uploads/ named as a file field is refused as such", async () => {
+    const { runner } = testRunner();
+    runner.hooks.resolveInput.tapPromise({ name: "place-folder", stage: -200 }, async (resolution, work) => {
+      if (work.kind === "job") writeTree(work.run.uploads, { "input_file/inner.txt": "x" });
+      return resolution;
+    });
+    const result = await runJob(runner, request("demo-bad-input", { options: { dry_run: true } }));
+    expectFailed(result, "input_invalid");
+    expect(result.error?.message).toContain("uploads/input_file is a folder");
+  });
+
   it("an upload for a field that is not a file input is refused", async () => {
     const { runner, dir } = testRunner();
     const result = await runJob(
