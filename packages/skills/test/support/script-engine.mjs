@@ -49,7 +49,12 @@ export class ScriptEngine {
           work.signal.removeEventListener("abort", stop);
           if (work.signal.aborted) {
             const timedOut = work.signal.reason?.name === "TimeoutError";
-            resolvePromise({ kind: "engine", ok: false, exitCode: code, failure: { kind: timedOut ? "timeout" : "canceled", message: timedOut ? "the job's time limit passed" : "canceled" } });
+            resolvePromise({
+              kind: "engine",
+              ok: false,
+              exitCode: code,
+              failure: { kind: timedOut ? "timeout" : "canceled", message: timedOut ? "the job's time limit passed" : "canceled" },
+            });
             return;
           }
           const lines = stdout.split("\n").filter((l) => l.trim() !== "");
