@@ -149,7 +149,7 @@ describe("examples through the skillrig CLI", () => {
       }),
     );
     const invalid = await skillrig(["test", join(broken, "task.json"), "-d", join(dir, "correct"), "--json"], dir);
-    expect(invalid.code).toBe(2);
+    expect(invalid.code, invalid.stderr).toBe(2);
     expect(JSON.parse(invalid.stdout).error).toMatchObject({ code: "invalid_task", pointer: "/tests/0/expected" });
   });
 });

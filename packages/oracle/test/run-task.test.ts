@@ -1,3 +1,5 @@
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { CaseVerdict, SkillrigPlugin } from "@skillrig/core";
 import { makeRunner, runTaskWith, scriptTask } from "./helpers.js";
@@ -98,6 +100,30 @@ print(open("sub/dir/in.txt").read().strip())
     expect(byName["exit 3 expected"]?.status).toBe("passed");
     expect(byName["file missing"]?.status).toBe("failed");
     expect(byName["file missing"]?.message).toBe("files/out.txt was not produced");
+  });
+
+  it("gives each case a fresh folder and never touches the user's copy of the deliverable", async () => {
+    const main = `
+import os, sys
+seen = sorted(os.listdir("."))
+with open("left-behind.txt", "w") as f: f.write("x")
+try:
+    with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "main.py"), "a") as f: f.write("# tampered")
+except OSError:
+    pass
+print(",".join(seen))
+`;
+    const { byName, dir } = await runTaskWith(
+      scriptTask([
+        { name: "first", input: { files: { "a.txt": "1" } }, expected: { stdout: "a.txt" } },
+        { name: "second", input: {}, expected: { stdout: "" } },
+      ]),
+      { "main.py": main },
+      { jobs: 1 },
+    );
+    expect(byName.first?.status).toBe("passed");
+    expect(byName.second?.status).toBe("passed");
+    expect(readFileSync(join(dir, "deliverable/main.py"), "utf8")).toBe(main);
   });
 
   it("runs cli deliverables with argv", async () => {

@@ -13,7 +13,7 @@ const REPORTERS = ["console", "json", "junit"] as const;
 
 interface TestOptions {
   deliverable: string;
-  reporter: string[];
+  reporter?: string[];
   out?: string;
   jobs?: number;
   strict?: boolean;
@@ -25,7 +25,7 @@ function parseJobs(value: string): number {
   return n;
 }
 
-function collect(value: string, previous: string[]): string[] {
+function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(",").filter(Boolean)];
 }
 
@@ -36,7 +36,7 @@ export const testCommand: CommandModule = {
       .description("Grade a deliverable (function, script or cli) against a task file's test cases")
       .argument("<task-file>", "task file (JSON, Task Oracle Input Contract v1.0)")
       .requiredOption("-d, --deliverable <file-or-folder>", "the code under test: a .py file, or a folder holding it")
-      .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect, [])
+      .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect)
       .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
       .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
       .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
@@ -48,26 +48,24 @@ export const testCommand: CommandModule = {
       .action(async (taskFile: string, options: TestOptions, command) => {
         const ctx = context(command);
         const json = ctx.global.json ?? false;
-        const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
-        if (unknown.length > 0) {
-          throw new SkillrigError(
-            "usage",
-            `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`,
-            {
-              field: "--reporter",
-            },
-          );
-        }
-        if (options.reporter.includes("junit") && !options.out) {
+        const requested = options.reporter ?? [];
+        if (requested.includes("junit") && !options.out) {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
         }
 
         const loaded = await loadTask(taskFile, ctx.cwd);
         const deliverable = await resolveDeliverable(options.deliverable, loaded.task, ctx.cwd);
         const runner = await ctx.runner();
+        // Reporters a config plugin claims are already applied: naming them is fine; any other name is a typo.
+        const available = [...new Set([...REPORTERS, ...runner.claims("reporter").map((c) => c.name)])];
+        const unknown = requested.filter((r) => !available.includes(r));
+        if (unknown.length > 0) {
+          const names = unknown.map((r) => `"${r}"`).join(", ");
+          throw new SkillrigError("usage", `unknown reporter ${names}; available: ${available.join(", ")}`, { field: "--reporter" });
+        }
         const { stdout, stderr } = ctx.out.streams;
         const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
-        const chosen = new Set(options.reporter.length > 0 ? options.reporter : json ? [] : ["console"]);
+        const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
         const reporters: SkillrigPlugin[] = [];
         // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
         if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
