@@ -21,16 +21,9 @@ function taskValidator() {
 
 /** Lists every schema violation of `value` as a task file; [] when it conforms. */
 export function taskViolations(value: unknown, file?: string): Violation[] {
-  const raw = taskValidator().validate(value);
-  // Where an anyOf failed (a compare spec), its branch errors at or below the same pointer only add noise.
-  const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
-  return raw
-    .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
-    .map((v) => ({
-      ...v,
-      file,
-      message: v.rule === "anyOf" ? 'must be a mode name or {"mode": ..., options}' : v.message,
-    }));
+  return taskValidator()
+    .validate(value)
+    .map((v) => ({ ...v, file }));
 }
 
 /** Validates a task that is already parsed (a file's content, an HTTP body); throws `invalid_task` listing every problem. */

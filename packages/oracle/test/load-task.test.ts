@@ -38,6 +38,9 @@ describe("task files", () => {
         { name: "a", input: [1], expected: 1 },
         { name: "b", expected: 1, timeout_ms: 0 },
         { name: "c", input: [], expected: 1, expect: 2, compare: 5 },
+        { name: "d", input: [], expected: 1, compare: { mode: "regex", flags: "g" } },
+        { name: "e", input: [], expected: 1, compare: { mode: "number", abs_tol: -1, rel_tol: "1%" } },
+        { name: "f", input: [], expected: 1, compare: "" },
       ],
       limits: { timeout_ms: "10s" },
       compare: { abs_tol: 1 },
@@ -56,9 +59,13 @@ describe("task files", () => {
     expect(at["/tests/1/input"]).toBe("is required");
     expect(at["/tests/1/timeout_ms"]).toMatch(/>= 1/);
     expect(at["/tests/2/expect"]).toBe("is not an allowed key");
-    expect(at["/tests/2/compare"]).toBe('must be a mode name or {"mode": ..., options}');
+    expect(at["/tests/2/compare"]).toBe("must be string,object");
+    expect(at["/tests/3/compare/flags"]).toBe('must match pattern "^[imsu]*$"');
+    expect(at["/tests/4/compare/abs_tol"]).toBe("must be >= 0");
+    expect(at["/tests/4/compare/rel_tol"]).toBe("must be number");
+    expect(at["/tests/5/compare"]).toBe("must NOT have fewer than 1 characters");
     expect(at["/limits/timeout_ms"]).toMatch(/integer/);
-    expect(at["/compare"]).toBe('must be a mode name or {"mode": ..., options}');
+    expect(at["/compare/mode"]).toBe("is required");
     expect(error.violations.every((v: Violation) => v.file === "tasks/bad.json")).toBe(true);
     expect(error.message).toContain("invalid task file tasks/bad.json");
     expect(error.message).toContain("/tests/2/expect: is not an allowed key");
