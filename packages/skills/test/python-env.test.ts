@@ -1,10 +1,10 @@
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { EngineEvent } from "@skillrig/core";
 import { ensurePythonEnv, runJob } from "@skillrig/skills";
 import { SCRIPT_ENGINE } from "./support/script-engine.mjs";
-import { makeSkill, tempDir, testRunner } from "./support/helpers.js";
+import { FIXTURE_SKILLS, makeSkill, tempDir, testRunner } from "./support/helpers.js";
 import { buildTinyWheel } from "./support/tiny-wheel.js";
 
 /** An agent that uses the skill's dependency the way the fixtures do: `python3` and a console script from PATH. */
@@ -71,6 +71,24 @@ describe("runtime.dependencies: an isolated Python environment per dependency li
       message: expect.stringContaining("no-such-package-xyz"),
     });
     expect(existsSync(join(envDir))).toBe(true);
+  });
+
+  it("demo-pandas-stats fails with runtime_unavailable naming pandas when no wheel for it is available", async () => {
+    const { runner, dir } = testRunner({ config: { skills: { roots: [FIXTURE_SKILLS], python: { find_links: [] } } } });
+    const csv = join(dir, "data.csv");
+    writeFileSync(csv, "a\n1\n");
+    const result = await runJob(runner, {
+      skill_id: "demo-pandas-stats",
+      engine: SCRIPT_ENGINE,
+      files: { csv_file: csv },
+      parameter: { column: "a" },
+      options: { engine: { script: "open('ran', 'w')" } },
+    });
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("runtime_unavailable");
+    expect(result.error?.message).toContain("could not install pandas");
+    expect(result.error?.hint).toContain("skills.python.find_links");
+    expect(existsSync(join(result.run_dir, "workspace/ran"))).toBe(false);
   });
 
   it("warns when the skill asks for a Python version that is not installed", async () => {

@@ -154,6 +154,40 @@ print("{}")`;
     expect(readFileSync(join(result.run_dir, "artifacts/text.md"), "utf8")).toContain("Genesis 1:1");
   });
 
+  it("demo-auto-skill: an agent that follows its steps succeeds; extra keys and wrong enums are each a schema_violation", async () => {
+    const agent = `import json, os, random, datetime
+p = json.loads(os.environ["SKILLRIG_JOB"])["parameter"]
+x, y = p["x"], p["y"]
+a, b = random.randint(1, min(x - 1, y)), random.randint(1, min(x - 1, y))
+prime = lambda n: n > 1 and all(n % d for d in range(2, int(n ** 0.5) + 1))
+print(json.dumps({"x": x, "y": y, "numbers": [a, b], "comparison": "ge" if a > b else "le" if a < b else "eq",
+  "parity": ["even" if n % 2 == 0 else "odd" for n in (a, b)], "is_prime": [prime(a), prime(b)],
+  "is_3x": [a % 3 == 0, b % 3 == 0], "generated_at": datetime.datetime.now().isoformat()}))`;
+    const { runner } = testRunner();
+    const ok = await runJob(runner, request("demo-auto-skill", withAgent(agent, { parameter: { x: 50, y: 20 } })));
+    expect(ok.status, JSON.stringify(ok.error)).toBe("succeeded");
+    expect((ok.output as { numbers: number[] }).numbers.every((n) => n >= 1 && n <= 20)).toBe(true);
+    const md = readFileSync(join(ok.run_dir, "SKILL.patched.md"), "utf8");
+    expect(md).toContain("Do not ask the user questions");
+
+    const bad = await runJob(runner, request("demo-auto-skill", withAgent(printAgent({ x: 1, comparison: "gt", extra: true }))));
+    expectFailed(bad, "schema_violation");
+    const pointers = bad.error?.violations?.map((v) => v.pointer);
+    expect(pointers).toEqual(expect.arrayContaining(["/comparison", "/extra", "/numbers", "/generated_at"]));
+  });
+
+  it("demo-interactive-skill: its patched SKILL.md does not forbid asking the user, and its output is validated", async () => {
+    const { runner } = testRunner();
+    const result = await runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ user_info: "anon", advise: ["rest"] }))));
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    const md = readFileSync(join(result.run_dir, "SKILL.patched.md"), "utf8");
+    expect(md).toContain("## Output contract");
+    expect(md).not.toContain("Do not ask the user questions");
+    const empty = await runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ advise: [] }))));
+    expectFailed(empty, "schema_violation");
+    expect(empty.error?.message).toContain("output /advise must NOT have fewer than 1 items");
+  });
+
   it("does not collect an artifact whose path lies outside the workspace", async () => {
     const { runner, dir } = testRunner();
     const secret = join(dir, "secret.md");
