@@ -3,6 +3,7 @@
  * and @skillrig/oracle (validate a task, run it against a deliverable). Everything else in the server deals only in
  * core's types, so the API, the queue and the uploads do not care how a job is run.
  */
+import { existsSync, statSync } from "node:fs";
 import type { EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
 import { findSkills, resolveSkill, runJob, skillRoots } from "@skillrig/skills";
 import { resolveDeliverable, runTask, validateTask } from "@skillrig/oracle";
@@ -36,13 +37,44 @@ export interface JobExecution {
   runOracle(loaded: LoadedTask, deliverableDir: string, options: RunOracleOptions): Promise<TaskReport>;
 }
 
+/**
+ * Loading a skill reads and checks every file of its package (schemas compiled, templates parsed): too slow to
+ * repeat on every request. The loaded manifest is kept while the files it came from keep their mtime and size,
+ * so an edited skill is picked up on the next request without a restart.
+ */
+function skillCache(runner: Runner) {
+  const cache = new Map<string, { stamp: string; manifest: SkillManifest }>();
+  const stampOf = (manifest: SkillManifest): string => {
+    const files = [manifest.skillMdFile, manifest.runnerFile, ...Object.values(manifest.schemas).map((s) => s?.file)];
+    return files
+      .map((file) => {
+        if (!file) return "-";
+        try {
+          const st = statSync(file);
+          return `${st.mtimeMs}:${st.size}`;
+        } catch {
+          return "gone";
+        }
+      })
+      .join("|");
+  };
+  return (id: string): SkillManifest => {
+    const hit = cache.get(id);
+    if (hit && existsSync(hit.manifest.dir) && stampOf(hit.manifest) === hit.stamp) return hit.manifest;
+    const manifest = resolveSkill(runner, id);
+    cache.set(id, { stamp: stampOf(manifest), manifest });
+    return manifest;
+  };
+}
+
 export function createJobExecution(runner: Runner): JobExecution {
+  const loadSkill = skillCache(runner);
   return {
     listSkills() {
       const listing: SkillListing = { skills: [], broken: [] };
       for (const found of findSkills(skillRoots(runner))) {
         try {
-          listing.skills.push(resolveSkill(runner, found.id));
+          listing.skills.push(loadSkill(found.id));
         } catch (error) {
           const e = error as { code?: string; message?: string };
           listing.broken.push({ id: found.id, dir: found.dir, error: { code: e.code ?? "invalid_skill", message: e.message ?? String(error) } });
@@ -51,7 +83,7 @@ export function createJobExecution(runner: Runner): JobExecution {
       return listing;
     },
     skill(id) {
-      return resolveSkill(runner, id);
+      return loadSkill(id);
     },
     runSkillJob(request, options) {
       return runJob(runner, request, {

@@ -151,6 +151,7 @@ export class JobStore {
       get: db.prepare("SELECT * FROM jobs WHERE id = ?"),
       list: db.prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
       countStatus: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
+      countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
       nextQueued: db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY queue_order, rowid LIMIT 1"),
       maxOrder: db.prepare("SELECT COALESCE(MAX(queue_order), 0) AS m FROM jobs"),
       markQueued: db.prepare(
@@ -209,6 +210,11 @@ export class JobStore {
     const out: Record<JobStatus, number> = { waiting_upload: 0, queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 };
     for (const row of this.#statements.countStatus.all() as Array<{ status: JobStatus; n: number }>) out[row.status] = row.n;
     return out;
+  }
+
+  /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. Uses the status index. */
+  pendingCount(): number {
+    return (this.#statements.countPending.get() as { n: number }).n;
   }
 
   /** `waiting_upload` -> `queued` (or requeues a `running` job on restart). Returns the event, or undefined if the job was not in `from`. */

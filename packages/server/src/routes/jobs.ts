@@ -13,8 +13,7 @@ import { extractZip, looksLikeZip } from "../upload-zip.js";
 const { errorResponses } = responses;
 
 function checkQueueRoom(context: ServerContext): void {
-  const counts = context.queue.store.counts();
-  const waiting = counts.waiting_upload + counts.queued;
+  const waiting = context.queue.store.pendingCount();
   if (waiting >= context.settings.queueLimit) {
     throw new SkillrigError("queue_full", `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`, {
       hint: "retry later",
