@@ -337,7 +337,8 @@ export function findSkills(roots: string[]): FoundSkill[] {
     if (!existsSync(root) || !statSync(root).isDirectory()) continue;
     for (const name of readdirSync(root).sort()) {
       const dir = join(root, name);
-      if (!statSync(dir).isDirectory()) continue;
+      // A dangling symlink or unreadable entry is not a package; `skills validate <dir>` reports it if named.
+      if (!statSync(dir, { throwIfNoEntry: false })?.isDirectory()) continue;
       if (existsSync(join(dir, "SKILL.md")) || existsSync(join(dir, "assets", "runner.json"))) found.push({ id: name, dir, root });
     }
   }
