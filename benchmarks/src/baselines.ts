@@ -13,6 +13,7 @@ import type { FunctionWorkload, ProcessWorkload } from "./workloads.js";
 
 const FRESH_PROCESS_HARNESS = fileURLToPath(new URL("./python/fresh_process_case.py", import.meta.url));
 const FLOOR_HARNESS = fileURLToPath(new URL("./python/floor.py", import.meta.url));
+const FORK_FLOOR_HARNESS = fileURLToPath(new URL("./python/fork_floor.py", import.meta.url));
 
 interface TaskCase {
   name: string;
@@ -50,9 +51,13 @@ export async function freshProcessPerCaseMs(
   return (performance.now() - started) / cases.length;
 }
 
-/** Seconds the floor's call loop took for every case of the workload (interpreter start and import excluded). */
-export async function floorLoopSeconds(python: string, workload: FunctionWorkload): Promise<number> {
-  const run = await runProcess(python, [FLOOR_HARNESS, workload.deliverableFile, workload.functionName, workload.taskFile]);
+/**
+ * Seconds the floor's call loop took for every case of the workload (interpreter start and import excluded).
+ * `forkPerCase`: the isolation floor, a fork of the importing process per case.
+ */
+export async function floorLoopSeconds(python: string, workload: FunctionWorkload, forkPerCase = false): Promise<number> {
+  const harness = forkPerCase ? FORK_FLOOR_HARNESS : FLOOR_HARNESS;
+  const run = await runProcess(python, [harness, workload.deliverableFile, workload.functionName, workload.taskFile]);
   if (run.exitCode !== 0) throw new Error(`floor run failed: ${run.stderr.slice(0, 400)}`);
   const result = JSON.parse(run.stdout) as { cases: number; passed: number; loop_seconds: number };
   if (result.passed !== result.cases) throw new Error(`floor run passed ${result.passed}/${result.cases}: the workload's expected values are wrong`);

@@ -16,6 +16,8 @@ export interface BenchSettings {
   /** Skill jobs timed (after warm-up ones that are not counted). */
   jobs: number;
   jobWarmup: number;
+  /** Time one skillrig figure may take across its rounds; past it the figure keeps the rounds it has (at least one). */
+  figureBudgetMs: number;
   /** Temporary folder holding every generated task, deliverable and config. */
   workDir: string;
   python: PythonInfo;
@@ -23,8 +25,8 @@ export interface BenchSettings {
   log(message: string): void;
 }
 
-export function sizes(quick: boolean): Pick<BenchSettings, "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup"> {
+export function sizes(quick: boolean): Pick<BenchSettings, "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup" | "figureBudgetMs"> {
   return quick
-    ? { repeats: 1, trivialCaseCounts: [1_000], workCases: 50, baselineSample: 30, processCases: 15, jobs: 10, jobWarmup: 2 }
-    : { repeats: 3, trivialCaseCounts: [1_000, 10_000], workCases: 200, baselineSample: 200, processCases: 60, jobs: 60, jobWarmup: 5 };
+    ? { repeats: 1, trivialCaseCounts: [1_000], workCases: 50, baselineSample: 30, processCases: 15, jobs: 10, jobWarmup: 2, figureBudgetMs: 30_000 }
+    : { repeats: 3, trivialCaseCounts: [1_000, 10_000], workCases: 200, baselineSample: 200, processCases: 40, jobs: 60, jobWarmup: 5, figureBudgetMs: 150_000 };
 }

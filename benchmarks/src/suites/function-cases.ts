@@ -22,7 +22,7 @@ async function skillrigRate(settings: BenchSettings, workload: FunctionWorkload,
     settings.log(`skillrig test ${workload.cases} x ${workload.label} --jobs ${jobs} (round ${round + 1}/${settings.repeats})`);
     const run = await skillrigTest({ taskFile: workload.taskFile, deliverable: workload.deliverableFile, jobs, cwd: settings.workDir });
     return run.wallMs;
-  });
+  }, settings.figureBudgetMs);
   return { casesPerSecond: (workload.cases * 1000) / median(wallMs), samples: wallMs };
 }
 
@@ -36,9 +36,14 @@ async function freshProcessRate(settings: BenchSettings, workload: FunctionWorkl
   return { casesPerSecond: 1000 / median(perCaseMs), samples: perCaseMs, sample };
 }
 
-async function floorRate(settings: BenchSettings, workload: FunctionWorkload): Promise<Rate> {
-  const seconds = await repeat(settings.repeats, () => floorLoopSeconds(settings.python.executable, workload));
+async function floorRate(settings: BenchSettings, workload: FunctionWorkload, forkPerCase = false): Promise<Rate> {
+  const seconds = await repeat(settings.repeats, () => floorLoopSeconds(settings.python.executable, workload, forkPerCase));
   return { casesPerSecond: workload.cases / median(seconds), samples: seconds };
+}
+
+/** Marks a figure that got fewer rounds than asked because of the time budget. */
+function rounds(settings: BenchSettings, rate: Rate): string {
+  return rate.samples.length < settings.repeats ? ` (${rate.samples.length} of ${settings.repeats} rounds: time budget)` : "";
 }
 
 export async function functionCases(settings: BenchSettings): Promise<SuiteOutcome> {
@@ -48,6 +53,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
     "skillrig, cases/s (--jobs 1)",
     "fresh python3 per case, cases/s",
     "floor (one process), cases/s",
+    "fork per case (isolation floor), cases/s",
     "skillrig vs fresh python3",
     "skillrig vs fresh python3 -S",
     "skillrig vs floor",
@@ -72,6 +78,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
     const label = `${workload.cases.toLocaleString("en-US")} x ${workload.label}`;
     const baseline = baselines.get(workload.deliverableFile)!;
     const floor = await attempt(() => floorRate(settings, workload));
+    const forkFloor = await attempt(() => floorRate(settings, workload, true));
     const skillrig = await attempt(() => skillrigRate(settings, workload, 1));
     if (skillrig.ok) jobs1.set(workload, skillrig.value);
     const speedup = both(skillrig, baseline.site);
@@ -79,9 +86,10 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
     const belowFloor = both(skillrig, floor);
     rows.push([
       label,
-      notes.cell(skillrig, (r) => formatRate(r.casesPerSecond)),
+      notes.cell(skillrig, (r) => formatRate(r.casesPerSecond) + rounds(settings, r)),
       notes.cell(baseline.site, (r) => `${formatRate(r.casesPerSecond)} (${r.sample}-case sample, extrapolated)`),
       notes.cell(floor, (r) => formatRate(r.casesPerSecond)),
+      notes.cell(forkFloor, (r) => `${formatRate(r.casesPerSecond)} (${formatRatio(r.casesPerSecond / (baseline.site.ok ? baseline.site.value.casesPerSecond : Number.NaN))} a fresh python3)`),
       notes.cell(speedup, ([s, b]) => `${formatRatio(s.casesPerSecond / b.casesPerSecond)} faster`),
       notes.cell(speedupNoSite, ([s, b]) => `${formatRatio(s.casesPerSecond / b.casesPerSecond)} faster`),
       notes.cell(belowFloor, ([s, f]) => `${formatRatio(f.casesPerSecond / s.casesPerSecond)} slower`),
@@ -92,6 +100,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
       freshProcess: baseline.site,
       freshProcessNoSite: baseline.noSite,
       floor,
+      forkPerCaseFloor: forkFloor,
     };
     if (workload.functionName === "add") {
       const ratio = speedup.ok ? speedup.value[0].casesPerSecond / speedup.value[1].casesPerSecond : undefined;
@@ -117,6 +126,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
       "skillrig: the whole `skillrig test --json --jobs 1` command, Node start-up and report included: cases / wall time.",
       "fresh python3 per case: a new interpreter per case imports the deliverable, calls fn(*input), prints JSON, one at a time; run on a sample of the cases and extrapolated at the sampled per-case cost (the cost does not depend on how many cases there are). `-S`: the same without site start-up, the cheapest a fresh interpreter can be.",
       "floor: one Python process calls fn(*input) and compares, for every case; only the call loop is timed (no interpreter start-up, no isolation, no protocol).",
+      "fork per case: the isolation floor: one Python process imports the deliverable once and forks a child per case, which calls fn and pipes back the JSON result, one case at a time; only the loop is timed. No runner can isolate cases by fork for less; in brackets, how many times a fresh python3 per case that is.",
       `the ${GOAL_SPEEDUP}x goal is judged on the trivial cases, where skillrig's own per-case cost is all there is; with real work every runner is bounded by the work itself (see the floor).`,
       ...notes.lines,
     ],
@@ -127,15 +137,16 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
   const scaling = new Footnotes();
   const scalingRows: string[][] = [];
   const scalingFigures: Record<string, unknown> = {};
-  const largestTrivial = Math.max(...settings.trivialCaseCounts);
-  for (const workload of workloads.filter((w) => w.functionName !== "add" || w.cases === largestTrivial)) {
+  // The smallest trivial set keeps the run short; per-case cost does not depend on the count (compare the rows above).
+  const smallestTrivial = Math.min(...settings.trivialCaseCounts);
+  for (const workload of workloads.filter((w) => w.functionName !== "add" || w.cases === smallestTrivial)) {
     const label = `${workload.cases.toLocaleString("en-US")} x ${workload.label}`;
     const one: Attempt<Rate> = jobs1.has(workload) ? { ok: true, value: jobs1.get(workload)! } : { ok: false, reason: "no --jobs 1 figure" };
     const two = one.ok ? await attempt(() => skillrigRate(settings, workload, 2)) : one;
     scalingRows.push([
       label,
       scaling.cell(one, (r) => formatRate(r.casesPerSecond)),
-      scaling.cell(two, (r) => formatRate(r.casesPerSecond)),
+      scaling.cell(two, (r) => formatRate(r.casesPerSecond) + rounds(settings, r)),
       scaling.cell(both(one, two), ([a, b]) => formatRatio(b.casesPerSecond / a.casesPerSecond)),
     ]);
     scalingFigures[`${workload.functionName}-${workload.cases}`] = { jobs1: one, jobs2: two };

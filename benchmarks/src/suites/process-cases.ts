@@ -82,10 +82,14 @@ async function measurePair(settings: BenchSettings, one: ProcessWorkload, many: 
   const perCase = (name: string): Attempt<PerCase> => {
     const samples = wall.get(name)!;
     if (samples.failure) return { ok: false, reason: samples.failure };
+    const slope = (median(samples.many) - median(samples.one)) / (many.cases - 1);
+    if (!(slope > 0)) {
+      return { ok: false, reason: `too noisy: the ${many.cases}-case runs (median ${Math.round(median(samples.many))} ms) were not slower than the 1-case runs (${Math.round(median(samples.one))} ms); rerun on a quieter machine` };
+    }
     return {
       ok: true,
       value: {
-        perCaseMs: (median(samples.many) - median(samples.one)) / (many.cases - 1),
+        perCaseMs: slope,
         oneCaseWallMs: samples.one,
         manyCaseWallMs: samples.many,
         reportedCaseMs: samples.reported.length > 0 ? median(samples.reported) : Number.NaN,

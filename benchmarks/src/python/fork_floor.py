@@ -1,0 +1,42 @@
+"""The isolation floor: one Python process imports the deliverable once, then forks a child per case.
+
+The child calls fn(*input) and writes the JSON of the result to a pipe; the parent reads it, reaps the child and
+compares. One case at a time. This is the cheapest way to give every case its own copy of the module state, so
+it bounds what a fork-per-case runner can reach on this machine. Prints {"cases", "passed", "loop_seconds"}.
+"""
+import importlib.util
+import json
+import os
+import sys
+import time
+
+module_path, function_name, task_path = sys.argv[1], sys.argv[2], sys.argv[3]
+spec = importlib.util.spec_from_file_location("deliverable", module_path)
+module = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(module)
+fn = getattr(module, function_name)
+with open(task_path, encoding="utf-8") as handle:
+    tests = json.load(handle)["tests"]
+
+started = time.perf_counter()
+passed = 0
+for case in tests:
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        os.write(write_fd, json.dumps(fn(*case["input"])).encode())
+        os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while True:
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    if json.loads(b"".join(chunks)) == case["expected"]:
+        passed += 1
+elapsed = time.perf_counter() - started
+json.dump({"cases": len(tests), "passed": passed, "loop_seconds": elapsed}, sys.stdout)
