@@ -22,7 +22,10 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
       runner.hooks.execute.tapPromise(this.name, async (request) => {
         if (request.work.kind !== "job" || request.work.engine !== adapter.engine) return undefined;
         const jobRequest = request as JobExecuteRequest;
-        const options = validate({ ...this.options, ...(jobRequest.work.engineOptions ?? {}) }, `engine options of job ${jobRequest.work.jobId}`);
+        const options = validate(
+          { ...this.options, ...(jobRequest.work.engineOptions ?? {}) },
+          `engine options of job ${jobRequest.work.jobId}`,
+        );
         return runEngineJob({ adapter, request: jobRequest, options, configDir: runner.configDir });
       });
     }

@@ -50,7 +50,10 @@ function classifyEnd<O extends BaseEngineOptions>(
   const last = lastError ? `; last error it reported: ${lastError}` : "";
   switch (run.end) {
     case "timeout":
-      return { kind: "timeout", message: `${name} did not finish within ${limits.timeoutMs} ms; it and its child processes were killed${last}` };
+      return {
+        kind: "timeout",
+        message: `${name} did not finish within ${limits.timeoutMs} ms; it and its child processes were killed${last}`,
+      };
     case "idle_timeout":
       return {
         kind: "idle_timeout",
@@ -79,7 +82,11 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   const timeoutMs = work.request.options?.timeout_ms ?? options.timeout_ms ?? DEFAULT_TIMEOUT_MS;
   const idleTimeoutMs = options.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS;
   const apiKeyEnv = options.api_key_env ?? adapter.defaultApiKeyEnv;
-  const binary = options.binary ? (isAbsolute(options.binary) || !options.binary.includes("/") ? options.binary : resolve(configDir, options.binary)) : adapter.defaultBinary();
+  const binary = options.binary
+    ? isAbsolute(options.binary) || !options.binary.includes("/")
+      ? options.binary
+      : resolve(configDir, options.binary)
+    : adapter.defaultBinary();
 
   let mock: MockModel | undefined;
   let baseUrl = options.base_url;
@@ -151,10 +158,17 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
 
     const errors = parser.errors();
-    const failure = classifyEnd(adapter, run, { timeoutMs, idleTimeoutMs }, errors[errors.length - 1], ctx) ?? adapter.classify(run, parser, ctx);
+    const failure =
+      classifyEnd(adapter, run, { timeoutMs, idleTimeoutMs }, errors[errors.length - 1], ctx) ?? adapter.classify(run, parser, ctx);
     const usage = { ...parser.usage(), durationMs: run.durationMs };
     if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
-      work.emit({ type: "usage", inputTokens: usage.inputTokens, outputTokens: usage.outputTokens, totalTokens: usage.totalTokens, model: options.model });
+      work.emit({
+        type: "usage",
+        inputTokens: usage.inputTokens,
+        outputTokens: usage.outputTokens,
+        totalTokens: usage.totalTokens,
+        model: options.model,
+      });
     }
     const details: Record<string, unknown> = {
       command: run.command,
@@ -176,7 +190,10 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
       return {
         ...base,
         ok: false,
-        failure: { kind: "malformed_output", message: `${adapter.displayName} finished without a final answer (no output file and no assistant message)` },
+        failure: {
+          kind: "malformed_output",
+          message: `${adapter.displayName} finished without a final answer (no output file and no assistant message)`,
+        },
       };
     }
     const parsed = parseJsonOutput(answer);
@@ -186,7 +203,10 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         ok: false,
         rawOutput: answer,
         repairs: parsed.repairs,
-        failure: { kind: "malformed_output", message: `${adapter.displayName}'s final answer is not JSON: ${parsed.message}: ${tail(answer.trim(), 300)}` },
+        failure: {
+          kind: "malformed_output",
+          message: `${adapter.displayName}'s final answer is not JSON: ${parsed.message}: ${tail(answer.trim(), 300)}`,
+        },
       };
     }
     const repairs = [...parsed.repairs, ...(adapter.finalizeOutput?.(parsed.value, ctx) ?? [])];

@@ -152,7 +152,9 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const keep = options.keepBytes ?? 64 * 1024;
   const stdoutTail = new Tail(keep);
   const stderrTail = new Tail(keep);
-  const command = [options.file, ...options.args].map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a)).join(" ");
+  const command = [options.file, ...options.args]
+    .map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a))
+    .join(" ");
 
   const child = execa(options.file, options.args, {
     cwd: options.cwd,
@@ -187,9 +189,12 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const idle =
     options.idleTimeoutMs === undefined
       ? undefined
-      : setInterval(() => {
-          if (Date.now() - lastOutput >= options.idleTimeoutMs!) stop("idle_timeout");
-        }, Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))));
+      : setInterval(
+          () => {
+            if (Date.now() - lastOutput >= options.idleTimeoutMs!) stop("idle_timeout");
+          },
+          Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))),
+        );
   // runJob aborts with AbortSignal.timeout() for a job's time limit: that is a timeout, not a cancel.
   const onAbort = () => stop((options.signal?.reason as { name?: string } | undefined)?.name === "TimeoutError" ? "timeout" : "canceled");
   if (options.signal?.aborted) onAbort();
@@ -242,7 +247,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   if (killTimer) clearTimeout(killTimer);
 
   const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated;
-  const spawnError = spawnFailed ? (result as { originalMessage?: string }).originalMessage ?? result.shortMessage : undefined;
+  const spawnError = spawnFailed ? ((result as { originalMessage?: string }).originalMessage ?? result.shortMessage) : undefined;
   return {
     end: spawnFailed && end === "exited" ? "spawn_failed" : end,
     exitCode: result.exitCode ?? null,

@@ -17,7 +17,10 @@ export function versionFromPackage(file: string): string | undefined {
   }
   for (let dir = dirname(real), i = 0; i < 4 && dir !== dirname(dir); dir = dirname(dir), i++) {
     try {
-      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { version?: string; bin?: string | Record<string, string> };
+      const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+        version?: string;
+        bin?: string | Record<string, string>;
+      };
       const bins = typeof manifest.bin === "string" ? [manifest.bin] : Object.values(manifest.bin ?? {});
       if (manifest.version && bins.some((b) => join(dir, b) === real || relative(dir, real) === b)) return manifest.version;
     } catch {
@@ -51,7 +54,10 @@ export function detectVersion(
       return options.parse ? options.parse(out) : (/\d+\.\d+\.\d+[\w.-]*/.exec(out)?.[0] ?? (out || undefined));
     });
     // A failed probe is not cached: the binary may be installed later in a long-lived server.
-    found.then((v) => v === undefined && cache.delete(key), () => cache.delete(key));
+    found.then(
+      (v) => v === undefined && cache.delete(key),
+      () => cache.delete(key),
+    );
     cache.set(key, found);
   }
   return found;

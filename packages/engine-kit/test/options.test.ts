@@ -37,7 +37,15 @@ describe("engineEnv", () => {
       optionEnv: { FOO: "1" },
       engineEnv: { GEMINI_API_KEY: "job-key" },
     });
-    expect(env).toMatchObject({ PATH: "/venv/bin:/bin", LANG: "C.UTF-8", LC_ALL: "C", HOME: "/run/h", TMPDIR: "/run/t", FOO: "1", GEMINI_API_KEY: "job-key" });
+    expect(env).toMatchObject({
+      PATH: "/venv/bin:/bin",
+      LANG: "C.UTF-8",
+      LC_ALL: "C",
+      HOME: "/run/h",
+      TMPDIR: "/run/t",
+      FOO: "1",
+      GEMINI_API_KEY: "job-key",
+    });
     expect(env.OPENAI_API_KEY).toBeUndefined();
   });
 });

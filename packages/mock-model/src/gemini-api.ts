@@ -20,7 +20,9 @@ export function geminiModelTurns(body: unknown): number {
 
 /** The output of the last function call in a request's history, as text. */
 export function geminiLastToolOutput(body: unknown): string | undefined {
-  const contents = (body as { contents?: Array<{ parts?: Array<{ functionResponse?: { response?: Record<string, unknown> } }> }> } | undefined)?.contents;
+  const contents = (
+    body as { contents?: Array<{ parts?: Array<{ functionResponse?: { response?: Record<string, unknown> } }> }> } | undefined
+  )?.contents;
   if (!Array.isArray(contents)) return undefined;
   let last: string | undefined;
   for (const c of contents) {
@@ -36,7 +38,8 @@ export function geminiLastToolOutput(body: unknown): string | undefined {
 export function geminiParts(turn: Turn, toolOutput?: string): Array<Record<string, unknown>> {
   const text = turnText(turn, toolOutput);
   if (text !== undefined) return [{ text }];
-  if ("write_file" in turn) return [{ functionCall: { name: "write_file", args: { file_path: turn.write_file.path, content: turn.write_file.content } } }];
+  if ("write_file" in turn)
+    return [{ functionCall: { name: "write_file", args: { file_path: turn.write_file.path, content: turn.write_file.content } } }];
   if ("shell" in turn) return [{ functionCall: { name: "run_shell_command", args: { command: turn.shell.command } } }];
   throw new Error("turn has no model answer");
 }

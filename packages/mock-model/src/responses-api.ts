@@ -48,7 +48,13 @@ export function applyPatchCommand(path: string, content: string): string {
 export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string): Record<string, unknown> {
   const text = turnText(turn, toolOutput);
   if (text !== undefined) {
-    return { type: "message", role: "assistant", id: `msg_${n}`, status: "completed", content: [{ type: "output_text", text, annotations: [] }] };
+    return {
+      type: "message",
+      role: "assistant",
+      id: `msg_${n}`,
+      status: "completed",
+      content: [{ type: "output_text", text, annotations: [] }],
+    };
   }
   let cmd: string;
   if ("write_file" in turn) cmd = applyPatchCommand(turn.write_file.path, turn.write_file.content);
@@ -58,7 +64,12 @@ export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string):
 }
 
 /** The SSE events of one response. */
-export function responsesEvents(turn: Turn, n: number, usage: { input: number; output: number }, toolOutput?: string): Array<Record<string, unknown>> {
+export function responsesEvents(
+  turn: Turn,
+  n: number,
+  usage: { input: number; output: number },
+  toolOutput?: string,
+): Array<Record<string, unknown>> {
   const id = `resp_${n}`;
   const item = responsesOutputItem(turn, n, toolOutput);
   return [
@@ -94,5 +105,12 @@ export function responsesErrorBody(status: number, message?: string): Record<str
       },
     };
   }
-  return { error: { message: message ?? `mock-model scripted error ${status}`, type: status >= 500 ? "server_error" : "invalid_request_error", param: null, code: null } };
+  return {
+    error: {
+      message: message ?? `mock-model scripted error ${status}`,
+      type: status >= 500 ? "server_error" : "invalid_request_error",
+      param: null,
+      code: null,
+    },
+  };
 }

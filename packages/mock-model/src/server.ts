@@ -98,7 +98,14 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         // Keep the raw text: recorded as sent.
       }
       const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      const record: RecordedRequest = { api: "other", method: req.method ?? "GET", url: req.url ?? "/", apiKey: apiKeyOf(req, url), answer: "404", body };
+      const record: RecordedRequest = {
+        api: "other",
+        method: req.method ?? "GET",
+        url: req.url ?? "/",
+        apiKey: apiKeyOf(req, url),
+        answer: "404",
+        body,
+      };
       requests.push(record);
       served += 1;
       const n = served;
@@ -138,7 +145,11 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         record.answer = turnKind(turn);
         play(res, turn, () => {
           if ("error" in turn) sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message));
-          else sendSse(res, responsesEvents(turn, n, usage, responsesLastToolOutput(body)).map((e) => ({ event: e.type as string, data: e })));
+          else
+            sendSse(
+              res,
+              responsesEvents(turn, n, usage, responsesLastToolOutput(body)).map((e) => ({ event: e.type as string, data: e })),
+            );
         });
         return;
       }

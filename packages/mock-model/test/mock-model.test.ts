@@ -24,7 +24,10 @@ function sseData(text: string): unknown[] {
 }
 
 const geminiBody = (modelTurns: number) => ({
-  contents: [{ role: "user", parts: [{ text: "go" }] }, ...Array.from({ length: modelTurns }, () => ({ role: "model", parts: [{ text: "x" }] }))],
+  contents: [
+    { role: "user", parts: [{ text: "go" }] },
+    ...Array.from({ length: modelTurns }, () => ({ role: "model", parts: [{ text: "x" }] })),
+  ],
 });
 
 describe("mock-model", () => {
@@ -35,7 +38,9 @@ describe("mock-model", () => {
   });
 
   it("plays Gemini turns by the number of model turns in the request's history", async () => {
-    const s = await start({ turns: [{ write_file: { path: "a.txt", content: "A" } }, { shell: { command: "ls" } }, { json: { ok: true } }] });
+    const s = await start({
+      turns: [{ write_file: { path: "a.txt", content: "A" } }, { shell: { command: "ls" } }, { json: { ok: true } }],
+    });
     const ask = async (n: number) => {
       const res = await fetch(`${s.url}/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse`, {
         method: "POST",
@@ -45,7 +50,9 @@ describe("mock-model", () => {
       expect(res.headers.get("content-type")).toBe("text/event-stream");
       return sseData(await res.text())[0] as { candidates: Array<{ content: { parts: unknown[] } }> };
     };
-    expect((await ask(0)).candidates[0]!.content.parts).toEqual([{ functionCall: { name: "write_file", args: { file_path: "a.txt", content: "A" } } }]);
+    expect((await ask(0)).candidates[0]!.content.parts).toEqual([
+      { functionCall: { name: "write_file", args: { file_path: "a.txt", content: "A" } } },
+    ]);
     expect((await ask(1)).candidates[0]!.content.parts).toEqual([{ functionCall: { name: "run_shell_command", args: { command: "ls" } } }]);
     expect((await ask(2)).candidates[0]!.content.parts).toEqual([{ text: '{"ok":true}' }]);
     // Retrying a request replays the same turn; past the end comes after_end.
@@ -62,7 +69,10 @@ describe("mock-model", () => {
 
   it("answers Gemini side calls without using a turn", async () => {
     const s = await start({ turns: [{ text: "only" }] });
-    const res = await fetch(`${s.url}/v1beta/models/gemini-2.5-flash-lite:generateContent`, { method: "POST", body: JSON.stringify(geminiBody(0)) });
+    const res = await fetch(`${s.url}/v1beta/models/gemini-2.5-flash-lite:generateContent`, {
+      method: "POST",
+      body: JSON.stringify(geminiBody(0)),
+    });
     const body = (await res.json()) as { candidates: Array<{ content: { parts: Array<{ text: string }> } }> };
     expect(JSON.parse(body.candidates[0]!.content.parts[0]!.text)).toMatchObject({ next_speaker: "user" });
     expect(s.requests[0]).toMatchObject({ api: "gemini-side", answer: "side" });
@@ -70,9 +80,18 @@ describe("mock-model", () => {
 
   it("plays OpenAI Responses turns as SSE events; a file write is codex's apply_patch", async () => {
     const s = await start({ turns: [{ write_file: { path: "out.txt", content: "line 1\nline 2\n" } }, { text: "done" }] });
-    const first = await fetch(`${s.url}/v1/responses`, { method: "POST", headers: { authorization: "Bearer sk-1" }, body: JSON.stringify({ model: "gpt-x", input: [{ type: "message", role: "user" }] }) });
+    const first = await fetch(`${s.url}/v1/responses`, {
+      method: "POST",
+      headers: { authorization: "Bearer sk-1" },
+      body: JSON.stringify({ model: "gpt-x", input: [{ type: "message", role: "user" }] }),
+    });
     const events = sseData(await first.text()) as Array<{ type: string; item?: { type: string; name: string; arguments: string } }>;
-    expect(events.map((e) => e.type)).toEqual(["response.created", "response.output_item.added", "response.output_item.done", "response.completed"]);
+    expect(events.map((e) => e.type)).toEqual([
+      "response.created",
+      "response.output_item.added",
+      "response.output_item.done",
+      "response.completed",
+    ]);
     const call = events[2]!.item!;
     expect(call.type).toBe("function_call");
     expect(call.name).toBe("exec_command");
@@ -81,7 +100,10 @@ describe("mock-model", () => {
     );
     const second = await fetch(`${s.url}/v1/responses`, {
       method: "POST",
-      body: JSON.stringify({ model: "gpt-x", input: [{ type: "message", role: "user" }, { type: "function_call" }, { type: "function_call_output" }] }),
+      body: JSON.stringify({
+        model: "gpt-x",
+        input: [{ type: "message", role: "user" }, { type: "function_call" }, { type: "function_call_output" }],
+      }),
     });
     const done = sseData(await second.text()) as Array<{ item?: { content?: Array<{ text: string }> } }>;
     expect(done[2]!.item!.content![0]!.text).toBe("done");
@@ -107,7 +129,13 @@ describe("mock-model", () => {
     expect(chunk.candidates[0]!.content.parts).toEqual([{ text: 'Output: {"n": 3}' }]);
     const o = await fetch(`${s.url}/v1/responses`, {
       method: "POST",
-      body: JSON.stringify({ input: [{ type: "message", role: "user" }, { type: "function_call" }, { type: "function_call_output", output: 'Process exited with code 0\nOutput:\n{"n": 4}\n' }] }),
+      body: JSON.stringify({
+        input: [
+          { type: "message", role: "user" },
+          { type: "function_call" },
+          { type: "function_call_output", output: 'Process exited with code 0\nOutput:\n{"n": 4}\n' },
+        ],
+      }),
     });
     const events = sseData(await o.text()) as Array<{ item?: { content?: Array<{ text: string }> } }>;
     expect(events[2]!.item!.content![0]!.text).toBe('Process exited with code 0\nOutput:\n{"n": 4}\n');

@@ -19,7 +19,11 @@ export function classifyCodexRun(run: ProcessRunResult, parser: CodexStreamParse
     if (!parser.completed()) return { kind: "malformed_output", message: "Codex CLI exited 0 without reporting a completed turn" };
     return undefined;
   }
-  const message = turnFailure ?? stderrProblem(parser.stderrLines()) ?? parser.errors().at(-1) ?? (run.signal ? `killed by ${run.signal}` : "no error message");
+  const message =
+    turnFailure ??
+    stderrProblem(parser.stderrLines()) ??
+    parser.errors().at(-1) ??
+    (run.signal ? `killed by ${run.signal}` : "no error message");
   const exitText = run.exitCode === null ? `signal ${run.signal}` : `exit code ${run.exitCode}`;
   if (AUTH_TEXT.test(message)) return { kind: "auth", message: `Codex CLI could not authenticate: ${message} [${exitText}]` };
   return { kind: "crash", message: `Codex CLI failed with ${exitText}: ${message}` };

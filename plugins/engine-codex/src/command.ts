@@ -25,7 +25,16 @@ export function lastMessageFile(ctx: EngineRunContext<CodexOptions>): string {
 
 export function codexArgs(ctx: EngineRunContext<CodexOptions>, schemaFile?: string): string[] {
   const { options } = ctx;
-  const args = ["exec", "--json", "--skip-git-repo-check", "--ephemeral", "--sandbox", options.sandbox ?? "workspace-write", "-C", ctx.dirs.workspace];
+  const args = [
+    "exec",
+    "--json",
+    "--skip-git-repo-check",
+    "--ephemeral",
+    "--sandbox",
+    options.sandbox ?? "workspace-write",
+    "-C",
+    ctx.dirs.workspace,
+  ];
   args.push("-o", lastMessageFile(ctx));
   if (schemaFile) args.push("--output-schema", schemaFile);
   if (options.model) args.push("-m", options.model);
@@ -43,7 +52,8 @@ export function codexArgs(ctx: EngineRunContext<CodexOptions>, schemaFile?: stri
     );
     // A scripted error must end the run at once, not after codex's five reconnects.
     const retries = options.retries ?? (mock ? 0 : undefined);
-    if (retries !== undefined) config.push(["model_providers.skillrig.request_max_retries", retries], ["model_providers.skillrig.stream_max_retries", retries]);
+    if (retries !== undefined)
+      config.push(["model_providers.skillrig.request_max_retries", retries], ["model_providers.skillrig.stream_max_retries", retries]);
   }
   for (const [k, v] of Object.entries(options.config ?? {})) config.push([k, v]);
   for (const [k, v] of config) args.push("-c", `${k}=${toml(v)}`);

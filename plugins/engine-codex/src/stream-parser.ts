@@ -61,9 +61,18 @@ export function createCodexStreamParser(): CodexStreamParser {
       case "command_execution":
         return phase === "started"
           ? [{ type: "tool_call", id: item.id, tool: "shell", args: { command: item.command }, status: "started" }]
-          : [{ type: "tool_result", id: item.id, tool: "shell", status: item.status ?? (item.exit_code === 0 ? "completed" : "failed"), output: item.aggregated_output }];
+          : [
+              {
+                type: "tool_result",
+                id: item.id,
+                tool: "shell",
+                status: item.status ?? (item.exit_code === 0 ? "completed" : "failed"),
+                output: item.aggregated_output,
+              },
+            ];
       case "file_change": {
-        if (phase === "started") return [{ type: "tool_call", id: item.id, tool: "apply_patch", args: { changes: item.changes }, status: "started" }];
+        if (phase === "started")
+          return [{ type: "tool_call", id: item.id, tool: "apply_patch", args: { changes: item.changes }, status: "started" }];
         const out: EngineEvent[] = [{ type: "tool_result", id: item.id, tool: "apply_patch", status: item.status ?? "completed" }];
         if (item.status !== "failed") {
           for (const c of item.changes ?? []) out.push({ type: "file_change", path: c.path, kind: CHANGE_KIND[c.kind] ?? "update" });
@@ -72,8 +81,23 @@ export function createCodexStreamParser(): CodexStreamParser {
       }
       case "mcp_tool_call":
         return phase === "started"
-          ? [{ type: "tool_call", id: item.id, tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`, args: item.arguments, status: "started" }]
-          : [{ type: "tool_result", id: item.id, tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`, status: item.status ?? "completed" }];
+          ? [
+              {
+                type: "tool_call",
+                id: item.id,
+                tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`,
+                args: item.arguments,
+                status: "started",
+              },
+            ]
+          : [
+              {
+                type: "tool_result",
+                id: item.id,
+                tool: `${item.server ?? "mcp"}.${item.tool ?? "tool"}`,
+                status: item.status ?? "completed",
+              },
+            ];
       case "web_search":
         return phase === "started" ? [{ type: "tool_call", id: item.id, tool: "web_search", args: { query: item.query } }] : [];
       case "error":

@@ -22,7 +22,9 @@ afterAll(() => {
 async function run(scenario: Scenario, options: { timeout_ms?: number; engine?: Record<string, unknown> } = {}) {
   const mock = await startMockModel({ scenario });
   try {
-    const { runner } = engineRunner(new CodexEnginePlugin({ base_url: `${mock.url}/v1`, api_key_env: KEY_ENV, retries: 0, ...options.engine }));
+    const { runner } = engineRunner(
+      new CodexEnginePlugin({ base_url: `${mock.url}/v1`, api_key_env: KEY_ENV, retries: 0, ...options.engine }),
+    );
     const events: EngineEvent[] = [];
     const result = await runJob(
       runner,

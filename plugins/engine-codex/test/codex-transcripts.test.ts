@@ -20,7 +20,16 @@ function replay(name: string, exitCode: number | null) {
   const events: EngineEvent[] = [];
   for (const line of read("stdout").split("\n")) events.push(...parser.stdoutLine(line));
   for (const line of read("stderr").split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
-  const run: ProcessRunResult = { end: "exited", exitCode, signal: null, stdoutTail: "", stderrTail: "", durationMs: 1, command: "codex", sweptPids: [] };
+  const run: ProcessRunResult = {
+    end: "exited",
+    exitCode,
+    signal: null,
+    stdoutTail: "",
+    stderrTail: "",
+    durationMs: 1,
+    command: "codex",
+    sweptPids: [],
+  };
   return { parser, events, failure: classifyCodexRun(run, parser) };
 }
 
@@ -37,10 +46,14 @@ describe("codex exec --json transcripts", () => {
   it("codex_tool_ww: a shell command is a tool call and its result", () => {
     const { events, failure } = replay("codex_tool_ww", 0);
     expect(failure).toBeUndefined();
-    expect(events).toContainEqual(expect.objectContaining({ type: "tool_call", tool: "shell", args: { command: "/bin/bash -lc 'printf hello > out.txt'" } }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_call", tool: "shell", args: { command: "/bin/bash -lc 'printf hello > out.txt'" } }),
+    );
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "shell", status: "completed" }));
     // The model-metadata notice is a warning, not a failure.
-    expect(events).toContainEqual(expect.objectContaining({ type: "status", status: "warning", message: expect.stringContaining("Model metadata") }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "status", status: "warning", message: expect.stringContaining("Model metadata") }),
+    );
   });
 
   it("codex_patch: apply_patch is a file change", () => {
@@ -69,7 +82,10 @@ describe("codex exec --json transcripts", () => {
 
   it("codex_nocreds_nogit: a startup refusal on stderr is a crash with codex's words", () => {
     const { failure } = replay("codex_nocreds_nogit", 1);
-    expect(failure).toEqual({ kind: "crash", message: "Codex CLI failed with exit code 1: Not inside a trusted directory and --skip-git-repo-check was not specified." });
+    expect(failure).toEqual({
+      kind: "crash",
+      message: "Codex CLI failed with exit code 1: Not inside a trusted directory and --skip-git-repo-check was not specified.",
+    });
   });
 
   it("codex_long_nonetwork: without network it never completes; the last error says why", () => {

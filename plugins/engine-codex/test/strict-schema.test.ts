@@ -23,13 +23,23 @@ describe("toStrictSchema", () => {
         tags: { type: "array", items: { type: "string", enum: ["a", "b"] } },
         score: { type: ["number", "null"] },
         kind: { anyOf: [{ anyOf: [{ type: "string" }, { type: "integer" }] }, { type: "null" }] },
-        nested: { type: ["object", "null"], properties: { n: { type: ["integer", "null"] } }, required: ["n"], additionalProperties: false },
+        nested: {
+          type: ["object", "null"],
+          properties: { n: { type: ["integer", "null"] } },
+          required: ["n"],
+          additionalProperties: false,
+        },
       },
       required: ["digest_path", "tags", "score", "kind", "nested"],
       additionalProperties: false,
     });
     expect(r.changes).toEqual(
-      expect.arrayContaining(["/$schema: dropped", "/properties/digest_path/x-type: dropped", "/properties/kind/oneOf: -> anyOf", "/properties/score: optional -> required and nullable"]),
+      expect.arrayContaining([
+        "/$schema: dropped",
+        "/properties/digest_path/x-type: dropped",
+        "/properties/kind/oneOf: -> anyOf",
+        "/properties/score: optional -> required and nullable",
+      ]),
     );
   });
 
@@ -42,7 +52,9 @@ describe("toStrictSchema", () => {
     expect(toStrictSchema({ type: "object", properties: { metadata: { type: "object" } } }).unsupported).toBe(
       "/properties/metadata is an object without declared properties",
     );
-    expect(toStrictSchema({ type: "object", properties: { a: { type: "string" } }, additionalProperties: true }).unsupported).toBe("/ allows additional properties");
+    expect(toStrictSchema({ type: "object", properties: { a: { type: "string" } }, additionalProperties: true }).unsupported).toBe(
+      "/ allows additional properties",
+    );
     expect(toStrictSchema({ type: "array", items: { type: "string" } }).unsupported).toMatch(/root is not an object/);
   });
 });
@@ -51,7 +63,12 @@ describe("dropAddedNulls", () => {
   it("removes nulls only where the skill's own schema made the field optional and not nullable", () => {
     const schema = {
       type: "object",
-      properties: { a: { type: "string" }, b: { type: ["string", "null"] }, c: { type: "string" }, d: { type: "object", properties: { e: { type: "integer" } } } },
+      properties: {
+        a: { type: "string" },
+        b: { type: ["string", "null"] },
+        c: { type: "string" },
+        d: { type: "object", properties: { e: { type: "integer" } } },
+      },
       required: ["a"],
     };
     const value = { a: null, b: null, c: null, d: { e: null } };

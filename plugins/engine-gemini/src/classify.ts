@@ -23,7 +23,8 @@ export function httpStatusOfExit(code: number | null): number | undefined {
   return undefined;
 }
 
-const AUTH_TEXT = /API key not valid|API_KEY_INVALID|UNAUTHENTICATED|PERMISSION_DENIED|invalid[ _]api[ _]key|Please set an Auth method|\b401\b|Unauthorized/i;
+const AUTH_TEXT =
+  /API key not valid|API_KEY_INVALID|UNAUTHENTICATED|PERMISSION_DENIED|invalid[ _]api[ _]key|Please set an Auth method|\b401\b|Unauthorized/i;
 
 /** `[API Error: {"error":{"message":"..."}}]` -> the inner message; anything else as it is. */
 export function apiErrorMessage(text: string): string {

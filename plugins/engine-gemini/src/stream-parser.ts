@@ -104,7 +104,11 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
           result = event.status;
           if (event.error?.message) errors.push(event.error.message);
           if (event.stats) {
-            usage = { inputTokens: event.stats.input_tokens, outputTokens: event.stats.output_tokens, totalTokens: event.stats.total_tokens };
+            usage = {
+              inputTokens: event.stats.input_tokens,
+              outputTokens: event.stats.output_tokens,
+              totalTokens: event.stats.total_tokens,
+            };
           }
           break;
         default:

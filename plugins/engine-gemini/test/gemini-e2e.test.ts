@@ -22,7 +22,9 @@ afterAll(() => {
 async function run(scenario: Scenario, options: { timeout_ms?: number; engine?: Record<string, unknown> } = {}) {
   const mock = await startMockModel({ scenario });
   try {
-    const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: mock.url, api_key_env: KEY_ENV, model: "gemini-2.5-flash", ...options.engine }));
+    const { runner } = engineRunner(
+      new GeminiEnginePlugin({ base_url: mock.url, api_key_env: KEY_ENV, model: "gemini-2.5-flash", ...options.engine }),
+    );
     const events: EngineEvent[] = [];
     const result = await runJob(
       runner,
@@ -48,7 +50,11 @@ describe("gemini engine against the mock model", () => {
     expect(result.output).toEqual({ greeting_file: expect.stringMatching(/greeting\.txt$/), message: "Hello, Ada!" });
     expect(result.artifacts).toHaveLength(1);
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
-    expect(result.warnings).toEqual(expect.arrayContaining(["engine output repaired: stripped a ```json code fence", "engine output repaired: removed text around the JSON"].slice(0, 1)));
+    expect(result.warnings).toEqual(
+      expect.arrayContaining(
+        ["engine output repaired: stripped a ```json code fence", "engine output repaired: removed text around the JSON"].slice(0, 1),
+      ),
+    );
     expect(events).toContainEqual({ type: "file_change", path: join(result.run_dir, "workspace", "greeting.txt"), kind: "add" });
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_call", tool: "write_file" }));
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "write_file", status: "success" }));
@@ -73,7 +79,12 @@ describe("gemini engine against the mock model", () => {
       JSON.stringify({
         turns: [
           { write_file: { path: "greeting.txt", content: "Hi Ada\n" } },
-          { write_file: { path: ".skillrig/result.json", content: '{"greeting_file": "greeting.txt", "message": "Hi Ada", "word_count": 2}' } },
+          {
+            write_file: {
+              path: ".skillrig/result.json",
+              content: '{"greeting_file": "greeting.txt", "message": "Hi Ada", "word_count": 2}',
+            },
+          },
           { text: "All done." },
         ],
       }),

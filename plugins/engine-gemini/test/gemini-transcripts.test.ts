@@ -20,7 +20,16 @@ function replay(name: string, exitCode: number | null) {
   const events: EngineEvent[] = [];
   for (const line of read("stdout").split("\n")) events.push(...parser.stdoutLine(line));
   for (const line of read("stderr").split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
-  const run: ProcessRunResult = { end: "exited", exitCode, signal: null, stdoutTail: "", stderrTail: "", durationMs: 1, command: "gemini", sweptPids: [] };
+  const run: ProcessRunResult = {
+    end: "exited",
+    exitCode,
+    signal: null,
+    stdoutTail: "",
+    stderrTail: "",
+    durationMs: 1,
+    command: "gemini",
+    sweptPids: [],
+  };
   return { parser, events, failure: classifyGeminiRun(run, parser) };
 }
 
@@ -39,7 +48,11 @@ describe("gemini stream-json transcripts", () => {
     const { events, failure } = replay("gem_tool_autoedit", 0);
     expect(failure).toBeUndefined();
     expect(events).toContainEqual(
-      expect.objectContaining({ type: "tool_call", tool: "write_file", args: { file_path: "out.txt", content: "hello from fake gemini\n" } }),
+      expect.objectContaining({
+        type: "tool_call",
+        tool: "write_file",
+        args: { file_path: "out.txt", content: "hello from fake gemini\n" },
+      }),
     );
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "write_file", status: "success" }));
     expect(events).toContainEqual({ type: "file_change", path: "/run/gem_tool_autoedit/cwd/out.txt", kind: "add" });
@@ -47,7 +60,9 @@ describe("gemini stream-json transcripts", () => {
 
   it("gem_tool_default: the denied write is a failed tool result and no file change", () => {
     const { events } = replay("gem_tool_default", 0);
-    expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", status: "error", output: expect.stringContaining('Tool "write_file" not found') }));
+    expect(events).toContainEqual(
+      expect.objectContaining({ type: "tool_result", status: "error", output: expect.stringContaining('Tool "write_file" not found') }),
+    );
     expect(events.filter((e) => e.type === "file_change")).toEqual([]);
   });
 

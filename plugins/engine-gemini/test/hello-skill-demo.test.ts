@@ -19,7 +19,12 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
     const runsDir = tempDir("skillrig-demo-");
     // Only what a user's shell would have: no API keys at all.
     const env = { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/root" };
-    const r = await execa("node", [CLI, "run", "--config", join(EXAMPLE, "skillrig.config.json"), "--runs-dir", runsDir], { env, extendEnv: false, reject: false, cwd: REPO });
+    const r = await execa("node", [CLI, "run", "--config", join(EXAMPLE, "skillrig.config.json"), "--runs-dir", runsDir], {
+      env,
+      extendEnv: false,
+      reject: false,
+      cwd: REPO,
+    });
     expect(r.exitCode, r.stderr).toBe(0);
     const output = JSON.parse(r.stdout) as { report_path: string; total_words: number; top_words: Array<{ word: string; count: number }> };
     expect(output.total_words).toBe(31);
@@ -33,7 +38,11 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
   it("runs the same example through codex, from the example's config as a user would load it", async () => {
     const loaded = await loadConfig({ configPath: join(EXAMPLE, "skillrig.config.json") });
     const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
-    const result = await runJob(runner, { skill_id: "word-stats", engine: "codex", files: { text: join(EXAMPLE, "notes.txt") }, parameter: { top: 5 } }, { runsDir: tempDir("skillrig-demo-") });
+    const result = await runJob(
+      runner,
+      { skill_id: "word-stats", engine: "codex", files: { text: join(EXAMPLE, "notes.txt") }, parameter: { top: 5 } },
+      { runsDir: tempDir("skillrig-demo-") },
+    );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.engine_version).toBe("0.169.0");
     expect(result.output).toMatchObject({ total_words: 31, unique_words: 17 });
