@@ -59,8 +59,9 @@ export class JobQueue {
     const out = { failed: [] as string[], requeued: [] as string[] };
     for (const job of this.store.runningJobs()) {
       if (this.#options.onRestart === "requeue") {
-        // runJob creates the run folder afresh; the half-done one would be in its way.
-        await rm(job.run_dir, { recursive: true, force: true });
+        // runJob creates a skill job's run folder afresh, so the half-done one would be in its way; an oracle
+        // run's folder holds its uploaded deliverable, which the next attempt needs.
+        if (job.kind === "skill") await rm(job.run_dir, { recursive: true, force: true });
         this.#publish(this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" }));
         const event = this.store.markQueued(job.id, "running");
         if (event) this.#publish(event);
@@ -112,6 +113,8 @@ export class JobQueue {
       error: { code: "usage", message: "canceled by the client before it ran" },
     });
     this.published(event);
+    // A queued skill job's staged upload will never be used now.
+    void rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
     return event !== undefined || this.#running.has(id);
   }
 

@@ -51,4 +51,14 @@ describe("job events over SSE", () => {
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("job_not_found");
   });
+
+  it("ends open streams when the server closes, so it can stop", async () => {
+    const other = await startInProcess(makeProject());
+    const waiting = await api(other.url).json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "x" } });
+    const stream = readEvents(other.url, waiting.body.id);
+    await new Promise((r) => setTimeout(r, 200));
+    await other.close();
+    const events = await stream;
+    expect(events.map((e) => e.payload.data.status)).toEqual(["waiting_upload"]);
+  });
 });

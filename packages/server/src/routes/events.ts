@@ -24,6 +24,12 @@ function endsStream(event: StoredEvent): boolean {
 }
 
 export function eventRoutes(app: FastifyInstance, context: ServerContext): void {
+  // Open streams never end on their own while a job waits; closing the server ends them so it can stop.
+  const open = new Set<() => void>();
+  app.addHook("preClose", async () => {
+    for (const end of [...open]) end();
+  });
+
   app.get<{ Params: { id: string }; Querystring: { last_event_id?: string } }>(
     "/v1/jobs/:id/events",
     {
@@ -63,6 +69,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       const finish = () => {
         if (ended) return;
         ended = true;
+        open.delete(finish);
         unsubscribe();
         clearInterval(heartbeat);
         raw.end();
@@ -77,6 +84,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       const unsubscribe = context.queue.subscribe(job.id, (event) => (replaying ? backlog.push(event) : write(event)));
       const heartbeat = setInterval(() => raw.write(": keep-alive\n\n"), HEARTBEAT_MS);
       raw.on("close", finish);
+      open.add(finish);
 
       for (;;) {
         const page = context.queue.store.eventsAfter(job.id, sent, 500);
