@@ -4,7 +4,7 @@
  * user namespaces), and which python3 the user has, so the sandbox can make that same interpreter visible.
  */
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, realpathSync } from "node:fs";
+import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { SYSTEM_PATH } from "./environment.js";
 
@@ -45,6 +45,21 @@ export function findExecutable(name: string, searchPath: string = process.env.PA
   return undefined;
 }
 
+function isNativeExecutable(path: string): boolean {
+  try {
+    const head = Buffer.alloc(4);
+    const fd = openSync(path, "r");
+    try {
+      readSync(fd, head, 0, 4, 0);
+    } finally {
+      closeSync(fd);
+    }
+    return head.equals(Buffer.from([0x7f, 0x45, 0x4c, 0x46])); // ELF
+  } catch {
+    return false;
+  }
+}
+
 function probePython(): PythonInstallation | undefined {
   const found = findExecutable("python3");
   if (!found) return undefined;
@@ -54,10 +69,15 @@ function probePython(): PythonInstallation | undefined {
   });
   if (probe.status !== 0) return undefined;
   try {
-    const [executable, prefix, basePrefix] = JSON.parse(probe.stdout.trim()) as string[];
-    if (!executable) return undefined;
-    const prefixes = [...new Set([prefix, basePrefix].filter((p): p is string => Boolean(p)).map((p) => realpathSync(p)))];
-    return { executable: realpathSync(executable), prefixes };
+    const [reported, prefix, basePrefix] = JSON.parse(probe.stdout.trim()) as string[];
+    if (!reported) return undefined;
+    // The python3 found on PATH, when it is the interpreter itself (a virtualenv's bin/python3 is a symlink to
+    // one, and only started by that path does Python find the venv's packages); what it reports when the PATH
+    // entry is a wrapper script (pyenv's shims).
+    const executable = isNativeExecutable(found) ? found : reported;
+    // Bind the venv, its base installation, and the folder the binary really lives in (symlinks resolved).
+    const folders = [prefix, basePrefix, installationRoot(realpathSync(executable))].filter((p): p is string => Boolean(p));
+    return { executable, prefixes: [...new Set(folders)] };
   } catch {
     return undefined;
   }
@@ -77,6 +97,7 @@ export function probeHost(fresh = false): HostProbe {
   const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, parentDeathSignal, namespacesWork: false, python: probePython() };
   if (!bwrap)
     probe.namespacesError = "bubblewrap (bwrap) is not installed; run `bash scripts/setup-system.sh` or `apt-get install bubblewrap`";
+  else if (!prlimit) probe.namespacesError = "prlimit (util-linux) is missing, so no resource limits could be set inside bubblewrap";
   else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";
   else {
     const trial = [

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { existsSync, lstatSync, readlinkSync } from "node:fs";
-import { isAbsolute, resolve } from "node:path";
+import { dirname, isAbsolute, resolve } from "node:path";
 import type { IsolationLevel, SandboxSpawnOptions } from "@skillrig/core";
 import { scrubbedEnvironment } from "./environment.js";
 import { type HostProbe, findExecutable, installationRoot } from "./host-probe.js";
@@ -50,7 +50,7 @@ function resolveProgram(command: string[], host: HostProbe): { argv: string[]; r
   const [program, ...rest] = command;
   if (!program) return { argv: command, readable: [], pathPrefix: [] };
   if ((program === "python3" || program === "python") && host.python) {
-    const bin = installationRoot(host.python.executable) + "/bin";
+    const bin = dirname(host.python.executable);
     return { argv: [host.python.executable, ...rest], readable: host.python.prefixes, pathPrefix: [bin] };
   }
   if (!program.includes("/")) {
