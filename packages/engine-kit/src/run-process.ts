@@ -147,6 +147,42 @@ function killTree(pgid: number, known: Set<number>, signal: NodeJS.Signals): voi
   for (const pid of known) kill(pid, signal);
 }
 
+/**
+ * Engine process groups still running. The CLIs run detached, so a Ctrl-C on skillrig (which signals
+ * skillrig's own group) would not reach them: on exit or SIGINT/SIGTERM skillrig kills them itself.
+ */
+const activeGroups = new Set<number>();
+
+function killActiveGroups(): void {
+  for (const pgid of activeGroups) kill(-pgid, "SIGKILL");
+}
+
+function onTerminatingSignal(signal: NodeJS.Signals): void {
+  killActiveGroups();
+  process.off("SIGINT", onTerminatingSignal);
+  process.off("SIGTERM", onTerminatingSignal);
+  // With no other handler, keep the signal's default meaning: end the process.
+  if (process.listenerCount(signal) === 0) process.kill(process.pid, signal);
+}
+
+function track(pgid: number): void {
+  if (activeGroups.size === 0) {
+    process.on("exit", killActiveGroups);
+    process.on("SIGINT", onTerminatingSignal);
+    process.on("SIGTERM", onTerminatingSignal);
+  }
+  activeGroups.add(pgid);
+}
+
+function untrack(pgid: number): void {
+  activeGroups.delete(pgid);
+  if (activeGroups.size === 0) {
+    process.off("exit", killActiveGroups);
+    process.off("SIGINT", onTerminatingSignal);
+    process.off("SIGTERM", onTerminatingSignal);
+  }
+}
+
 export async function runProcess(options: ProcessRunOptions): Promise<ProcessRunResult> {
   const started = Date.now();
   const keep = options.keepBytes ?? 64 * 1024;
@@ -172,6 +208,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   const known = new Set<number>();
   let killTimer: NodeJS.Timeout | undefined;
   const pid = child.pid;
+  if (pid !== undefined) track(pid);
 
   const stop = (why: ProcessEnd) => {
     if (end !== "exited" || pid === undefined) return;
@@ -242,6 +279,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
       }
     }
     kill(-pid, "SIGKILL");
+    untrack(pid);
   }
   await Promise.race([Promise.all(readers), new Promise((r) => setTimeout(r, 2000))]);
   if (killTimer) clearTimeout(killTimer);

@@ -95,6 +95,25 @@ describe("runProcess", () => {
     expect(timedOut.end).toBe("timeout");
   });
 
+  it("kills the CLI's group when skillrig itself is interrupted (the CLI runs detached, so Ctrl-C would miss it)", async () => {
+    const script = `import { runProcess } from "@skillrig/engine-kit";
+      await runProcess({ file: "sh", args: ["-c", "echo $$; sleep 60"], cwd: "/", env: { PATH: process.env.PATH }, timeoutMs: 60000,
+        onStdoutLine: (l) => console.log("child " + l) });`;
+    const { execa } = await import("execa");
+    const host = execa("node", ["--input-type=module", "-e", script], { cwd: import.meta.dirname, reject: false, buffer: false });
+    const childPid = await new Promise<number>((resolve) => {
+      host.stdout!.on("data", (d: Buffer) => {
+        const m = /child (\d+)/.exec(d.toString());
+        if (m) resolve(Number(m[1]));
+      });
+    });
+    expect(alive(childPid)).toBe(true);
+    host.kill("SIGINT");
+    const ended = await host;
+    expect(ended.signal).toBe("SIGINT");
+    expect(await waitGone(childPid)).toBe(true);
+  });
+
   it("reports a binary that does not exist as spawn_failed", async () => {
     const r = await runProcess({ file: "/nonexistent/gemini", args: [], cwd: "/", env, timeoutMs: 5000 });
     expect(r.end).toBe("spawn_failed");
