@@ -3,7 +3,8 @@
  *
  * The spec names `uv run --with ...`; uv is not packaged for npm or Debian (bookworm) and cannot be fetched
  * here, so environments are built with the standard library's `venv` and pip: `python -m venv --without-pip`,
- * then the host's pip installs into it (`pip --python <env>`), from `find_links` folders only (`--no-index`)
+ * then the host's pip installs into it (`pip --python <env>`; an env with its own pip from ensurepip when the host
+ * has no pip >= 22.3), from `find_links` folders only (`--no-index`)
  * unless an `index_url` is configured. One environment per hash of (interpreter version, sorted dependencies,
  * sources), so the same dependency list reuses the same environment; a `.skillrig-ready` marker is written only
  * after a complete install, and a lock folder keeps two jobs from building the same environment at once.
@@ -120,13 +121,22 @@ export async function ensurePythonEnv(dependencies: string[], options: PythonEnv
   try {
     if (existsSync(join(dir, READY))) return env;
     rmSync(dir, { recursive: true, force: true }); // a half-built env from an interrupted run
-    await run(python, ["-m", "venv", "--without-pip", dir], "create the virtual environment", options.signal);
+    // The host's pip installs into the env when it can (`--python`, pip >= 22.3): no pip copy per env, faster.
+    // Otherwise the env gets its own pip from ensurepip.
+    const hostPip = deps.length > 0 && (await hostPipSupportsPython(python));
+    await run(
+      python,
+      ["-m", "venv", ...(hostPip || deps.length === 0 ? ["--without-pip"] : []), dir],
+      "create the virtual environment",
+      options.signal,
+    );
     const sources = options.indexUrl ? ["--index-url", options.indexUrl] : ["--no-index"];
     for (const f of findLinks) sources.push("--find-links", f);
     if (deps.length > 0) {
+      const pip = hostPip ? [python, "-m", "pip", "--python", env.python] : [env.python, "-m", "pip"];
       await run(
-        python,
-        ["-m", "pip", "--python", env.python, "install", "--disable-pip-version-check", "--no-input", ...sources, ...deps],
+        pip[0]!,
+        [...pip.slice(1), "install", "--disable-pip-version-check", "--no-input", ...sources, ...deps],
         `install ${deps.join(", ")}`,
         options.signal,
       );
@@ -139,6 +149,16 @@ export async function ensurePythonEnv(dependencies: string[], options: PythonEnv
     throw error;
   } finally {
     rmSync(lock, { recursive: true, force: true });
+  }
+}
+
+async function hostPipSupportsPython(python: string): Promise<boolean> {
+  try {
+    const r = await execa(python, ["-m", "pip", "--version"]);
+    const [major = 0, minor = 0] = (/^pip (\d+)\.(\d+)/.exec(r.stdout)?.slice(1) ?? []).map(Number);
+    return major > 22 || (major === 22 && minor >= 3);
+  } catch {
+    return false;
   }
 }
 
