@@ -8,8 +8,8 @@ import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork
 import { folderChanges, readCaseFile, snapshotFolder, writeCaseFiles } from "./case-folder.js";
 import type { ProcessExpected, ProcessInput } from "./validate-process-case.js";
 
-/** Lines of stderr quoted in a verdict message when the exit code is not the expected one. */
-const STDERR_TAIL_LINES = 3;
+/** Lines of stderr quoted in a verdict message when the exit code is not the expected one: the last line is where Python (and most tools) say what went wrong. */
+const STDERR_TAIL_LINES = 1;
 
 export interface ProcessCaseOptions {
   runner: Runner;

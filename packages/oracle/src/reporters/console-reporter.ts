@@ -21,6 +21,8 @@ const MARK: Record<CaseStatus, string> = {
 
 /** Longest message shown in the table; the JSON and JUnit reports keep the full text. */
 const MESSAGE_WIDTH = 80;
+/** Longest message on a live progress line. */
+const PROGRESS_MESSAGE_WIDTH = 160;
 
 export class ConsoleReporter implements SkillrigPlugin {
   readonly name = "@skillrig/oracle:console-reporter";
@@ -46,7 +48,8 @@ export class ConsoleReporter implements SkillrigPlugin {
     });
     runner.hooks.caseResult.tap(this.name, (verdict) => {
       done += 1;
-      const why = verdict.status === "passed" ? "" : `  ${verdict.status}: ${oneLine(verdict.message ?? "")}`;
+      const why =
+        verdict.status === "passed" ? "" : `  ${verdict.status}: ${truncate(oneLine(verdict.message ?? ""), PROGRESS_MESSAGE_WIDTH)}`;
       this.#progress.write(`  [${done}/${total}] ${MARK[verdict.status]} ${verdict.name} (${verdict.duration_ms} ms)${why}\n`);
     });
     runner.hooks.runEnd.tap(this.name, (info) => {
