@@ -30,6 +30,14 @@ function processesWithMarker(marker: string): number[] {
     .map(Number);
 }
 
+function commandName(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/comm`, "utf8").trim();
+  } catch {
+    return "";
+  }
+}
+
 /** Sends one request line and waits for one reply line. */
 function client(process: SandboxProcess) {
   const lines = createInterface({ input: process.stdout })[Symbol.asyncIterator]();
@@ -149,8 +157,11 @@ describe.each(levels)("when the runner itself is killed (level %s)", (level) => 
       env: { ...process.env, ORPHAN_MARKER: marker },
     });
     const deadline = Date.now() + 20_000;
-    while (processesWithMarker(marker).length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-    expect(processesWithMarker(marker).length).toBeGreaterThan(0);
+    // Wait for the code itself: the wrappers before it (setpriv, bwrap) carry the marker in their argv too, and
+    // the parent-death signal is only armed once setpriv has run.
+    const pythonRunning = () => processesWithMarker(marker).some((pid) => commandName(pid).startsWith("python"));
+    while (!pythonRunning() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
+    expect(pythonRunning()).toBe(true);
     runner.kill("SIGKILL");
     await new Promise((r) => runner.once("exit", r));
     const gone = Date.now() + 5_000;
