@@ -55,8 +55,9 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
 
   await runner.hooks.runStart.promise(info);
   try {
-    await runner.hooks.taskStart.promise(run);
     try {
+      // Inside the try: when one plugin's setup fails, the others that did set up still tear down in taskEnd.
+      await runner.hooks.taskStart.promise(run);
       const works: CaseWork[] = task.tests.map((testCase, index) => ({ kind: "case", run, testCase, index }));
       const inputs: unknown[] = [];
       const invalid: Array<{ work: CaseWork; violations: Violation[] }> = [];
@@ -74,17 +75,26 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
 
       const limit = pLimit(jobs);
       const invalidIndexes = new Set(invalid.map((i) => i.work.index));
+      // A fatal error (no sandbox, a broken plugin) stops cases from starting, but the ones already running are
+      // awaited before taskEnd tears their folders and harnesses down.
+      let fatal: { error: unknown } | undefined;
       await Promise.all(
         works
           .filter((work) => !invalidIndexes.has(work.index))
           .map((work) =>
             limit(async () => {
-              const verdict = await runCase(runner, work, inputs[work.index]);
-              verdicts[work.index] = verdict;
-              await runner.hooks.caseResult.promise(verdict, work);
+              if (fatal) return;
+              try {
+                const verdict = await runCase(runner, work, inputs[work.index]);
+                verdicts[work.index] = verdict;
+                await runner.hooks.caseResult.promise(verdict, work);
+              } catch (error) {
+                fatal ??= { error };
+              }
             }),
           ),
       );
+      if (fatal) throw fatal.error;
     } finally {
       report = buildReport(run, verdicts, performance.now() - started);
       await runner.hooks.taskEnd.promise(run, report);

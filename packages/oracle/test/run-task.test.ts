@@ -1,7 +1,8 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { CaseVerdict, SkillrigPlugin } from "@skillrig/core";
+import { type CaseVerdict, type SkillrigPlugin, SkillrigError } from "@skillrig/core";
+import { runTask, validateTask } from "@skillrig/oracle";
 import { makeRunner, runTaskWith, scriptTask } from "./helpers.js";
 
 const ECHO = "import sys\nsys.stdout.write(sys.stdin.read().upper())\n";
@@ -236,6 +237,44 @@ describe("runTask flow", () => {
       ["error", "canceled before it ran"],
       ["error", "canceled before it ran"],
     ]);
+  });
+
+  it("still runs taskEnd when setup fails, and stops at a fatal execute error after the running cases finish", async () => {
+    const events: string[] = [];
+    const flaky = (failIn: "taskStart" | "execute"): SkillrigPlugin => ({
+      name: "flaky",
+      apply(runner) {
+        runner.claim("deliverable", "flaky", "flaky");
+        runner.hooks.taskStart.tap("flaky", () => {
+          if (failIn === "taskStart") throw new SkillrigError("sandbox_unavailable", "setup failed");
+        });
+        runner.hooks.execute.tapPromise("flaky", async ({ work }) => {
+          if (work.kind !== "case") return undefined;
+          events.push(`execute:${work.index}`);
+          if (work.index === 0) throw new SkillrigError("sandbox_unavailable", "sandbox went away");
+          await new Promise((r) => setTimeout(r, 200));
+          events.push(`finished:${work.index}`);
+          return { kind: "case", actual: null, comparisons: [] };
+        });
+        runner.hooks.taskEnd.tap("flaky", () => void events.push("taskEnd"));
+      },
+    });
+    const loaded = validateTask({
+      contract_version: "1.0",
+      task_id: "f",
+      deliverable_type: "flaky",
+      entrypoint: "x",
+      tests: [0, 1, 2, 3].map((i) => ({ name: `c${i}`, input: null, expected: null })),
+    });
+    const deliverable = { dir: "/nonexistent", entryFile: "/nonexistent/x" };
+
+    await expect(runTask(makeRunner([flaky("taskStart")]), { loaded, deliverable })).rejects.toThrow("setup failed");
+    expect(events).toEqual(["taskEnd"]);
+
+    events.length = 0;
+    await expect(runTask(makeRunner([flaky("execute")]), { loaded, deliverable, jobs: 2 })).rejects.toThrow("sandbox went away");
+    // Case 1 was already running with case 0: it finishes before taskEnd; cases 2 and 3 never start.
+    expect(events).toEqual(["execute:0", "execute:1", "finished:1", "taskEnd"]);
   });
 
   it("names the deliverable type no plugin handles", async () => {
