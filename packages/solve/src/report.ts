@@ -11,9 +11,10 @@ import { passAtK, reportedKs } from "./pass-at-k.js";
  * - `failed`: the deliverable was graded and some scored case did not pass;
  * - `artifact_missing`: the engine ran but wrote no deliverable file;
  * - `engine_failed`: the engine or the job failed before a deliverable could be collected (auth, timeout, crash ...);
- * - `grading_error`: the deliverable was collected but could not be graded.
+ * - `grading_error`: the deliverable was collected but could not be graded;
+ * - `canceled`: the batch was canceled while the attempt ran, or before it started.
  */
-export type AttemptStatus = "passed" | "failed" | "artifact_missing" | "engine_failed" | "grading_error";
+export type AttemptStatus = "passed" | "failed" | "artifact_missing" | "engine_failed" | "grading_error" | "canceled";
 
 export interface AttemptUsage {
   inputTokens?: number;

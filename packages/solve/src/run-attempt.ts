@@ -87,7 +87,11 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
   const artifact = job.artifacts.find((a) => a.field === "deliverable");
   if (!artifact) {
     result.status =
-      job.error?.code === "artifact_missing" ? "artifact_missing" : job.status === "succeeded" ? "artifact_missing" : "engine_failed";
+      job.status === "canceled"
+        ? "canceled"
+        : job.error?.code === "artifact_missing" || job.status === "succeeded"
+          ? "artifact_missing"
+          : "engine_failed";
     result.message =
       result.status === "artifact_missing"
         ? `the agent wrote no deliverable: ${job.error?.message ?? "no deliverable artifact was collected"}`

@@ -37,6 +37,7 @@ export interface SolveOptions {
   runsDir?: string;
   /** Per-job timeout for the engine. */
   timeoutMs?: number;
+  /** Cancels the batch: running engines are stopped and no new attempt starts (those attempts end as `canceled`). */
   signal?: AbortSignal;
   /** Progress for people: called when each reference check and each attempt ends. */
   onProgress?: (event: SolveProgress) => void;
@@ -126,17 +127,20 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
         preflights.push({ loaded, skill, engine });
         for (let attempt = 1; attempt <= attempts; attempt++) {
           plan.push(async () => {
-            const outcome = await runAttempt(runner, {
-              loaded,
-              scored,
-              skill,
-              engine,
-              attempt,
-              runsDir: options.runsDir,
-              timeoutMs: options.timeoutMs,
-              caseJobs,
-              signal: options.signal,
-            });
+            // Once the batch is canceled, attempts that have not started are not started; the report says so.
+            const outcome = options.signal?.aborted
+              ? notRun(task.task_id, engine.label, attempt, scored.task.tests.length)
+              : await runAttempt(runner, {
+                  loaded,
+                  scored,
+                  skill,
+                  engine,
+                  attempt,
+                  runsDir: options.runsDir,
+                  timeoutMs: options.timeoutMs,
+                  caseJobs,
+                  signal: options.signal,
+                });
             result.attempts.push(outcome);
             return outcome;
           });
@@ -220,4 +224,18 @@ async function preflight(runner: Runner, checks: Preflight[], runsDir: string): 
       violations: problems,
     });
   }
+}
+
+function notRun(task_id: string, engine: string, attempt: number, total: number): AttemptResult {
+  return {
+    task_id,
+    engine,
+    attempt,
+    status: "canceled",
+    message: "not run: the batch was canceled before this attempt started",
+    score: { passed: 0, total },
+    transcript: [],
+    cases: [],
+    usage: { durationMs: 0 },
+  };
 }

@@ -85,31 +85,52 @@ export const solveCommand: CommandModule = {
         // An --engine that names a configured variant gets that variant's engine and options; anything else is an engine name.
         const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
         const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
-        const report = await solve(runner, {
-          tasks,
-          engines: engines.map((name) => {
-            const variant = variants.get(name);
-            return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
-          }),
-          attempts: options.attempts ?? defaults.attempts ?? 1,
-          jobs: options.jobs ?? defaults.jobs ?? 2,
-          timeoutMs: options.timeout,
-          onProgress: (event) => {
-            if (event.type === "reference") {
-              const c = event.check;
-              ctx.out.info(
-                c.flagged.length === 0
-                  ? `reference ${event.task_id}: passes every case`
-                  : `reference ${event.task_id}: fails ${c.flagged.map((f) => f.name).join(", ")}; not scored against engines`,
-              );
-            } else {
-              const r = event.result;
-              ctx.out.info(
-                `[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`,
-              );
-            }
-          },
-        });
+        // Ctrl-C stops the running engines (their process groups are killed) and starts no new attempt; the
+        // report of what ran is still printed and written. A second Ctrl-C exits at once.
+        const canceled = new AbortController();
+        // The listener stays until the batch ends, so engine plugins that kill their CLIs on SIGINT leave the
+        // process alive to report; the second Ctrl-C removes it and re-raises the signal's default meaning.
+        const onInterrupt = () => {
+          if (canceled.signal.aborted) {
+            process.removeListener("SIGINT", onInterrupt);
+            process.kill(process.pid, "SIGINT");
+            return;
+          }
+          ctx.out.warn("interrupted: stopping the running engines; press Ctrl-C again to exit at once");
+          canceled.abort();
+        };
+        process.on("SIGINT", onInterrupt);
+        let report: SolveReport;
+        try {
+          report = await solve(runner, {
+            signal: canceled.signal,
+            tasks,
+            engines: engines.map((name) => {
+              const variant = variants.get(name);
+              return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
+            }),
+            attempts: options.attempts ?? defaults.attempts ?? 1,
+            jobs: options.jobs ?? defaults.jobs ?? 2,
+            timeoutMs: options.timeout,
+            onProgress: (event) => {
+              if (event.type === "reference") {
+                const c = event.check;
+                ctx.out.info(
+                  c.flagged.length === 0
+                    ? `reference ${event.task_id}: passes every case`
+                    : `reference ${event.task_id}: fails ${c.flagged.map((f) => f.name).join(", ")}; not scored against engines`,
+                );
+              } else {
+                const r = event.result;
+                ctx.out.info(
+                  `[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`,
+                );
+              }
+            },
+          });
+        } finally {
+          process.removeListener("SIGINT", onInterrupt);
+        }
         if (options.out) {
           for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out)))
             ctx.out.info(`wrote ${file}`);

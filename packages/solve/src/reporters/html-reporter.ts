@@ -17,7 +17,7 @@ table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);p
 th{background:var(--bg2)}td.num{text-align:right;font-variant-numeric:tabular-nums}
 pre{background:var(--bg2);border:1px solid var(--line);padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
 .s-passed{color:var(--ok);font-weight:600}.s-failed,.s-artifact_missing,.s-timeout,.s-error,.s-memory_limit,.s-output_limit{color:var(--bad);font-weight:600}
-.s-engine_failed,.s-grading_error,.s-invalid_test_format{color:var(--warn);font-weight:600}
+.s-engine_failed,.s-grading_error,.s-invalid_test_format,.s-canceled{color:var(--warn);font-weight:600}
 td.cell-all{background:#dafbe1}td.cell-some{background:#fff8c5}td.cell-none{background:#ffebe9}
 details{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}summary{cursor:pointer;font-weight:600}
 .muted{color:var(--muted)}.ev{margin:2px 0;padding:2px 6px;border-left:3px solid var(--line)}.ev-message{border-color:#0969da}

@@ -2,7 +2,7 @@
  * JUnit XML for a solve batch: one <testsuite> per task and engine, one <testcase> per attempt. An attempt that
  * graded and failed, or wrote no deliverable (`artifact_missing`), is a <failure> (the agent's answer was wrong or
  * absent); an engine failure or a grading error is an <error> (the attempt could not be judged). The failure text
- * lists each case that did not pass with its diff.
+ * lists each case that did not pass with its diff. A canceled attempt is <skipped>.
  */
 import { create } from "xmlbuilder2";
 import type { AttemptResult, SolveReport } from "../report.js";
@@ -29,7 +29,7 @@ export function toSolveJunit(report: SolveReport): string {
         tests: attempts.length,
         failures: attempts.filter(isFailure).length,
         errors: attempts.filter(isError).length,
-        skipped: 0,
+        skipped: attempts.filter((a) => a.status === "canceled").length,
         time: seconds(attempts.reduce((s, a) => s + a.usage.durationMs, 0)),
       });
       const props = suite.ele("properties");
@@ -44,7 +44,8 @@ export function toSolveJunit(report: SolveReport): string {
           time: seconds(a.usage.durationMs),
         });
         const message = a.message ?? a.status;
-        if (isFailure(a)) testcase.ele("failure", { message, type: a.status }).txt(caseDetails(a) || message);
+        if (a.status === "canceled") testcase.ele("skipped", { message });
+        else if (isFailure(a)) testcase.ele("failure", { message, type: a.status }).txt(caseDetails(a) || message);
         else if (isError(a)) testcase.ele("error", { message, type: a.status }).txt(message);
         const out = [`score ${a.score.passed}/${a.score.total}`, a.job?.run_dir ? `run folder: ${a.job.run_dir}` : ""]
           .filter(Boolean)
