@@ -48,6 +48,8 @@ export interface StreamParser {
   errors(): string[];
   /** Whether the stream said the turn completed successfully. */
   completed(): boolean;
+  /** A reason to stop the CLI now, when its stream shows it will never finish (a retry loop without network). */
+  giveUp?(): string | undefined;
 }
 
 export interface EngineFailure {

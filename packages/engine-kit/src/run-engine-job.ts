@@ -59,6 +59,11 @@ function classifyEnd<O extends BaseEngineOptions>(
         kind: "idle_timeout",
         message: `${name} printed nothing for ${limits.idleTimeoutMs} ms (idle_timeout_ms); it and its child processes were killed${last}`,
       };
+    case "gave_up":
+      return {
+        kind: "crash",
+        message: `${name} was stopped: ${run.stopReason ?? "it could not go on"}; it and its child processes were killed`,
+      };
     case "canceled":
       return { kind: "canceled", message: `the job was canceled; ${name} and its child processes were killed` };
     case "spawn_failed":
@@ -146,6 +151,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
       timeoutMs,
       idleTimeoutMs,
       signal: work.signal,
+      shouldStop: parser.giveUp ? () => parser.giveUp!() : undefined,
       onStdoutLine: (line) => {
         stdoutLog.write(`${line}\n`);
         emitAll(parser.stdoutLine(line));

@@ -21,13 +21,15 @@ export interface ProcessRunOptions {
   signal?: AbortSignal;
   onStdoutLine?(line: string): void;
   onStderrLine?(line: string): void;
+  /** Asked after every output line: a reason ends the run early as "gave_up" (a CLI stuck in a retry loop). */
+  shouldStop?(): string | undefined;
   /** How long SIGTERM gets before SIGKILL. Default 2000 ms. */
   killGraceMs?: number;
   /** Bytes of stdout/stderr kept for the result (the tail). Default 64 KiB each. */
   keepBytes?: number;
 }
 
-export type ProcessEnd = "exited" | "timeout" | "idle_timeout" | "canceled" | "spawn_failed";
+export type ProcessEnd = "exited" | "timeout" | "idle_timeout" | "canceled" | "gave_up" | "spawn_failed";
 
 export interface ProcessRunResult {
   end: ProcessEnd;
@@ -41,6 +43,8 @@ export interface ProcessRunResult {
   command: string;
   /** Set when the binary could not be started (ENOENT, EACCES). */
   spawnError?: string;
+  /** Why the run was stopped early (`end: "gave_up"`). */
+  stopReason?: string;
   /** Pids still alive after the run that were killed by the final sweep. */
   sweptPids: number[];
 }
@@ -205,6 +209,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   });
 
   let end: ProcessEnd = "exited";
+  let stopReason: string | undefined;
   const known = new Set<number>();
   let killTimer: NodeJS.Timeout | undefined;
   const pid = child.pid;
@@ -248,6 +253,11 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
           tail.push(line);
           try {
             onLine?.(line);
+            const reason = end === "exited" ? options.shouldStop?.() : undefined;
+            if (reason !== undefined) {
+              stopReason = reason;
+              stop("gave_up");
+            }
           } catch {
             // A parser bug must not take the run down; the line is still in the log tail.
           }
@@ -295,6 +305,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     durationMs: Date.now() - started,
     command,
     spawnError,
+    stopReason,
     sweptPids: swept,
   };
 }

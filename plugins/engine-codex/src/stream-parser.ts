@@ -39,6 +39,9 @@ export interface CodexStreamParser extends StreamParser {
   threadId(): string | undefined;
 }
 
+/** codex without network retries forever; after this many "waiting for network" reports skillrig stops it. */
+export const NETWORK_WAIT_LIMIT = 3;
+
 const CHANGE_KIND: Record<string, "add" | "update" | "delete"> = { add: "add", update: "update", delete: "delete", modify: "update" };
 
 export function createCodexStreamParser(): CodexStreamParser {
@@ -47,6 +50,7 @@ export function createCodexStreamParser(): CodexStreamParser {
   let completed = false;
   let failure: string | undefined;
   let threadId: string | undefined;
+  let networkWaits = 0;
   const errors: string[] = [];
   const stderr: string[] = [];
 
@@ -143,6 +147,7 @@ export function createCodexStreamParser(): CodexStreamParser {
           return [{ type: "status", status: "error", message: failure }];
         case "error":
           if (event.message) errors.push(event.message);
+          if (event.message?.startsWith("Reconnecting... waiting for network")) networkWaits += 1;
           return [{ type: "status", status: "error", message: event.message }];
         default:
           return [];
@@ -156,6 +161,10 @@ export function createCodexStreamParser(): CodexStreamParser {
     usage: () => usage,
     errors: () => errors,
     completed: () => completed,
+    giveUp: () =>
+      networkWaits >= NETWORK_WAIT_LIMIT
+        ? `it cannot reach the model API (it reported "${errors.at(-1)}" ${networkWaits} times and would retry forever); check the network, the base_url option or a proxy`
+        : undefined,
     turnFailure: () => failure,
     stderrLines: () => stderr,
     threadId: () => threadId,

@@ -97,6 +97,22 @@ describe("codex engine against the mock model", () => {
     expect(result.error?.message).toMatch(/malformed_output.*not JSON.*Sorry, I could not/);
   });
 
+  it("stops codex when it cannot reach the model API instead of letting it retry forever", async () => {
+    // A port that was just free: connection refused on loopback, as codex sees it without network.
+    const closed = await startMockModel({ scenario: { turns: [{ text: "x" }] } });
+    await closed.close();
+    const { runner } = engineRunner(new CodexEnginePlugin({ base_url: `${closed.url}/v1`, api_key_env: KEY_ENV }));
+    const result = await runJob(runner, {
+      skill_id: "write-greeting",
+      engine: "codex",
+      input: { name: "Ada" },
+      options: { timeout_ms: 110_000 },
+    });
+    expect(result.error?.code).toBe("engine_failed");
+    expect(result.error?.message).toMatch(/cannot reach the model API .*waiting for network.* 3 times/);
+    expect(processesUsing(result.run_dir)).toEqual([]);
+  });
+
   it("ends a 500 from the model as a crash with codex's own message, not as an auth failure", async () => {
     const { result, requests } = await run({ turns: [{ error: { status: 500, message: "the model fell over" } }] });
     expect(result.status).toBe("failed");

@@ -88,9 +88,17 @@ describe("codex exec --json transcripts", () => {
     });
   });
 
-  it("codex_long_nonetwork: without network it never completes; the last error says why", () => {
-    const { parser } = replay("codex_long_nonetwork", null);
+  it("codex_long_nonetwork: without network it never completes; the parser gives up after three waits for network", () => {
+    const parser = createCodexStreamParser();
+    const lines = readFileSync(resolve(CAPTURES, "codex_long_nonetwork.stdout"), "utf8").split("\n");
+    const givenUpAt = lines.findIndex((line) => {
+      parser.stdoutLine(line);
+      return parser.giveUp?.() !== undefined;
+    });
+    // The five websocket reconnects and the HTTPS fallback are not enough to give up; the third network wait is.
+    expect(lines[givenUpAt]).toContain("waiting for network");
+    expect(lines.slice(0, givenUpAt + 1).filter((l) => l.includes("waiting for network"))).toHaveLength(3);
     expect(parser.completed()).toBe(false);
-    expect(parser.errors().at(-1)).toBe("Reconnecting... waiting for network (Connection failed: error sending request)");
+    expect(parser.giveUp?.()).toMatch(/cannot reach the model API .*Reconnecting\.\.\. waiting for network .* 3 times/);
   });
 });
