@@ -27,7 +27,10 @@ const slots = Number(process.env.BENCH_CONCURRENCY ?? 4);
 const levels = (process.env.BENCH_CLIENTS ?? "1,10,100").split(",").map(Number);
 
 function startServer(dir) {
-  const child = spawn(process.execPath, [cli, "serve", "--config", join(dir, "skillrig.config.json"), "--port", "0", "--json"], { cwd: dir, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, [cli, "serve", "--config", join(dir, "skillrig.config.json"), "--port", "0", "--json"], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   return new Promise((resolvePromise, reject) => {
     let out = "";
     child.on("exit", (code) => reject(new Error(`server exited with ${code}`)));
@@ -125,7 +128,10 @@ try {
   }
   const out = join(repo, "bench-results");
   mkdirSync(out, { recursive: true });
-  writeFileSync(join(out, "server-api.json"), `${JSON.stringify({ date: new Date().toISOString(), seconds, slots, idle, results }, null, 2)}\n`);
+  writeFileSync(
+    join(out, "server-api.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), seconds, slots, idle, results }, null, 2)}\n`,
+  );
 } finally {
   child.kill("SIGTERM");
   await new Promise((r) => child.once("exit", r));

@@ -89,7 +89,11 @@ export const createJobBody = {
   properties: {
     skill_id: { type: "string", minLength: 1, maxLength: 200 },
     engine: { type: "string", minLength: 1, maxLength: 100 },
-    input: { type: "object", description: "Inline inputs (x-input-source: inline); file inputs come by upload", additionalProperties: true },
+    input: {
+      type: "object",
+      description: "Inline inputs (x-input-source: inline); file inputs come by upload",
+      additionalProperties: true,
+    },
     parameter: { type: "object", additionalProperties: true },
     options: {
       type: "object",
@@ -165,7 +169,10 @@ export const skillDetail = {
     },
     artifacts: {
       type: "array",
-      items: { type: "object", properties: { field: { type: "string" }, role: { type: "string" }, filename: { type: "string" }, required: { type: "boolean" } } },
+      items: {
+        type: "object",
+        properties: { field: { type: "string" }, role: { type: "string" }, filename: { type: "string" }, required: { type: "boolean" } },
+      },
     },
   },
 } as const;

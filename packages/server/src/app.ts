@@ -39,7 +39,8 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     // Upload bodies are raw zips, which Fastify does not validate (there is nothing to validate before reading
     // the archive); their request body is described here so the document is complete.
     transformObject(documentObject) {
-      const doc = (documentObject as { openapiObject: Record<string, any> }).openapiObject;
+      const doc = (documentObject as { openapiObject: { paths?: Record<string, Record<string, { requestBody?: unknown }>> } })
+        .openapiObject;
       const upload = doc.paths?.["/v1/jobs/{id}/upload"]?.post;
       if (upload) {
         upload.requestBody = {
@@ -68,7 +69,13 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
 
   app.setErrorHandler((error, request, reply) => handleError(error as Error, request, reply));
   app.setNotFoundHandler((request, reply) =>
-    reply.code(404).send(errorBody({ code: "usage", message: `no route ${request.method} ${request.url.split("?")[0]}`, hint: "GET /v1/openapi.json lists the API" })),
+    reply.code(404).send(
+      errorBody({
+        code: "usage",
+        message: `no route ${request.method} ${request.url.split("?")[0]}`,
+        hint: "GET /v1/openapi.json lists the API",
+      }),
+    ),
   );
 
   app.get(
@@ -94,7 +101,14 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     },
     async () => {
       const counts = context.queue.store.counts();
-      return { ok: true, version, running: counts.running, queued: counts.queued, waiting_upload: counts.waiting_upload, concurrency: context.settings.concurrency };
+      return {
+        ok: true,
+        version,
+        running: counts.running,
+        queued: counts.queued,
+        waiting_upload: counts.waiting_upload,
+        concurrency: context.settings.concurrency,
+      };
     },
   );
   app.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());

@@ -13,7 +13,9 @@ export function bearerCheck(tokens: string[]): (authorization: string | undefine
   return (authorization) => {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization ?? "");
     if (!match) {
-      throw new SkillrigError("unauthorized", "this server needs a bearer token: send Authorization: Bearer <token>", { field: "authorization" });
+      throw new SkillrigError("unauthorized", "this server needs a bearer token: send Authorization: Bearer <token>", {
+        field: "authorization",
+      });
     }
     const given = digest(match[1]!);
     if (!digests.some((d) => timingSafeEqual(d, given))) {

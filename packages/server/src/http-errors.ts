@@ -50,20 +50,32 @@ function fromFastify(error: FastifyError, request: FastifyRequest): SkillrigErro
   const upload = UPLOAD_ROUTE.test(request.routeOptions.url ?? request.url);
   switch (error.code) {
     case "FST_ERR_CTP_BODY_TOO_LARGE":
-      return new SkillrigError(upload ? "upload_too_large" : "usage", `the request body is larger than the ${request.routeOptions.bodyLimit ?? "configured"} bytes allowed`, {
-        hint: upload ? "raise server.upload_limit_bytes, or upload fewer or smaller files" : undefined,
-      });
+      return new SkillrigError(
+        upload ? "upload_too_large" : "usage",
+        `the request body is larger than the ${request.routeOptions.bodyLimit ?? "configured"} bytes allowed`,
+        {
+          hint: upload ? "raise server.upload_limit_bytes, or upload fewer or smaller files" : undefined,
+        },
+      );
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return new SkillrigError(upload ? "upload_not_zip" : "usage", `Content-Type "${request.headers["content-type"] ?? "(none)"}" is not accepted here`, {
-        field: "content-type",
-        hint: upload ? "send the zip as the raw body with Content-Type: application/zip" : "send JSON with Content-Type: application/json",
-      });
+      return new SkillrigError(
+        upload ? "upload_not_zip" : "usage",
+        `Content-Type "${request.headers["content-type"] ?? "(none)"}" is not accepted here`,
+        {
+          field: "content-type",
+          hint: upload
+            ? "send the zip as the raw body with Content-Type: application/zip"
+            : "send JSON with Content-Type: application/json",
+        },
+      );
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new SkillrigError("usage", error.message);
     default:
-      if (error.statusCode === 400 && error instanceof SyntaxError) return new SkillrigError("usage", `the request body is not valid JSON: ${error.message}`);
-      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return new SkillrigError("usage", error.message);
+      if (error.statusCode === 400 && error instanceof SyntaxError)
+        return new SkillrigError("usage", `the request body is not valid JSON: ${error.message}`);
+      if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+        return new SkillrigError("usage", error.message);
       return undefined;
   }
 }
@@ -77,7 +89,12 @@ export function handleError(error: FastifyError | SkillrigError | Error, request
   if (error instanceof SkillrigError) return sendError(reply, error);
   const mapped = fromFastify(error as FastifyError, request);
   if (mapped) {
-    const status = mapped.code === "schema_violation" ? 422 : mapped.code === "usage" ? ((error as FastifyError).statusCode ?? 400) : statusOf(mapped.code);
+    const status =
+      mapped.code === "schema_violation"
+        ? 422
+        : mapped.code === "usage"
+          ? ((error as FastifyError).statusCode ?? 400)
+          : statusOf(mapped.code);
     return sendError(reply, mapped, status);
   }
   request.log.error(error);

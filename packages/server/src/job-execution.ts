@@ -77,7 +77,11 @@ export function createJobExecution(runner: Runner): JobExecution {
           listing.skills.push(loadSkill(found.id));
         } catch (error) {
           const e = error as { code?: string; message?: string };
-          listing.broken.push({ id: found.id, dir: found.dir, error: { code: e.code ?? "invalid_skill", message: e.message ?? String(error) } });
+          listing.broken.push({
+            id: found.id,
+            dir: found.dir,
+            error: { code: e.code ?? "invalid_skill", message: e.message ?? String(error) },
+          });
         }
       }
       return listing;
@@ -98,7 +102,13 @@ export function createJobExecution(runner: Runner): JobExecution {
     },
     async runOracle(loaded, deliverableDir, options) {
       const deliverable = await resolveDeliverable(deliverableDir, loaded.task, deliverableDir);
-      return runTask(runner, { loaded, deliverable, signal: options.signal, jobs: options.jobs ?? runner.config.oracle?.jobs, strict: runner.config.oracle?.strict });
+      return runTask(runner, {
+        loaded,
+        deliverable,
+        signal: options.signal,
+        jobs: options.jobs ?? runner.config.oracle?.jobs,
+        strict: runner.config.oracle?.strict,
+      });
     },
   };
 }

@@ -62,7 +62,9 @@ export class JobQueue {
         // runJob creates a skill job's run folder afresh, so the half-done one would be in its way; an oracle
         // run's folder holds its uploaded deliverable, which the next attempt needs.
         if (job.kind === "skill") await rm(job.run_dir, { recursive: true, force: true });
-        this.#publish(this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" }));
+        this.#publish(
+          this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" }),
+        );
         const event = this.store.markQueued(job.id, "running");
         if (event) this.#publish(event);
         out.requeued.push(job.id);
@@ -173,7 +175,10 @@ export class JobQueue {
       });
   }
 
-  async #execute(job: JobRecord, signal: AbortSignal): Promise<{ status: "succeeded" | "failed" | "canceled"; result?: unknown; error?: SerializedError | null; reason?: string | null }> {
+  async #execute(
+    job: JobRecord,
+    signal: AbortSignal,
+  ): Promise<{ status: "succeeded" | "failed" | "canceled"; result?: unknown; error?: SerializedError | null; reason?: string | null }> {
     const { execution } = this.#options;
     if (job.kind === "oracle") {
       const loaded = execution.loadTask(job.request.task);
@@ -196,6 +201,10 @@ export class JobQueue {
     });
     // The uploads now live in the run folder's uploads/; the staging copy is no longer needed.
     await rm(uploads, { recursive: true, force: true });
-    return { status: result.status === "succeeded" ? "succeeded" : result.status === "canceled" ? "canceled" : "failed", result, error: result.error ?? null };
+    return {
+      status: result.status === "succeeded" ? "succeeded" : result.status === "canceled" ? "canceled" : "failed",
+      result,
+      error: result.error ?? null,
+    };
   }
 }

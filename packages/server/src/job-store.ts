@@ -154,9 +154,7 @@ export class JobStore {
       countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
       nextQueued: db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY queue_order, rowid LIMIT 1"),
       maxOrder: db.prepare("SELECT COALESCE(MAX(queue_order), 0) AS m FROM jobs"),
-      markQueued: db.prepare(
-        "UPDATE jobs SET status = 'queued', queued_at = @at, queue_order = @order WHERE id = @id AND status = @from",
-      ),
+      markQueued: db.prepare("UPDATE jobs SET status = 'queued', queued_at = @at, queue_order = @order WHERE id = @id AND status = @from"),
       markRunning: db.prepare("UPDATE jobs SET status = 'running', started_at = @at WHERE id = @id AND status = 'queued'"),
       finish: db.prepare(
         `UPDATE jobs SET status = @status, error_json = @error_json, reason = @reason, result_json = @result_json, finished_at = @at

@@ -5,7 +5,13 @@ import type { ServerContext } from "./server-context.js";
 
 export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, string> {
   const base = `/v1/jobs/${encodeURIComponent(job.id)}`;
-  const links: Record<string, string> = { self: base, upload: `${base}/upload`, events: `${base}/events`, result: `${base}/result`, cancel: `${base}/cancel` };
+  const links: Record<string, string> = {
+    self: base,
+    upload: `${base}/upload`,
+    events: `${base}/events`,
+    result: `${base}/result`,
+    cancel: `${base}/cancel`,
+  };
   if (job.kind === "skill") {
     links.artifacts = `${base}/artifacts`;
     links.bundle = `${base}/bundle`;

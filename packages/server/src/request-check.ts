@@ -77,10 +77,14 @@ function prefixed(violations: Violation[], prefix: string, file?: string): Viola
 /** Throws engine_not_found (400) or schema_violation (422, every violation listed) for a request that cannot run. */
 export function checkJobRequest(runner: Runner, skill: SkillManifest, request: JobRequest): void {
   if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
-    throw new SkillrigError("engine_not_found", `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`, {
-      pointer: "/engine",
-      field: "engine",
-    });
+    throw new SkillrigError(
+      "engine_not_found",
+      `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`,
+      {
+        pointer: "/engine",
+        field: "engine",
+      },
+    );
   }
   if (request.options?.dry_run !== true) runner.requireClaim("engine", request.engine, { pointer: "/engine", field: "engine" });
 

@@ -43,7 +43,12 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** Reads `config.server` (relative paths against `configDir`) with command-line overrides on top. */
-export function resolveServerSettings(config: SkillrigConfig, configDir: string, overrides: ServerOverrides = {}, configFile?: string): ServerSettings {
+export function resolveServerSettings(
+  config: SkillrigConfig,
+  configDir: string,
+  overrides: ServerOverrides = {},
+  configFile?: string,
+): ServerSettings {
   const server = config.server ?? {};
   const settings: ServerSettings = {
     host: overrides.host ?? server.host ?? SERVER_DEFAULTS.host,
@@ -60,14 +65,21 @@ export function resolveServerSettings(config: SkillrigConfig, configDir: string,
   if (!isLoopbackHost(settings.host) && settings.tokens.length === 0) {
     throw new InvalidConfigError(
       `the server would listen on ${settings.host}, which is reachable from other machines, without bearer tokens`,
-      { file: configFile, pointer: "/server/tokens", field: "server.tokens", hint: "add at least one token (16+ characters) to server.tokens, or bind to 127.0.0.1" },
+      {
+        file: configFile,
+        pointer: "/server/tokens",
+        field: "server.tokens",
+        hint: "add at least one token (16+ characters) to server.tokens, or bind to 127.0.0.1",
+      },
     );
   }
   if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) {
     throw new InvalidConfigError(`port ${settings.port} is not a TCP port (0-65535)`, { field: "server.port" });
   }
   if (!Number.isInteger(settings.concurrency) || settings.concurrency < 1) {
-    throw new InvalidConfigError(`concurrency ${settings.concurrency} must be a whole number of at least 1`, { field: "server.concurrency" });
+    throw new InvalidConfigError(`concurrency ${settings.concurrency} must be a whole number of at least 1`, {
+      field: "server.concurrency",
+    });
   }
   return settings;
 }

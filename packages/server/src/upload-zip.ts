@@ -94,7 +94,8 @@ function checkName(name: string): void {
   if (name.includes("\u0000")) throw unsafe(`zip entry "${name}" has a NUL byte in its name`, name);
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw unsafe(`zip entry "${name}" is an absolute path`, name);
   if (name.includes("\\")) throw unsafe(`zip entry "${name}" uses "\\" in its path`, name);
-  if (name.split("/").some((segment) => segment === "..")) throw unsafe(`zip entry "${name}" points outside the upload folder ("..")`, name);
+  if (name.split("/").some((segment) => segment === ".."))
+    throw unsafe(`zip entry "${name}" points outside the upload folder ("..")`, name);
 }
 
 function yauzlNameError(error: Error): Error {

@@ -33,7 +33,13 @@ describe("bad input", () => {
   const expectNothingWritten = async (id: string) => {
     expect(existsSync(join(dataDir, "uploads", id))).toBe(false);
     expect(readdirSync(join(dataDir, "uploads")).filter((n) => n.includes("staging"))).toEqual([]);
-    expect(readdirSync(dataDir).sort()).toEqual(["runs", "skillrig-server.sqlite", "skillrig-server.sqlite-shm", "skillrig-server.sqlite-wal", "uploads"]);
+    expect(readdirSync(dataDir).sort()).toEqual([
+      "runs",
+      "skillrig-server.sqlite",
+      "skillrig-server.sqlite-shm",
+      "skillrig-server.sqlite-wal",
+      "uploads",
+    ]);
     expect((await client.json("GET", `/v1/jobs/${id}`)).body.status).toBe("waiting_upload");
   };
 
@@ -74,7 +80,9 @@ describe("bad input", () => {
     });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("schema_violation");
-    const byPointer = Object.fromEntries(res.body.error.violations.map((v: { pointer: string; message: string }) => [v.pointer, v.message]));
+    const byPointer = Object.fromEntries(
+      res.body.error.violations.map((v: { pointer: string; message: string }) => [v.pointer, v.message]),
+    );
     expect(Object.keys(byPointer).sort()).toEqual(["/input/label", "/input/text_file", "/parameter/colour", "/parameter/delay_ms"]);
     expect(byPointer["/input/text_file"]).toContain("is a file input");
     expect(byPointer["/parameter/colour"]).toBe("is not an allowed key");
@@ -110,13 +118,31 @@ describe("bad input", () => {
   });
 
   const unsafeZips: Array<[string, CraftedEntry[], RegExp]> = [
-    ["a .. entry", [{ name: "text_file", data: "a" }, { name: "../../escaped.txt", data: "x" }], /\.\.|relative path/],
-    ["an absolute path", [{ name: "text_file", data: "a" }, { name: "/tmp/skillrig-absolute.txt", data: "x" }], /absolute/],
+    [
+      "a .. entry",
+      [
+        { name: "text_file", data: "a" },
+        { name: "../../escaped.txt", data: "x" },
+      ],
+      /\.\.|relative path/,
+    ],
+    [
+      "an absolute path",
+      [
+        { name: "text_file", data: "a" },
+        { name: "/tmp/skillrig-absolute.txt", data: "x" },
+      ],
+      /absolute/,
+    ],
     ["a symlink", [{ name: "text_file", data: "/etc/passwd", mode: 0o120777 }], /symbolic link/],
     ["more files than upload_max_files", ["text_file", "b", "c", "d"].map((name) => ({ name, data: "x" })), /more than 3 files/],
     ["more declared bytes than allowed", [{ name: "text_file", data: Buffer.alloc(20_000), deflate: true }], /more than 10000 bytes/],
     // Claims 100 bytes, inflates to 200 000 (its deflated form fits the 8 KiB body limit): caught while extracting.
-    ["sizes that lie (a zip bomb)", [{ name: "text_file", data: Buffer.alloc(200_000), deflate: true, declaredSize: 100 }], /while extracting|extracts to more than 10000 bytes/],
+    [
+      "sizes that lie (a zip bomb)",
+      [{ name: "text_file", data: Buffer.alloc(200_000), deflate: true, declaredSize: 100 }],
+      /while extracting|extracts to more than 10000 bytes/,
+    ],
   ];
   for (const [what, entries, message] of unsafeZips) {
     it(`a zip with ${what}: refused, nothing written`, async () => {
@@ -167,7 +193,9 @@ describe("bad input", () => {
   });
 
   it("an invalid task for an oracle run: 422 with pointers under /task", async () => {
-    const res = await client.json("POST", "/v1/oracle/runs", { task: { contract_version: "1.0", task_id: "t", deliverable_type: "script", tests: [{ name: "a" }] } });
+    const res = await client.json("POST", "/v1/oracle/runs", {
+      task: { contract_version: "1.0", task_id: "t", deliverable_type: "script", tests: [{ name: "a" }] },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("invalid_task");
     const pointers: string[] = res.body.error.violations.map((v: { pointer: string }) => v.pointer);
@@ -188,7 +216,13 @@ describe("limits and security", () => {
     const server = await startInProcess(makeProject({ concurrency: 1, queue_limit: 2 }));
     const client = api(server.url);
     try {
-      const submit = () => client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "x" }, parameter: { delay_ms: 60_000 } });
+      const submit = () =>
+        client.json("POST", "/v1/jobs", {
+          skill_id: "quick-echo",
+          engine: "echo",
+          input: { message: "x" },
+          parameter: { delay_ms: 60_000 },
+        });
       const running = await submit();
       await waitForStatus(client, running.body.id, ["running"]);
       const a = await submit();
@@ -218,7 +252,9 @@ describe("limits and security", () => {
       expect(denied.headers.get("www-authenticate")).toContain("Bearer");
       expect((await api(server.url, "wrong-token-0123456789").json("GET", "/v1/skills")).status).toBe(401);
       expect((await api(server.url, token).json("GET", "/v1/skills")).status).toBe(200);
-      expect((await anonymous.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "x" } })).status).toBe(401);
+      expect((await anonymous.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "x" } })).status).toBe(
+        401,
+      );
     } finally {
       await server.close();
     }

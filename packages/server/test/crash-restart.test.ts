@@ -55,7 +55,9 @@ describe("a server killed with SIGKILL and restarted", () => {
     expect((await client.json("GET", `/v1/jobs/${done.body.id}/result`)).body.output).toEqual({ echo: "done before the crash" });
 
     expect((await client.json("GET", `/v1/jobs/${waiting.body.id}`)).body.status).toBe("waiting_upload");
-    expect((await client.upload(`/v1/jobs/${waiting.body.id}/upload`, craftZip([{ name: "text_file", data: "still here" }]))).status).toBe(202);
+    expect((await client.upload(`/v1/jobs/${waiting.body.id}/upload`, craftZip([{ name: "text_file", data: "still here" }]))).status).toBe(
+      202,
+    );
     await waitForStatus(client, waiting.body.id, ["succeeded"]);
 
     const all = (await client.json("GET", "/v1/jobs")).body.jobs;
@@ -67,7 +69,12 @@ describe("a server killed with SIGKILL and restarted", () => {
     const dir = makeProject({ concurrency: 1 });
     const first = await start(dir);
     let client = api(first.url);
-    const job = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "again" }, parameter: { delay_ms: 1500 } });
+    const job = await client.json("POST", "/v1/jobs", {
+      skill_id: "quick-echo",
+      engine: "echo",
+      input: { message: "again" },
+      parameter: { delay_ms: 1500 },
+    });
     await waitForStatus(client, job.body.id, ["running"]);
     await first.kill();
     servers.splice(servers.indexOf(first), 1);

@@ -15,7 +15,12 @@ describe("job events over SSE", () => {
   });
 
   it("resumes after a dropped connection with Last-Event-ID: no event lost, none repeated", async () => {
-    const job = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "resume me" }, parameter: { delay_ms: 1000 } });
+    const job = await client.json("POST", "/v1/jobs", {
+      skill_id: "quick-echo",
+      engine: "echo",
+      input: { message: "resume me" },
+      parameter: { delay_ms: 1000 },
+    });
     const id: string = job.body.id;
 
     // First connection: drop it as soon as the job is running (the engine is still waiting out its delay).

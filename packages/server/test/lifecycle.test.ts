@@ -50,20 +50,32 @@ describe("a skill job over HTTP", () => {
     expect(health.body).toMatchObject({ ok: true, running: 0, concurrency: 2 });
 
     const engines = await client.json("GET", "/v1/engines");
-    expect(engines.body.engines).toEqual([{ name: "echo", plugin: "test-echo-engine", info: { description: "answers from the test fixtures, at once" } }]);
+    expect(engines.body.engines).toEqual([
+      { name: "echo", plugin: "test-echo-engine", info: { description: "answers from the test fixtures, at once" } },
+    ]);
 
     const skills = await client.json("GET", "/v1/skills");
     expect(skills.body.skills.map((s: { id: string }) => s.id)).toEqual(["quick-echo", "word-count"]);
     const wordCount = await client.json("GET", "/v1/skills/word-count");
     expect(wordCount.status).toBe(200);
-    expect(wordCount.body).toMatchObject({ id: "word-count", engines: ["echo", "gemini", "codex"], file_inputs: ["text_file"], inline_inputs: ["label"] });
+    expect(wordCount.body).toMatchObject({
+      id: "word-count",
+      engines: ["echo", "gemini", "codex"],
+      file_inputs: ["text_file"],
+      inline_inputs: ["label"],
+    });
     expect(wordCount.body.schemas.input.properties.text_file["x-input-source"]).toBe("file");
     expect(wordCount.body.schemas.parameter.properties.delay_ms).toMatchObject({ type: "integer", minimum: 0 });
     expect(wordCount.body.artifacts).toEqual([{ field: "report", role: "report", filename: "report.txt", required: true }]);
   });
 
   it("waits for the upload, runs, streams events, and serves the result, each artifact and a bundle", async () => {
-    const created = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "essay" }, parameter: { uppercase: true } });
+    const created = await client.json("POST", "/v1/jobs", {
+      skill_id: "word-count",
+      engine: "echo",
+      input: { label: "essay" },
+      parameter: { uppercase: true },
+    });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ kind: "skill", status: "waiting_upload", skill_id: "word-count", engine: "echo" });
     expect(created.headers.get("location")).toBe(`/v1/jobs/${created.body.id}`);
@@ -74,14 +86,23 @@ describe("a skill job over HTTP", () => {
     expect(early.body.error.code).toBe("job_state_conflict");
 
     const streamed = readEvents(server.url, id);
-    const upload = await client.upload(`/v1/jobs/${id}/upload`, craftZip([{ name: "text_file", data: "one two three four five", deflate: true }]));
+    const upload = await client.upload(
+      `/v1/jobs/${id}/upload`,
+      craftZip([{ name: "text_file", data: "one two three four five", deflate: true }]),
+    );
     expect(upload.status).toBe(202);
-    expect(upload.body).toEqual({ id, status: expect.stringMatching(/^(queued|running|succeeded)$/), files: [{ path: "text_file", bytes: 23 }] });
+    expect(upload.body).toEqual({
+      id,
+      status: expect.stringMatching(/^(queued|running|succeeded)$/),
+      files: [{ path: "text_file", bytes: 23 }],
+    });
 
     const events = await streamed;
     const statuses = events.filter((e) => e.event === "status").map((e) => e.payload.data.status);
     expect(statuses).toEqual(["waiting_upload", "queued", "running", "succeeded"]);
-    expect(events.some((e) => e.event === "engine" && e.payload.data.type === "message" && e.payload.data.text === "counted 5 words")).toBe(true);
+    expect(events.some((e) => e.event === "engine" && e.payload.data.type === "message" && e.payload.data.text === "counted 5 words")).toBe(
+      true,
+    );
     expect(events.some((e) => e.event === "log" && /upload extracted: text_file/.test(e.payload.data.line))).toBe(true);
     expect(events.some((e) => e.event === "log" && e.payload.data.stream === "stdout")).toBe(true);
     const ids = events.map((e) => e.id);
@@ -101,7 +122,14 @@ describe("a skill job over HTTP", () => {
 
     const artifacts = await client.json("GET", `/v1/jobs/${id}/artifacts`);
     expect(artifacts.body.artifacts).toEqual([
-      { field: "report", role: "report", filename: "report.txt", path: "artifacts/report.txt", bytes: 15, url: `/v1/jobs/${id}/artifacts/report` },
+      {
+        field: "report",
+        role: "report",
+        filename: "report.txt",
+        path: "artifacts/report.txt",
+        bytes: 15,
+        url: `/v1/jobs/${id}/artifacts/report`,
+      },
     ]);
     const download = await client.raw(`/v1/jobs/${id}/artifacts/report`);
     expect(download.status).toBe(200);
@@ -122,7 +150,12 @@ describe("a skill job over HTTP", () => {
     await waitForStatus(client, quick.body.id, ["succeeded"]);
     expect((await client.json("GET", `/v1/jobs/${quick.body.id}/result`)).body.output).toEqual({ echo: "hi" });
 
-    const slow = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "slow" }, parameter: { delay_ms: 60_000 } });
+    const slow = await client.json("POST", "/v1/jobs", {
+      skill_id: "quick-echo",
+      engine: "echo",
+      input: { message: "slow" },
+      parameter: { delay_ms: 60_000 },
+    });
     await waitForStatus(client, slow.body.id, ["running"]);
     const cancel = await client.json("POST", `/v1/jobs/${slow.body.id}/cancel`);
     expect(cancel.status).toBe(202);
@@ -147,7 +180,10 @@ describe("a skill job over HTTP", () => {
     const created = await client.json("POST", "/v1/oracle/runs", { task });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ kind: "oracle", status: "waiting_upload" });
-    const upload = await client.upload(`/v1/jobs/${created.body.id}/upload`, craftZip([{ name: "double.py", data: "print(int(input()) * 2)\n" }]));
+    const upload = await client.upload(
+      `/v1/jobs/${created.body.id}/upload`,
+      craftZip([{ name: "double.py", data: "print(int(input()) * 2)\n" }]),
+    );
     expect(upload.status).toBe(202);
     await waitForStatus(client, created.body.id, ["succeeded", "failed"]);
     const report = await client.json("GET", `/v1/jobs/${created.body.id}/result`);

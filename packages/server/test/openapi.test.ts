@@ -6,6 +6,7 @@ import { api, makeProject, startInProcess } from "./support/server-harness.js";
 
 describe("the OpenAPI document", () => {
   let server: RunningServer;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them
   let doc: any;
   beforeAll(async () => {
     server = await startInProcess(makeProject());
@@ -48,6 +49,8 @@ describe("the OpenAPI document", () => {
     const upload = doc.paths["/v1/jobs/{id}/upload"].post;
     expect(upload.requestBody.content["application/zip"].schema).toEqual({ type: "string", format: "binary" });
     expect(Object.keys(upload.responses)).toEqual(expect.arrayContaining(["202", "400", "409", "413", "415", "422"]));
-    expect(doc.paths["/v1/jobs/{id}/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(expect.arrayContaining(["last-event-id", "last_event_id", "id"]));
+    expect(doc.paths["/v1/jobs/{id}/events"].get.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(["last-event-id", "last_event_id", "id"]),
+    );
   });
 });

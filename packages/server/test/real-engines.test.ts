@@ -24,7 +24,10 @@ describe.each(["gemini", "codex"])("the %s engine behind the server, against the
     // What the model does: write the report with the CLI's own file tool, then answer with the final JSON.
     mock = await startMockModel({
       scenario: {
-        turns: [{ write_file: { path: "report.txt", content: "essay: 5 words\n" } }, { json: { words: 5, label: "essay", report: "report.txt" } }],
+        turns: [
+          { write_file: { path: "report.txt", content: "essay: 5 words\n" } },
+          { json: { words: 5, label: "essay", report: "report.txt" } },
+        ],
       },
     });
     const options =
@@ -45,21 +48,37 @@ describe.each(["gemini", "codex"])("the %s engine behind the server, against the
     const engines = (await client.json("GET", "/v1/engines")).body.engines.map((e: { name: string }) => e.name);
     expect(engines).toContain(engine);
 
-    const created = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine, input: { label: "essay" }, options: { timeout_ms: 90_000 } });
+    const created = await client.json("POST", "/v1/jobs", {
+      skill_id: "word-count",
+      engine,
+      input: { label: "essay" },
+      options: { timeout_ms: 90_000 },
+    });
     expect(created.status).toBe(201);
     const id: string = created.body.id;
     const streamed = readEvents(server.url, id);
-    expect((await client.upload(`/v1/jobs/${id}/upload`, craftZip([{ name: "text_file", data: "one two three four five" }]))).status).toBe(202);
+    expect((await client.upload(`/v1/jobs/${id}/upload`, craftZip([{ name: "text_file", data: "one two three four five" }]))).status).toBe(
+      202,
+    );
     const events = await streamed;
 
     const result = (await client.json("GET", `/v1/jobs/${id}/result`)).body;
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.output).toMatchObject({ words: 5, label: "essay" });
     expect(result.engine_version).toMatch(/^\d+\.\d+\.\d+/);
-    expect(events.filter((e) => e.event === "status").map((e) => e.payload.data.status)).toEqual(["waiting_upload", "queued", "running", "succeeded"]);
+    expect(events.filter((e) => e.event === "status").map((e) => e.payload.data.status)).toEqual([
+      "waiting_upload",
+      "queued",
+      "running",
+      "succeeded",
+    ]);
     // The CLI's own tool call, streamed from the engine through runner.hooks.jobEvent to the SSE client.
     expect(events.some((e) => e.event === "engine" && e.payload.data.type === "tool_call")).toBe(true);
-    expect(events.some((e) => e.event === "engine" && e.payload.data.type === "file_change" && String(e.payload.data.path).endsWith("report.txt"))).toBe(true);
+    expect(
+      events.some(
+        (e) => e.event === "engine" && e.payload.data.type === "file_change" && String(e.payload.data.path).endsWith("report.txt"),
+      ),
+    ).toBe(true);
 
     const download = await client.raw(`/v1/jobs/${id}/artifacts/report`);
     expect(download.status).toBe(200);

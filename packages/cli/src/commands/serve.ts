@@ -63,7 +63,9 @@ export const serveCommand: CommandModule = {
         const server = await startServer({ runner, overrides, logger: options.log === true });
         const { failed, requeued } = server.recovered;
         if (failed.length + requeued.length > 0) {
-          ctx.out.info(`jobs left running by the previous server: ${failed.length} marked failed (interrupted), ${requeued.length} requeued`);
+          ctx.out.info(
+            `jobs left running by the previous server: ${failed.length} marked failed (interrupted), ${requeued.length} requeued`,
+          );
         }
         ctx.out.result(
           { url: server.url, data_dir: server.settings.dataDir, concurrency: server.settings.concurrency, recovered: server.recovered },

@@ -27,8 +27,12 @@ export async function fileInside(root: string, path: string): Promise<string | u
 
 function finishedSkillJob(context: ServerContext, id: string): { job: JobRecord; artifacts: CollectedArtifact[] } {
   const job = requireJob(context, id);
-  if (job.kind !== "skill") throw new SkillrigError("job_state_conflict", `job "${job.id}" is an oracle run; it has a report, not artifacts`);
-  if (!isTerminal(job.status)) throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}; its artifacts are listed once it has finished`, { field: "status" });
+  if (job.kind !== "skill")
+    throw new SkillrigError("job_state_conflict", `job "${job.id}" is an oracle run; it has a report, not artifacts`);
+  if (!isTerminal(job.status))
+    throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}; its artifacts are listed once it has finished`, {
+      field: "status",
+    });
   return { job, artifacts: (job.result as JobResult | null)?.artifacts ?? [] };
 }
 
@@ -45,7 +49,10 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
         summary: "The artifacts of a finished skill job",
         tags: ["artifacts"],
         params: jobIdParams,
-        response: { 200: { type: "object", properties: { artifacts: { type: "array", items: artifactView } } }, ...responses.errorResponses(401, 404, 409) },
+        response: {
+          200: { type: "object", properties: { artifacts: { type: "array", items: artifactView } } },
+          ...responses.errorResponses(401, 404, 409),
+        },
       },
     },
     async (request) => {
@@ -69,7 +76,11 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       schema: {
         summary: "Download one artifact (by its output field)",
         tags: ["artifacts"],
-        params: { type: "object", required: ["id", "field"], properties: { ...jobIdParams.properties, field: { type: "string", minLength: 1 } } },
+        params: {
+          type: "object",
+          required: ["id", "field"],
+          properties: { ...jobIdParams.properties, field: { type: "string", minLength: 1 } },
+        },
         produces: ["application/octet-stream"],
         response: { 200: { description: "The file", type: "string", format: "binary" }, ...responses.errorResponses(401, 404, 409) },
       },
@@ -99,7 +110,10 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
         tags: ["artifacts"],
         params: jobIdParams,
         produces: ["application/zip"],
-        response: { 200: { description: "A zip: result.json and artifacts/<filename>", type: "string", format: "binary" }, ...responses.errorResponses(401, 404, 409) },
+        response: {
+          200: { description: "A zip: result.json and artifacts/<filename>", type: "string", format: "binary" },
+          ...responses.errorResponses(401, 404, 409),
+        },
       },
     },
     async (request, reply) => {
@@ -110,10 +124,15 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
         if (real) files.push({ real, name: `artifacts/${artifact.filename}` });
       }
       const archive = archiver("zip", { zlib: { level: 6 } });
-      archive.append(`${JSON.stringify(job.result ?? { job_id: job.id, status: job.status, error: job.error }, null, 2)}\n`, { name: "result.json" });
+      archive.append(`${JSON.stringify(job.result ?? { job_id: job.id, status: job.status, error: job.error }, null, 2)}\n`, {
+        name: "result.json",
+      });
       for (const file of files) archive.file(file.real, { name: file.name });
       void archive.finalize();
-      return reply.header("content-type", "application/zip").header("content-disposition", contentDisposition(`${job.id}.zip`)).send(archive);
+      return reply
+        .header("content-type", "application/zip")
+        .header("content-disposition", contentDisposition(`${job.id}.zip`))
+        .send(archive);
     },
   );
 }

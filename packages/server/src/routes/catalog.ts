@@ -33,7 +33,13 @@ export function catalogRoutes(app: FastifyInstance, context: ServerContext): voi
               broken: {
                 type: "array",
                 description: "Skill folders that failed to load, and why",
-                items: { type: "object", properties: { id: { type: "string" }, error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } } } },
+                items: {
+                  type: "object",
+                  properties: {
+                    id: { type: "string" },
+                    error: { type: "object", properties: { code: { type: "string" }, message: { type: "string" } } },
+                  },
+                },
               },
             },
           },
@@ -83,7 +89,15 @@ export function catalogRoutes(app: FastifyInstance, context: ServerContext): voi
             properties: {
               engines: {
                 type: "array",
-                items: { type: "object", required: ["name", "plugin"], properties: { name: { type: "string" }, plugin: { type: "string" }, info: { type: "object", additionalProperties: true } } },
+                items: {
+                  type: "object",
+                  required: ["name", "plugin"],
+                  properties: {
+                    name: { type: "string" },
+                    plugin: { type: "string" },
+                    info: { type: "object", additionalProperties: true },
+                  },
+                },
               },
             },
           },

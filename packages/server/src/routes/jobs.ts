@@ -15,14 +15,22 @@ const { errorResponses } = responses;
 function checkQueueRoom(context: ServerContext): void {
   const waiting = context.queue.store.pendingCount();
   if (waiting >= context.settings.queueLimit) {
-    throw new SkillrigError("queue_full", `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`, {
-      hint: "retry later",
-      details: { waiting, queue_limit: context.settings.queueLimit },
-    });
+    throw new SkillrigError(
+      "queue_full",
+      `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`,
+      {
+        hint: "retry later",
+        details: { waiting, queue_limit: context.settings.queueLimit },
+      },
+    );
   }
 }
 
-function newJob(context: ServerContext, kind: JobKind, fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean }) {
+function newJob(
+  context: ServerContext,
+  kind: JobKind,
+  fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean },
+) {
   const id = randomUUID();
   const created = context.queue.store.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
   context.queue.published(created.event);
@@ -126,7 +134,10 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
           "The raw body is a zip (Content-Type: application/zip). For a skill job each file is named exactly as its file input field. Refused with nothing written: not a zip (415), too large (413), `..` entries, absolute paths, symlinks, too many files or bytes (400).",
         tags: ["jobs"],
         params: jobIdParams,
-        response: { 202: { description: "Extracted; the job is queued", ...uploadResponse }, ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429) },
+        response: {
+          202: { description: "Extracted; the job is queued", ...uploadResponse },
+          ...errorResponses(400, 401, 404, 409, 413, 415, 422, 429),
+        },
       },
     },
     async (request, reply) => {
@@ -160,24 +171,36 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
           }
           for (const field of inputs.requiredFiles) {
             if (!paths.includes(field)) {
-              violations.push({ pointer: `/input/${escapePointerToken(field)}`, field, rule: "input_missing_file", message: `the required file input "${field}" is not in the zip` });
+              violations.push({
+                pointer: `/input/${escapePointerToken(field)}`,
+                field,
+                rule: "input_missing_file",
+                message: `the required file input "${field}" is not in the zip`,
+              });
             }
           }
           if (violations.length > 0) {
             const missing = violations.some((v) => v.rule === "input_missing_file");
-            throw new SkillrigError(missing ? "input_missing_file" : "input_invalid", `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`, {
-              pointer: violations[0]?.pointer,
-              field: violations[0]?.field,
-              violations,
-              hint: "nothing of this upload was written; the job still waits for an upload",
-            });
+            throw new SkillrigError(
+              missing ? "input_missing_file" : "input_invalid",
+              `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`,
+              {
+                pointer: violations[0]?.pointer,
+                field: violations[0]?.field,
+                violations,
+                hint: "nothing of this upload was written; the job still waits for an upload",
+              },
+            );
           }
         };
       } else {
         target = join(job.run_dir, "deliverable");
       }
       const files = await extractZip(body, target, { ...limits, accept });
-      context.queue.record(job.id, "log", { stream: "skillrig", line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}` });
+      context.queue.record(job.id, "log", {
+        stream: "skillrig",
+        line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}`,
+      });
       const event = context.queue.store.markQueued(job.id, "waiting_upload");
       if (!event) throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
       // Published right after it is stored, before anything else is: live listeners see events in store order.
@@ -199,7 +222,9 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
     async (request, reply) => {
       const job = requireJob(context, request.params.id);
       if (isTerminal(job.status) || !context.queue.cancel(job.id)) {
-        throw new SkillrigError("job_state_conflict", `job "${job.id}" already ${job.status}; there is nothing to cancel`, { field: "status" });
+        throw new SkillrigError("job_state_conflict", `job "${job.id}" already ${job.status}; there is nothing to cancel`, {
+          field: "status",
+        });
       }
       return reply.code(202).send(jobView(requireJob(context, job.id)));
     },
@@ -240,5 +265,4 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       };
     },
   );
-
 }

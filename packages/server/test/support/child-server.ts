@@ -14,15 +14,19 @@ export interface ChildServer {
 }
 
 export function spawnServer(projectDir: string, args: string[] = []): Promise<ChildServer> {
-  const child = spawn(process.execPath, [CLI, "serve", "--config", join(projectDir, "skillrig.config.json"), "--port", "0", "--json", ...args], {
-    cwd: projectDir,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    [CLI, "serve", "--config", join(projectDir, "skillrig.config.json"), "--port", "0", "--json", ...args],
+    {
+      cwd: projectDir,
+      stdio: ["ignore", "pipe", "pipe"],
+    },
+  );
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
   let stdout = "";
   let stderr = "";
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`skillrig serve did not start within 30 s; stderr: ${stderr}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`skillrig serve did not start within 60 s; stderr: ${stderr}`)), 60_000);
     child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     child.once("exit", (code) => reject(new Error(`skillrig serve exited with ${code} before listening; stderr: ${stderr}`)));
     child.stdout!.on("data", (chunk: Buffer) => {

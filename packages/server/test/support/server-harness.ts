@@ -38,7 +38,14 @@ export async function startInProcess(projectDir: string, overrides: ServerOverri
 
 export interface Api {
   url: string;
-  json<T = any>(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<{ status: number; body: T; headers: Headers }>;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them
+  json<T = any>(
+    method: string,
+    path: string,
+    body?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<{ status: number; body: T; headers: Headers }>;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them
   upload(path: string, zip: Buffer, contentType?: string): Promise<{ status: number; body: any }>;
   raw(path: string, init?: RequestInit): Promise<Response>;
 }
@@ -69,6 +76,7 @@ export function api(url: string, token?: string): Api {
 export interface SseEvent {
   id: number;
   event: string;
+  // biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them
   payload: { seq: number; job_id: string; type: string; data: any };
 }
 
@@ -76,7 +84,11 @@ export interface SseEvent {
  * Reads a job's SSE stream until it ends or `stopWhen` says so (then disconnects). Parsing uses
  * eventsource-parser, the parser the `eventsource` package is built on.
  */
-export async function readEvents(url: string, jobId: string, options: { lastEventId?: number; stopWhen?: (e: SseEvent, all: SseEvent[]) => boolean; token?: string } = {}): Promise<SseEvent[]> {
+export async function readEvents(
+  url: string,
+  jobId: string,
+  options: { lastEventId?: number; stopWhen?: (e: SseEvent, all: SseEvent[]) => boolean; token?: string } = {},
+): Promise<SseEvent[]> {
   const controller = new AbortController();
   const headers: Record<string, string> = { accept: "text/event-stream" };
   if (options.lastEventId !== undefined) headers["last-event-id"] = String(options.lastEventId);
@@ -108,7 +120,7 @@ export async function readEvents(url: string, jobId: string, options: { lastEven
   return events;
 }
 
-export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 30_000): Promise<T> {
+export async function waitFor<T>(what: string, probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();
@@ -119,6 +131,7 @@ export async function waitFor<T>(what: string, probe: () => Promise<T | undefine
 }
 
 /** Polls GET /v1/jobs/{id} until the status is one of `statuses`. */
+// biome-ignore lint/suspicious/noExplicitAny: JSON bodies of many shapes; the assertions check them
 export function waitForStatus(client: Api, id: string, statuses: string[], timeoutMs?: number): Promise<any> {
   return waitFor(
     `job ${id} to reach ${statuses.join("/")}`,
