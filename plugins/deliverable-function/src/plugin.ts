@@ -108,11 +108,19 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
 
     runner.hooks.resolveInput.tap(name, (resolution, work) => {
       if (work.kind !== "case" || !mine(work.run)) return resolution;
-      const violations = checkArgs(work.testCase.input, work.index, stateOf(work.run)?.signature).map((v) => ({
+      const state = stateOf(work.run);
+      const violations = checkArgs(work.testCase.input, work.index, state?.signature).map((v) => ({
         ...v,
         file: work.run.loaded.displayPath,
       }));
-      return violations.length === 0 ? resolution : { ...resolution, violations: [...resolution.violations, ...violations] };
+      // Said out loud rather than skipped in silence: without a signature only the list rule could be checked.
+      const unknown = state?.load.ok && !state.signature ? state.load.ready.signature_error : undefined;
+      if (violations.length === 0 && !unknown) return resolution;
+      return {
+        ...resolution,
+        violations: [...resolution.violations, ...violations],
+        ...(unknown ? { warnings: [...(resolution.warnings ?? []), `the number of args was not checked: ${unknown}`] } : {}),
+      };
     });
 
     runner.hooks.execute.tapPromise(name, async (request) => {

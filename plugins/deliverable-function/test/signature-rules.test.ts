@@ -36,6 +36,8 @@ def with_kwargs(a, **options):
 
 def total(nums: list[int]) -> int:
     return sum(nums)
+
+from math import hypot as no_signature
 `;
 
 /** Runs `tests` against `entrypoint` of MODULE; returns each case's violations and outcome. */
@@ -139,5 +141,12 @@ describe("the number of args against the real signature", () => {
     ]);
     expect(results[1]?.actual).toBe(3);
     expect(results[2]?.actual).toBe(6);
+  });
+
+  test("a function whose signature inspect cannot read: only the list rule applies, and a warning says so", async () => {
+    const driven = await drive({ entrypoint: "no_signature", source: MODULE, tests: [makeCase([3, 4])] });
+    expect(driven.resolutions[0]?.violations).toEqual([]);
+    expect(driven.resolutions[0]?.warnings).toEqual([expect.stringMatching(/^the number of args was not checked: inspect.signature\(no_signature\) failed: /)]);
+    expect(driven.outcomes[0]?.actual).toBe(5);
   });
 });
