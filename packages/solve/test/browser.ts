@@ -1,4 +1,5 @@
 /** Opens an HTML file in Debian's headless Chromium through playwright-core, collecting console errors. */
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +19,11 @@ const FLAGS = [
 ];
 
 export async function withPage<T>(htmlFile: string, use: (page: Page, problems: string[]) => Promise<T>): Promise<T> {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(
+      `no Chromium at ${CHROMIUM}: install Debian's chromium with SKILLRIG_WITH_BROWSER=1 bash scripts/setup-system.sh (or point SKILLRIG_CHROMIUM at one)`,
+    );
+  }
   const profile = await mkdtemp(join(tmpdir(), "solve-chromium-"));
   const context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: FLAGS });
   const problems: string[] = [];
