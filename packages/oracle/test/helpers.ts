@@ -1,7 +1,8 @@
 /** Test helpers: a runner with the real plugins, and task files written to a temp folder. */
-import { mkdtempSync, mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll } from "vitest";
 import { Runner, type SkillrigPlugin, type Task, type TestCase } from "@skillrig/core";
 import scriptPlugin from "@skillrig/deliverable-script";
 import cliPlugin from "@skillrig/deliverable-cli";
@@ -15,8 +16,16 @@ export function makeRunner(extra: SkillrigPlugin[] = []): Runner {
   return runner;
 }
 
+const created: string[] = [];
+afterAll(() => {
+  for (const dir of created) rmSync(dir, { recursive: true, force: true });
+});
+
+/** A temp folder removed after the test file's tests. */
 export function tempDir(prefix = "oracle-test-"): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  created.push(dir);
+  return dir;
 }
 
 /** Writes files (path -> content) under a fresh temp folder; returns the folder. */
