@@ -102,7 +102,7 @@ export interface CaseComparison {
   actual: unknown;
   /** The mode used unless the case or task names one. */
   defaultMode: string;
-  /** Only the case-level compare applies to this field (exit codes are always exact). */
+  /** The field is always compared with `defaultMode`, whatever the case or task names (exit codes are always exact). */
   fixedMode?: boolean;
 }
 
