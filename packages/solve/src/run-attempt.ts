@@ -86,8 +86,9 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
 
   const artifact = job.artifacts.find((a) => a.field === "deliverable");
   if (!artifact) {
+    // Only the batch's own cancellation makes an attempt `canceled`; a job that ran out of time failed.
     result.status =
-      job.status === "canceled"
+      job.status === "canceled" && spec.signal?.aborted
         ? "canceled"
         : job.error?.code === "artifact_missing" || job.status === "succeeded"
           ? "artifact_missing"

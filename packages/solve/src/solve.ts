@@ -2,7 +2,8 @@
  * A solve batch: many tasks, one or more engines, K attempts each, run concurrently.
  *
  *   check every engine is claimed -> reference check of every task (before any engine is scored)
- *   -> every (task, engine, attempt) through `runAttempt`, `jobs` at a time -> per-engine summary.
+ *   -> a dry-run preflight of every (task, engine) job -> every (task, engine, attempt) through `runAttempt`,
+ *   `jobs` at a time -> per-engine summary.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -77,7 +78,8 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       references.set(loaded.task.task_id, check);
       if (check) options.onProgress?.({ type: "reference", task_id: loaded.task.task_id, check });
     } catch (error) {
-      if (!isSkillrigError(error)) throw error;
+      // A broken task is collected so every one is listed; anything else (no sandbox ...) is not about the task.
+      if (!isSkillrigError(error) || (error.code !== "invalid_task" && error.code !== "invalid_test_format")) throw error;
       problems.push({ file: error.file ?? loaded.displayPath, pointer: error.pointer, message: error.message });
     }
   }

@@ -22,14 +22,28 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+function scriptedRunner(): Runner {
+  return new Runner({ cwd: dir })
+    .use(scriptedEngine() as SkillrigPlugin)
+    .use(compareModesPlugin())
+    .use(deliverableFunction())
+    .use(skillProtocolPlugin())
+    .use(sandboxPlugin());
+}
+
 describe("canceling a solve batch", () => {
+  it("ends an attempt whose job ran out of time as engine_failed, not canceled", async () => {
+    const report = await solve(scriptedRunner(), {
+      tasks: await loadSolveTasks([join(example, "task.json")], dir),
+      engines: [{ name: "scripted", options: { wait_for_abort: true } }],
+      runsDir: join(dir, "runs"),
+      timeoutMs: 300,
+    });
+    expect(report.tasks[0]!.attempts[0]).toMatchObject({ status: "engine_failed" });
+  }, 30_000);
+
   it("ends the running attempt as canceled and does not start the rest", async () => {
-    const runner = new Runner({ cwd: dir })
-      .use(scriptedEngine() as SkillrigPlugin)
-      .use(compareModesPlugin())
-      .use(deliverableFunction())
-      .use(skillProtocolPlugin())
-      .use(sandboxPlugin());
+    const runner = scriptedRunner();
     const controller = new AbortController();
     runner.hooks.jobEvent.tap("test", (event) => {
       if (event.type === "message") controller.abort();
