@@ -78,6 +78,7 @@ export const jobView = {
     started_at: { type: "string", format: "date-time", nullable: true },
     finished_at: { type: "string", format: "date-time", nullable: true },
     duration_ms: { type: "integer", nullable: true },
+    queue_position: { type: "integer", description: "Queued jobs only (GET /v1/jobs/{id}): how many queued jobs start before this one" },
     links: { type: "object", additionalProperties: { type: "string" } },
   },
 } as const;

@@ -4,7 +4,7 @@
  * core's types, so the API, the queue and the uploads do not care how a job is run.
  */
 import { existsSync, statSync } from "node:fs";
-import type { EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
+import type { CaseVerdict, EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
 import { findSkills, resolveSkill, runJob, skillRoots } from "@skillrig/skills";
 import { resolveDeliverable, runTask, validateTask } from "@skillrig/oracle";
 
@@ -25,6 +25,8 @@ export interface RunSkillJobOptions {
 export interface RunOracleOptions {
   signal: AbortSignal;
   jobs?: number;
+  /** Called with each case's verdict as it is decided. */
+  onCase?: (verdict: CaseVerdict) => void;
 }
 
 export interface JobExecution {
@@ -69,6 +71,11 @@ function skillCache(runner: Runner) {
 
 export function createJobExecution(runner: Runner): JobExecution {
   const loadSkill = skillCache(runner);
+  // caseResult fires for every task run on this runner; each oracle run listens for its own deliverable folder.
+  const caseListeners = new Map<string, (verdict: CaseVerdict) => void>();
+  runner.hooks.caseResult.tap("@skillrig/server", (verdict, work) => {
+    caseListeners.get(work.run.deliverable.dir)?.(verdict);
+  });
   return {
     listSkills() {
       const listing: SkillListing = { skills: [], broken: [] };
@@ -102,13 +109,18 @@ export function createJobExecution(runner: Runner): JobExecution {
     },
     async runOracle(loaded, deliverableDir, options) {
       const deliverable = await resolveDeliverable(deliverableDir, loaded.task, deliverableDir);
-      return runTask(runner, {
-        loaded,
-        deliverable,
-        signal: options.signal,
-        jobs: options.jobs ?? runner.config.oracle?.jobs,
-        strict: runner.config.oracle?.strict,
-      });
+      if (options.onCase) caseListeners.set(deliverable.dir, options.onCase);
+      try {
+        return await runTask(runner, {
+          loaded,
+          deliverable,
+          signal: options.signal,
+          jobs: options.jobs ?? runner.config.oracle?.jobs,
+          strict: runner.config.oracle?.strict,
+        });
+      } finally {
+        caseListeners.delete(deliverable.dir);
+      }
     },
   };
 }

@@ -182,7 +182,14 @@ export class JobQueue {
     const { execution } = this.#options;
     if (job.kind === "oracle") {
       const loaded = execution.loadTask(job.request.task);
-      const report = await execution.runOracle(loaded, join(job.run_dir, "deliverable"), { signal });
+      const report = await execution.runOracle(loaded, join(job.run_dir, "deliverable"), {
+        signal,
+        onCase: (verdict) => {
+          if (this.#closing) return;
+          const { name, index, status, duration_ms, message } = verdict;
+          this.record(job.id, "case", { name, index, status, duration_ms, message });
+        },
+      });
       await writeFile(join(job.run_dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
       return { status: "succeeded", result: report };
     }

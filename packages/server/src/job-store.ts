@@ -152,6 +152,9 @@ export class JobStore {
       list: db.prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
       countStatus: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
       countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
+      queueAhead: db.prepare(
+        "SELECT COUNT(*) AS n FROM jobs WHERE status = 'queued' AND queue_order < (SELECT queue_order FROM jobs WHERE id = ?)",
+      ),
       nextQueued: db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY queue_order, rowid LIMIT 1"),
       maxOrder: db.prepare("SELECT COALESCE(MAX(queue_order), 0) AS m FROM jobs"),
       markQueued: db.prepare("UPDATE jobs SET status = 'queued', queued_at = @at, queue_order = @order WHERE id = @id AND status = @from"),
@@ -213,6 +216,11 @@ export class JobStore {
   /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. Uses the status index. */
   pendingCount(): number {
     return (this.#statements.countPending.get() as { n: number }).n;
+  }
+
+  /** How many queued jobs will start before this queued one. */
+  queuedAhead(id: string): number {
+    return (this.#statements.queueAhead.get(id) as { n: number }).n;
   }
 
   /** `waiting_upload` -> `queued` (or requeues a `running` job on restart). Returns the event, or undefined if the job was not in `from`. */

@@ -19,7 +19,8 @@ export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, st
   return links;
 }
 
-export function jobView(job: JobRecord) {
+/** `queuePosition`: for a queued job, how many queued jobs start before it (0: next). */
+export function jobView(job: JobRecord, queuePosition?: number) {
   const duration = job.started_at && job.finished_at ? Date.parse(job.finished_at) - Date.parse(job.started_at) : null;
   return {
     id: job.id,
@@ -35,6 +36,7 @@ export function jobView(job: JobRecord) {
     started_at: job.started_at,
     finished_at: job.finished_at,
     duration_ms: duration,
+    ...(job.status === "queued" && queuePosition !== undefined ? { queue_position: queuePosition } : {}),
     links: jobLinks(job),
   };
 }

@@ -64,11 +64,17 @@ describe("bad input", () => {
   });
 
   it("a request body that breaks the API schema: 422 listing every violation with its pointer", async () => {
-    const res = await client.json("POST", "/v1/jobs", { engine: 3, extra: true, options: { timeout_ms: 0 } });
+    // `files` (host paths, as `skillrig run --file` takes them) is not part of the API: a client cannot make the server read its disk.
+    const res = await client.json("POST", "/v1/jobs", {
+      engine: 3,
+      extra: true,
+      options: { timeout_ms: 0 },
+      files: { text_file: "/etc/passwd" },
+    });
     expect(res.status).toBe(422);
     expect(res.body.error.code).toBe("schema_violation");
     const pointers = res.body.error.violations.map((v: { pointer: string }) => v.pointer).sort();
-    expect(pointers).toEqual(["/engine", "/extra", "/options/timeout_ms", "/skill_id"]);
+    expect(pointers).toEqual(["/engine", "/extra", "/files", "/options/timeout_ms", "/skill_id"]);
   });
 
   it("input and parameters that break the skill's schemas: 422 listing each under /input and /parameter", async () => {
@@ -228,6 +234,9 @@ describe("limits and security", () => {
       const a = await submit();
       const b = await submit();
       expect([a.body.status, b.body.status]).toEqual(["queued", "queued"]);
+      expect((await client.json("GET", `/v1/jobs/${a.body.id}`)).body.queue_position).toBe(0);
+      expect((await client.json("GET", `/v1/jobs/${b.body.id}`)).body.queue_position).toBe(1);
+      expect((await client.json("GET", `/v1/jobs/${running.body.id}`)).body.queue_position).toBeUndefined();
       const full = await submit();
       expect(full.status).toBe(429);
       expect(full.body.error).toMatchObject({ code: "queue_full", details: { waiting: 2, queue_limit: 2 } });

@@ -185,7 +185,13 @@ describe("a skill job over HTTP", () => {
       craftZip([{ name: "double.py", data: "print(int(input()) * 2)\n" }]),
     );
     expect(upload.status).toBe(202);
-    await waitForStatus(client, created.body.id, ["succeeded", "failed"]);
+    const events = await readEvents(server.url, created.body.id);
+    const cases = events.filter((e) => e.event === "case").map((e) => e.payload.data);
+    expect(cases.map((c) => [c.name, c.status]).sort()).toEqual([
+      ["five", "failed"],
+      ["two", "passed"],
+    ]);
+    expect(events.at(-1)!.payload.data.status).toBe("succeeded");
     const report = await client.json("GET", `/v1/jobs/${created.body.id}/result`);
     expect(report.body).toMatchObject({ task_id: "double", summary: { total: 2, passed: 1, failed: 1 } });
     expect(report.body.cases.map((c: { status: string }) => c.status)).toEqual(["passed", "failed"]);

@@ -36,7 +36,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       schema: {
         summary: "Live events of a job (Server-Sent Events)",
         description:
-          "Events `status` (status changes), `engine` (engine events: messages, tool calls, file changes, usage) and `log` (log lines). Each `id` is a sequence number; reconnect with the `Last-Event-ID` header (or `?last_event_id=`) to resume. The stream ends after the terminal status.",
+          "Events `status` (status changes), `engine` (engine events: messages, tool calls, file changes, usage), `log` (log lines) and, for oracle runs, `case` (each case's verdict). Each `id` is a sequence number; reconnect with the `Last-Event-ID` header (or `?last_event_id=`) to resume. The stream ends after the terminal status.",
         tags: ["jobs"],
         params: jobIdParams,
         querystring: { type: "object", properties: { last_event_id: { type: "string", pattern: "^[0-9]{1,15}$" } } },

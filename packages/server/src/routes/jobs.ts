@@ -121,7 +121,10 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         response: { 200: jobViewSchema, ...errorResponses(401, 404) },
       },
     },
-    async (request) => jobView(requireJob(context, request.params.id)),
+    async (request) => {
+      const job = requireJob(context, request.params.id);
+      return jobView(job, job.status === "queued" ? context.queue.store.queuedAhead(job.id) : undefined);
+    },
   );
 
   app.post<{ Params: { id: string }; Body: Buffer }>(

@@ -1,0 +1,37 @@
+/** `skillrig serve` refuses bad options and unsafe exposure with exit code 2 and a clear message, before listening. */
+import { spawnSync } from "node:child_process";
+import { join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+import { makeProject } from "./support/server-harness.js";
+
+const CLI = resolve(import.meta.dirname, "..", "..", "cli", "dist", "bin.js");
+
+function serve(args: string[], server = {}) {
+  const dir = makeProject(server);
+  const run = spawnSync(process.execPath, [CLI, "serve", "--config", join(dir, "skillrig.config.json"), ...args], {
+    encoding: "utf8",
+    timeout: 60_000,
+  });
+  return { code: run.status, stderr: run.stderr };
+}
+
+describe("skillrig serve", () => {
+  it("exits 2 for a port that is not a number", () => {
+    const { code, stderr } = serve(["--port", "eighty"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('error[invalid_config]: --port must be a whole number of at least 0, not "eighty"');
+  });
+
+  it("exits 2 for an unknown --on-restart", () => {
+    const { code, stderr } = serve(["--on-restart", "retry"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain('--on-restart must be "fail" or "requeue", not "retry"');
+  });
+
+  it("exits 2 instead of listening on a public address without tokens", () => {
+    const { code, stderr } = serve(["--host", "0.0.0.0", "--port", "0"]);
+    expect(code).toBe(2);
+    expect(stderr).toContain("without bearer tokens");
+    expect(stderr).toContain("hint: add at least one token");
+  });
+});
