@@ -28,6 +28,10 @@ interface GeminiEvent {
 /** Tools of gemini-cli that change files, and the parameter holding the path. */
 const FILE_TOOLS: Record<string, string> = { write_file: "file_path", replace: "file_path", edit: "file_path" };
 
+/** gemini without network retries with backoff for minutes; after this many failed fetches skillrig stops it. */
+export const FETCH_FAILURE_LIMIT = 4;
+const FETCH_FAILED = /^Attempt \d+ failed\. Retrying with backoff\.\.\. .*fetch failed/;
+
 export interface GeminiStreamParser extends StreamParser {
   /** The `result` event's status ("success" / "error"), when one came. */
   resultStatus(): string | undefined;
@@ -46,6 +50,7 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
   const stderr: string[] = [];
   const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
   let stderrJson: string[] | undefined;
+  let fetchFailures = 0;
 
   const closeMessage = () => {
     if (current !== "") final = current;
@@ -118,6 +123,7 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
     },
     stderrLine(line) {
       if (stderr.length < 400) stderr.push(line);
+      if (FETCH_FAILED.test(line)) fetchFailures += 1;
       // With -o json the CLI prints its fatal error as a pretty JSON object on stderr; gather it.
       if (line === "{") stderrJson = [line];
       else if (stderrJson) {
@@ -138,6 +144,10 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
     usage: () => usage,
     errors: () => errors,
     completed: () => result === "success",
+    giveUp: () =>
+      fetchFailures >= FETCH_FAILURE_LIMIT
+        ? `it cannot reach the model API (${fetchFailures} requests failed with "fetch failed" and it would retry for minutes); check the network, the base_url option or a proxy`
+        : undefined,
     resultStatus: () => result,
     stderrLines: () => stderr,
     model: () => model,

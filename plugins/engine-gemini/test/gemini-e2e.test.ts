@@ -118,6 +118,21 @@ describe("gemini engine against the mock model", () => {
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
+  it("stops gemini when it cannot reach the model API instead of minutes of backoff", async () => {
+    const closed = await startMockModel({ scenario: { turns: [{ text: "x" }] } });
+    await closed.close();
+    const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: closed.url, api_key_env: KEY_ENV, model: "gemini-2.5-flash" }));
+    const result = await runJob(runner, {
+      skill_id: "write-greeting",
+      engine: "gemini",
+      input: { name: "Ada" },
+      options: { timeout_ms: 150_000 },
+    });
+    expect(result.error?.code).toBe("engine_failed");
+    expect(result.error?.message).toMatch(/cannot reach the model API \(4 requests failed with "fetch failed"/);
+    expect(processesUsing(result.run_dir)).toEqual([]);
+  });
+
   it("ends as malformed output when the final answer holds no JSON", async () => {
     const { result } = await run({ turns: [{ text: "I would rather not." }] });
     expect(result.status).toBe("failed");

@@ -93,6 +93,18 @@ describe("gemini stream-json transcripts", () => {
     expect(failure?.message).toContain("the workspace folder is not trusted");
   });
 
+  it("gem_long_nonetwork: the parser gives up on the fourth failed fetch instead of minutes of backoff", () => {
+    const parser = createGeminiStreamParser("/run/x/cwd");
+    const lines = readFileSync(resolve(CAPTURES, "gem_long_nonetwork.stderr"), "utf8").split("\n");
+    const at = lines.findIndex((line) => {
+      parser.stderrLine?.(line);
+      return parser.giveUp?.() !== undefined;
+    });
+    expect(lines[at]).toMatch(/^Attempt \d+ failed\. Retrying with backoff.*fetch failed/);
+    expect(lines.slice(0, at + 1).filter((l) => l.startsWith("Attempt "))).toHaveLength(4);
+    expect(parser.giveUp?.()).toMatch(/cannot reach the model API \(4 requests failed with "fetch failed"/);
+  });
+
   it("maps exit codes back to HTTP statuses only where one fits", () => {
     expect(httpStatusOfExit(144)).toBe(400);
     expect(httpStatusOfExit(145)).toBe(401);
