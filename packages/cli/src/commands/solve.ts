@@ -14,10 +14,10 @@ import { ExitCode } from "../exit-codes.js";
 const REPORTERS = ["json", "junit", "html"] as const;
 
 interface SolveCommandOptions {
-  engine: string[];
+  engine?: string[];
   attempts?: number;
   jobs?: number;
-  reporter: string[];
+  reporter?: string[];
   out?: string;
   timeout?: number;
 }
@@ -28,9 +28,10 @@ function positiveInteger(value: string): number {
   return n;
 }
 
-function collect(value: string, previous: string[]): string[] {
+/** Repeatable, comma-separated values; the first call gets no previous list (no default, so help shows none). */
+function collect(value: string, previous: string[] | undefined): string[] {
   return [
-    ...previous,
+    ...(previous ?? []),
     ...value
       .split(",")
       .map((v) => v.trim())
@@ -48,11 +49,10 @@ export const solveCommand: CommandModule = {
         "-e, --engine <name>",
         "engine (or solve.variants label) to solve with, repeatable (default: solve.engines from the config)",
         collect,
-        [],
       )
       .option("-k, --attempts <k>", "attempts per task and engine (default: solve.attempts from the config, else 1)", positiveInteger)
       .option("-j, --jobs <n>", "attempts run at once (default: solve.jobs from the config, else 2)", positiveInteger)
-      .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect, [])
+      .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect)
       .option("--out <dir>", "folder for report files (solve-report.json, solve-report.junit.xml, solve-report.html)")
       .option("--timeout <ms>", "time limit of each engine run in milliseconds", positiveInteger)
       .addHelpText(
@@ -60,8 +60,9 @@ export const solveCommand: CommandModule = {
         "\nExit codes: 0 every attempt passed, 1 some attempt did not pass, 2 invalid input or misuse.\n" +
           "With --json, stdout holds only the solve report (the same document as --reporter json).\n",
       )
-      .action(async (taskFiles: string[], options: SolveCommandOptions, command) => {
+      .action(async (taskFiles: string[], given: SolveCommandOptions, command) => {
         const ctx = context(command);
+        const options = { ...given, engine: given.engine ?? [], reporter: given.reporter ?? [] };
         const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
         if (unknown.length > 0) {
           throw new SkillrigError(
