@@ -3,7 +3,7 @@
  * with its watchdogs, streamed events, classification, the final answer and its repair. Returns the
  * EngineOutcome core expects from `execute`; never throws for a failed run (only for bad options).
  */
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { EngineOutcome, JobExecuteRequest } from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
@@ -117,6 +117,8 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   rmSync(partial.outputFile, { force: true });
   const suffix = adapter.promptSuffix?.(partial) ?? "";
   const ctx: EngineRunContext<O> = { ...partial, prompt: suffix ? `${request.prompt.text.trimEnd()}\n\n${suffix}` : request.prompt.text };
+  // The prompt the CLI really gets (prompt.md holds the rendered one, without the engine's contract).
+  if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
   try {
     if (!apiKey && !baseUrl) {

@@ -66,6 +66,7 @@ describe("gemini engine against the mock model", () => {
     // The prompt carried the output-file contract; GEMINI.md points at the installed skill.
     const firstPrompt = JSON.stringify(played[0]!.body);
     expect(firstPrompt).toContain(".skillrig/result.json");
+    expect(readFileSync(join(result.run_dir, "logs/gemini.prompt.md"), "utf8")).toContain("## Final answer (required)");
     const workspace = join(result.run_dir, "workspace");
     expect(readFileSync(join(workspace, "GEMINI.md"), "utf8")).toContain(".agents/skills/write-greeting/SKILL.md");
     expect(existsSync(join(result.run_dir, "engine/gemini/home/.gemini/settings.json"))).toBe(true);
