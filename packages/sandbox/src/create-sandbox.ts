@@ -185,7 +185,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     name: "@skillrig/sandbox",
     isolation,
     warnings,
-    run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
+    async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
       return start(spawnOptions, "run").exited;
     },
     spawn(spawnOptions: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess {

@@ -228,6 +228,9 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     }
     const stderr = stderrCapture.text();
     const killedByLimit = signal === "SIGKILL" && !killedByUs;
+    // What stderr says counts only when the run ended badly: code that catches a MemoryError, reports it
+    // and exits 0 was not stopped by a limit.
+    const endedBadly = code !== 0;
     return {
       command: options.command,
       exitCode: code,
@@ -237,9 +240,9 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
       durationMs,
       timedOut,
       outputLimited,
-      memoryLimited: MEMORY_EVIDENCE.test(stderr) || killedByLimit,
+      memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit,
       cpuLimited: signal === "SIGXCPU",
-      fileSizeLimited: signal === "SIGXFSZ" || FILE_SIZE_EVIDENCE.test(stderr),
+      fileSizeLimited: signal === "SIGXFSZ" || (endedBadly && FILE_SIZE_EVIDENCE.test(stderr)),
       isolation: plan.isolation,
     };
   })();

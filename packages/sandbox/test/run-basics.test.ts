@@ -55,6 +55,19 @@ describe.each(levels)("run() at level %s", (level) => {
     expect(result.durationMs).toBeLessThan(60_000);
   });
 
+  it("does not call a MemoryError the code caught and survived a memory limit", async () => {
+    const result = await sandbox.run({
+      command: [
+        "python3",
+        "-c",
+        "import sys\ntry:\n    b = bytearray(1 << 40)\nexcept MemoryError:\n    print('MemoryError handled', file=sys.stderr)",
+      ],
+      cwd: caseFolder("handled"),
+      limits: { wallMs: 10_000 },
+    });
+    expect(result).toMatchObject({ exitCode: 0, memoryLimited: false, stderr: "MemoryError handled\n" });
+  });
+
   it("gives the code a scrubbed environment with HOME in its case folder, plus the caller's additions", async () => {
     const cwd = caseFolder("env");
     process.env.SKILLRIG_TEST_PARENT_VARIABLE = "parent-only";
