@@ -50,11 +50,9 @@ describe("gemini engine against the mock model", () => {
     expect(result.output).toEqual({ greeting_file: expect.stringMatching(/greeting\.txt$/), message: "Hello, Ada!" });
     expect(result.artifacts).toHaveLength(1);
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
-    expect(result.warnings).toEqual(
-      expect.arrayContaining(
-        ["engine output repaired: stripped a ```json code fence", "engine output repaired: removed text around the JSON"].slice(0, 1),
-      ),
-    );
+    expect(result.warnings?.filter((w) => w.startsWith("engine output repaired"))).toEqual([
+      "engine output repaired: stripped a ```json code fence",
+    ]);
     expect(events).toContainEqual({ type: "file_change", path: join(result.run_dir, "workspace", "greeting.txt"), kind: "add" });
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_call", tool: "write_file" }));
     expect(events).toContainEqual(expect.objectContaining({ type: "tool_result", tool: "write_file", status: "success" }));
