@@ -37,6 +37,37 @@ async function run(scenario: Scenario, options: { timeout_ms?: number; engine?: 
   }
 }
 
+describe("codex engine: problems found before the CLI runs", () => {
+  it("a missing API key fails at once as engine_auth_failed naming the variable (codex would retry forever)", async () => {
+    const { runner } = engineRunner(new CodexEnginePlugin({ api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }));
+    const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
+    expect(result.error?.code).toBe("engine_auth_failed");
+    expect(result.error?.message).toContain("the environment variable SKILLRIG_UNSET_KEY_FOR_TEST is not set");
+  });
+
+  it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
+    const { runner } = engineRunner(new CodexEnginePlugin({ binary: "/nonexistent/codex", mock_scenario: { turns: [{ text: "{}" }] } }));
+    const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
+    expect(result.error?.code).toBe("engine_not_found");
+    expect(result.error?.message).toMatch(/cannot start Codex CLI at \/nonexistent\/codex: .*ENOENT.*"binary" option/);
+  });
+
+  it("bad options: in the constructor (config load) and per job (request engine options), each named", async () => {
+    expect(() => new CodexEnginePlugin({ sandbox: "full-auto" } as never)).toThrow(
+      /@skillrig\/engine-codex options: sandbox: must be one of "read-only", "workspace-write", "danger-full-access"/,
+    );
+    const { runner } = engineRunner(new CodexEnginePlugin({ mock_scenario: { turns: [{ text: "{}" }] } }));
+    const result = await runJob(runner, {
+      skill_id: "write-greeting",
+      engine: "codex",
+      input: { name: "Ada" },
+      options: { engine: { timeout_ms: "soon" } },
+    });
+    expect(result.error?.code).toBe("invalid_config");
+    expect(result.error?.message).toMatch(/engine options of job .*: timeout_ms: must be integer/);
+  });
+});
+
 describe("codex engine against the mock model", () => {
   it("writes the artifact with codex's own apply_patch, returns output that validates, and records the version", async () => {
     const { result, events, requests } = await run({
