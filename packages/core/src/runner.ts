@@ -104,6 +104,11 @@ export interface CaseComparison {
   defaultMode: string;
   /** The field is always compared with `defaultMode`, whatever the case or task names (exit codes are always exact). */
   fixedMode?: boolean;
+  /**
+   * `actual` is an already-decoded JSON value (a function's return value), not text: compare modes must not
+   * parse a string in it as JSON text (a returned "11" is the string "11", not the number 11).
+   */
+  decoded?: boolean;
 }
 
 /** What a deliverable plugin returns for one case. */
@@ -142,6 +147,8 @@ export interface CompareRequest {
   expected: unknown;
   actual: unknown;
   field: string;
+  /** See `CaseComparison.decoded`. */
+  decoded?: boolean;
 }
 
 export interface CompareResult {

@@ -30,6 +30,16 @@ describe("compare modes", () => {
     expect(compare("trim", "a\nb", "a\n\nb")?.equal).toBe(false); // inner blank line counts
   });
 
+  it("json: a decoded actual (a function's return value) is a value, never parsed as JSON text", () => {
+    const decoded = (expected: unknown, actual: unknown) =>
+      runner.hooks.compare.call({ mode: "json", expected, actual, options: {}, field: "return value", decoded: true });
+    expect(decoded("z1", "z1")?.equal).toBe(true);
+    expect(decoded(11, "11")?.equal).toBe(false);
+    expect(decoded("11", 11)?.equal).toBe(false);
+    expect(decoded({ b: [1], a: "x" }, { a: "x", b: [1] })?.equal).toBe(true);
+    expect(decoded("a", "b")?.diff).toContain("return value");
+  });
+
   it("json: parses strings where needed and compares deeply, ignoring key order", () => {
     expect(compare("json", { a: 1, b: [1, 2] }, '{"b": [1, 2], "a": 1}\n')?.equal).toBe(true);
     expect(compare("json", '{"a": 1}', '{ "a" : 1 }')?.equal).toBe(true);

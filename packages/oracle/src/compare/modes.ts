@@ -29,8 +29,15 @@ export const exactMode: CompareMode = textMode(normalizeNewlines);
 /** Equal after dropping trailing whitespace on each line and trailing blank lines (and CRLF -> LF). */
 export const trimMode: CompareMode = textMode(trimLines);
 
-/** Strings are parsed as JSON where needed; then the values must be deeply equal (key order does not matter). */
-export const jsonMode: CompareMode = ({ expected, actual, field }) => {
+/**
+ * Strings are parsed as JSON where needed; then the values must be deeply equal (key order does not matter).
+ * A decoded actual (a function's return value) is already a value: nothing is parsed, so "11" never equals 11.
+ */
+export const jsonMode: CompareMode = ({ expected, actual, field, decoded }) => {
+  if (decoded) {
+    if (isDeepStrictEqual(toPlain(expected), toPlain(actual))) return { equal: true };
+    return { equal: false, diff: compactDiff(sortKeys(expected), sortKeys(actual), field) };
+  }
   const a = parseJson(actual);
   if (!a.ok) return { equal: false, message: `${field} is not valid JSON: ${a.error}` };
   // An expected string that is not JSON stands for itself (a JSON string value).
