@@ -3,6 +3,7 @@
  * bearer-token auth, zip bodies for uploads, and one error shape for everything.
  */
 import { createRequire } from "node:module";
+import multipart from "@fastify/multipart";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 import { isSkillrigError } from "@skillrig/core";
@@ -45,13 +46,24 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
       if (upload) {
         upload.requestBody = {
           required: true,
-          content: Object.fromEntries(ZIP_TYPES.map((t) => [t, { schema: { type: "string", format: "binary" } }])),
+          content: {
+            ...Object.fromEntries(ZIP_TYPES.map((t) => [t, { schema: { type: "string", format: "binary" } }])),
+            "multipart/form-data": {
+              schema: {
+                type: "object",
+                required: ["file"],
+                properties: { file: { type: "string", format: "binary", description: "The zip" } },
+              },
+            },
+          },
         };
       }
       return doc;
     },
   });
 
+  // Browsers' file forms send multipart/form-data: one file part holding the zip, under the same size limit.
+  await app.register(multipart, { limits: { fileSize: context.settings.uploadLimitBytes, files: 1, fields: 10, parts: 20 } });
   app.addContentTypeParser(ZIP_TYPES, { parseAs: "buffer" }, (_request, body, done) => done(null, body));
 
   if (context.settings.tokens.length > 0) {

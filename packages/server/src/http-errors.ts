@@ -68,6 +68,12 @@ function fromFastify(error: FastifyError, request: FastifyRequest): SkillrigErro
             : "send JSON with Content-Type: application/json",
         },
       );
+    case "FST_REQ_FILE_TOO_LARGE":
+      return new SkillrigError("upload_too_large", "the uploaded file is larger than server.upload_limit_bytes allows", {
+        hint: "raise server.upload_limit_bytes, or upload fewer or smaller files",
+      });
+    case "FST_FILES_LIMIT":
+      return new SkillrigError("usage", "the form holds more than one file; send one zip", { field: "file" });
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
     case "FST_ERR_CTP_INVALID_CONTENT_LENGTH":
       return new SkillrigError("usage", error.message);

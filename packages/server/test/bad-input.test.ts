@@ -109,6 +109,16 @@ describe("bad input", () => {
     await expectNothingWritten(id);
   });
 
+  it("a form upload (multipart) with a file larger than server.upload_limit_bytes: 413", async () => {
+    const id = await waitingJob();
+    const form = new FormData();
+    form.append("file", new Blob([craftZip([{ name: "text_file", data: Buffer.alloc(9000, 0x61) }])]), "files.zip");
+    const res = await client.raw(`/v1/jobs/${id}/upload`, { method: "POST", body: form });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("upload_too_large");
+    await expectNothingWritten(id);
+  });
+
   it("an upload that is not a zip: 415, by content and by content type", async () => {
     const id = await waitingJob();
     const byContent = await client.upload(`/v1/jobs/${id}/upload`, Buffer.from("plain text, not a zip"));

@@ -180,11 +180,16 @@ describe("a skill job over HTTP", () => {
     const created = await client.json("POST", "/v1/oracle/runs", { task });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ kind: "oracle", status: "waiting_upload" });
-    const upload = await client.upload(
-      `/v1/jobs/${created.body.id}/upload`,
-      craftZip([{ name: "double.py", data: "print(int(input()) * 2)\n" }]),
+    // As a browser form sends it: multipart/form-data with the zip as its one file.
+    const form = new FormData();
+    form.append(
+      "file",
+      new Blob([craftZip([{ name: "double.py", data: "print(int(input()) * 2)\n" }])], { type: "application/zip" }),
+      "deliverable.zip",
     );
+    const upload = await client.raw(`/v1/jobs/${created.body.id}/upload`, { method: "POST", body: form });
     expect(upload.status).toBe(202);
+    expect((await upload.json()).files).toEqual([{ path: "double.py", bytes: 24 }]);
     const events = await readEvents(server.url, created.body.id);
     const cases = events.filter((e) => e.event === "case").map((e) => e.payload.data);
     expect(cases.map((c) => [c.name, c.status]).sort()).toEqual([

@@ -134,7 +134,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       schema: {
         summary: "Upload the job's files (skill) or the deliverable (oracle run) as a zip",
         description:
-          "The raw body is a zip (Content-Type: application/zip). For a skill job each file is named exactly as its file input field. Refused with nothing written: not a zip (415), too large (413), `..` entries, absolute paths, symlinks, too many files or bytes (400).",
+          "The body is a zip: raw (Content-Type: application/zip) or the one file of a multipart/form-data form. For a skill job each file is named exactly as its file input field. Refused with nothing written: not a zip (415), too large (413), `..` entries, absolute paths, symlinks, too many files or bytes (400).",
         tags: ["jobs"],
         params: jobIdParams,
         response: {
@@ -148,7 +148,15 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       if (job.status !== "waiting_upload") {
         throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}, not waiting for an upload`, { field: "status" });
       }
-      const body = request.body;
+      let body: unknown = request.body;
+      if (request.isMultipart()) {
+        const part = await request.file();
+        if (!part)
+          throw new SkillrigError("upload_not_zip", "the multipart body holds no file part", {
+            hint: "send the zip as the form's one file field",
+          });
+        body = await part.toBuffer();
+      }
       if (!Buffer.isBuffer(body) || !looksLikeZip(body)) {
         throw new SkillrigError("upload_not_zip", "the upload is not a zip archive (it does not start with a zip signature)", {
           hint: "send a zip archive as the request body (Content-Type: application/zip)",
