@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResourceLimits, SandboxResult } from "@skillrig/core";
-import { createSandbox } from "@skillrig/sandbox";
+import { availableLevels, createSandbox } from "@skillrig/sandbox";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -261,5 +261,81 @@ describe("parallel runs", () => {
       [1, 2, 3].map(() => sandbox.run({ command: ["python3", "-c", forkTen], cwd: mkdtempSync(join(root, "par-")), limits })),
     );
     for (const run of runs) expect(run).toMatchObject({ exitCode: 0, stdout: "forked 10\n" });
+  });
+});
+
+/**
+ * The weaker levels promise less (no network or filesystem isolation, see docs/sandbox.md), but what they do
+ * promise must hold too, for a machine that falls back to them. The slow cases (timeouts) and the fork bomb
+ * (the process limit needs a per-run uid there) stay with the strongest level above.
+ */
+const weakerLevels = availableLevels()
+  .filter((l) => l.available && l.level !== "namespaces")
+  .map((l) => l.level);
+
+describe.each(weakerLevels)("hostile deliverables at the weaker level %s", (level) => {
+  const weaker = createSandbox({ level });
+  const runAt = async (script: string) => {
+    const marker = `hostile-${randomUUID()}`;
+    const cwd = mkdtempSync(join(root, `${level}-${script.replace(/\.py$/, "")}-`));
+    const result = await weaker.run({
+      command: ["python3", join(hostileDir, script), marker],
+      cwd,
+      readOnlyPaths: [hostileDir],
+      limits: LIMITS,
+    });
+    expect(processesWithMarker(marker)).toEqual([]);
+    expect(result.isolation).toBe(level);
+    return { result, cwd };
+  };
+
+  it("printing 1 GB is capped", async () => {
+    const { result } = await runAt("print_1gb.py");
+    expect(result.outputLimited).toBe(true);
+    expect(Buffer.byteLength(result.stdout)).toBe(LIMITS.outputBytes);
+  });
+
+  it("reading the runner's secrets finds none in its environment", async () => {
+    const secret = `s3cret-${randomUUID()}`;
+    process.env.SKILLRIG_HOSTILE_SECRET = secret;
+    try {
+      const { result } = await runAt("read_secret.py");
+      // Without a pid namespace other processes' /proc/*/environ may be readable; their own environment is what we control.
+      const ownEnvironment = result.stdout.split("--- /proc/*/environ ---")[0] as string;
+      expect(ownEnvironment).toContain("PATH=");
+      expect(ownEnvironment).not.toContain(secret);
+    } finally {
+      Reflect.deleteProperty(process.env, "SKILLRIG_HOSTILE_SECRET");
+    }
+  });
+
+  it("a detached background child does not outlive the run", async () => {
+    const { result } = await runAt("background_child.py");
+    expect(result).toMatchObject({ exitCode: 0, timedOut: false, stdout: "parent done\n" });
+  });
+});
+
+// Level "none" sets no rlimits (there 4 GB would really be allocated): these run at "rlimits" only.
+describe.each(weakerLevels.filter((level) => level === "rlimits"))("resource limits at the weaker level %s", (level) => {
+  const weaker = createSandbox({ level });
+  const runAt = async (script: string) => {
+    const marker = `hostile-${randomUUID()}`;
+    const cwd = mkdtempSync(join(root, `${level}-${script.replace(/\.py$/, "")}-`));
+    const result = await weaker.run({
+      command: ["python3", join(hostileDir, script), marker],
+      cwd,
+      readOnlyPaths: [hostileDir],
+      limits: LIMITS,
+    });
+    expect(processesWithMarker(marker)).toEqual([]);
+    return { result, cwd };
+  };
+
+  it("allocating 4 GB and writing 2 GB hit the limits", async () => {
+    const memory = await runAt("allocate_4gb.py");
+    expect(memory.result.memoryLimited).toBe(true);
+    const file = await runAt("write_2gb.py");
+    expect(file.result.fileSizeLimited).toBe(true);
+    expect(statSync(join(file.cwd, "huge.bin")).size).toBeLessThanOrEqual(LIMITS.fileSizeBytes as number);
   });
 });
