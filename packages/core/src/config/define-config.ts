@@ -52,6 +52,8 @@ export interface SkillrigConfig {
     upload_max_files?: number;
     /** Cap on the total bytes a zip upload may extract to (zip bombs). */
     upload_max_extracted_bytes?: number;
+    /** A job waiting for its upload longer than this is canceled (reason `upload_timeout`). */
+    upload_wait_ms?: number;
   };
   solve?: {
     /** Engines (names or variant labels) `skillrig solve` uses when no --engine is given. */
