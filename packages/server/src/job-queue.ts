@@ -22,6 +22,8 @@ export interface JobQueueOptions {
   uploadsDir: string;
   concurrency: number;
   onRestart: "fail" | "requeue";
+  /** Jobs waiting longer than this for their upload are canceled. */
+  uploadWaitMs: number;
 }
 
 export const INTERRUPTED_ERROR: SerializedError = {
@@ -40,6 +42,7 @@ export class JobQueue {
   readonly #running = new Map<string, { controller: AbortController; canceled: boolean; done: Promise<void> }>();
   readonly #live = new EventEmitter();
   #closing = false;
+  #sweeper: NodeJS.Timeout | undefined;
 
   constructor(options: JobQueueOptions) {
     this.#options = options;
@@ -75,7 +78,29 @@ export class JobQueue {
       }
     }
     this.pump();
+    this.#sweepAbandoned();
+    const every = Math.min(60_000, Math.max(100, Math.floor(this.#options.uploadWaitMs / 2)));
+    this.#sweeper = setInterval(() => this.#sweepAbandoned(), every);
+    this.#sweeper.unref();
     return out;
+  }
+
+  /** Cancels jobs whose upload never came, so they do not hold queue places forever. */
+  #sweepAbandoned(): void {
+    const cutoff = new Date(Date.now() - this.#options.uploadWaitMs).toISOString();
+    for (const id of this.store.waitingSince(cutoff)) {
+      this.published(
+        this.store.finish(id, {
+          status: "canceled",
+          reason: "upload_timeout",
+          error: {
+            code: "timeout",
+            message: `no upload arrived within ${this.#options.uploadWaitMs} ms (server.upload_wait_ms)`,
+            hint: "submit the job again and upload its files right after",
+          },
+        }),
+      );
+    }
   }
 
   /** Listens to the stored events of one job as they happen. Returns the unsubscribe function. */
@@ -136,6 +161,7 @@ export class JobQueue {
    */
   async close(): Promise<void> {
     this.#closing = true;
+    clearInterval(this.#sweeper);
     const pending = [...this.#running.values()];
     for (const run of pending) run.controller.abort(new SkillrigError("interrupted", "the server is shutting down"));
     await Promise.allSettled(pending.map((r) => r.done));

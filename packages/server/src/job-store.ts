@@ -164,6 +164,7 @@ export class JobStore {
          WHERE id = @id AND status NOT IN ('succeeded', 'failed', 'canceled')`,
       ),
       running: db.prepare("SELECT * FROM jobs WHERE status = 'running'"),
+      waitingSince: db.prepare("SELECT id FROM jobs WHERE status = 'waiting_upload' AND created_at < ?"),
       insertEvent: db.prepare("INSERT INTO events (job_id, type, data_json, at) VALUES (?, ?, ?, ?)"),
       eventsAfter: db.prepare("SELECT * FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
     };
@@ -267,6 +268,11 @@ export class JobStore {
   /** Jobs left `running` by a server that stopped without finishing them. */
   runningJobs(): JobRecord[] {
     return (this.#statements.running.all() as JobRow[]).map(fromRow);
+  }
+
+  /** Ids of jobs that have waited for their upload since before `cutoff` (an ISO time). */
+  waitingSince(cutoff: string): string[] {
+    return (this.#statements.waitingSince.all(cutoff) as Array<{ id: string }>).map((r) => r.id);
   }
 
   appendEvent(jobId: string, type: string, data: unknown): StoredEvent {

@@ -22,6 +22,8 @@ export interface ServerSettings {
   uploadMaxFiles: number;
   /** Most bytes one zip may extract to. */
   uploadMaxExtractedBytes: number;
+  /** A job waiting longer than this for its upload is canceled (reason `upload_timeout`). */
+  uploadWaitMs: number;
 }
 
 export type ServerOverrides = Partial<Pick<ServerSettings, "host" | "port" | "concurrency" | "dataDir" | "queueLimit" | "onRestart">>;
@@ -36,6 +38,7 @@ export const SERVER_DEFAULTS = {
   uploadLimitBytes: 100 * 1024 * 1024,
   uploadMaxFiles: 1000,
   uploadMaxExtractedBytes: 1024 * 1024 * 1024,
+  uploadWaitMs: 24 * 60 * 60 * 1000,
 } as const;
 
 export function isLoopbackHost(host: string): boolean {
@@ -61,6 +64,7 @@ export function resolveServerSettings(
     uploadLimitBytes: server.upload_limit_bytes ?? SERVER_DEFAULTS.uploadLimitBytes,
     uploadMaxFiles: server.upload_max_files ?? SERVER_DEFAULTS.uploadMaxFiles,
     uploadMaxExtractedBytes: server.upload_max_extracted_bytes ?? SERVER_DEFAULTS.uploadMaxExtractedBytes,
+    uploadWaitMs: server.upload_wait_ms ?? SERVER_DEFAULTS.uploadWaitMs,
   };
   if (!isLoopbackHost(settings.host) && settings.tokens.length === 0) {
     throw new InvalidConfigError(

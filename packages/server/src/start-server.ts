@@ -47,7 +47,15 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   mkdirSync(uploadsDir, { recursive: true });
   const store = new JobStore(join(settings.dataDir, "skillrig-server.sqlite"));
   const execution = options.execution ?? createJobExecution(runner);
-  const queue = new JobQueue({ store, execution, runsDir, uploadsDir, concurrency: settings.concurrency, onRestart: settings.onRestart });
+  const queue = new JobQueue({
+    store,
+    execution,
+    runsDir,
+    uploadsDir,
+    concurrency: settings.concurrency,
+    onRestart: settings.onRestart,
+    uploadWaitMs: settings.uploadWaitMs,
+  });
   const app = await buildApp({ settings, runner, execution, queue, runsDir, uploadsDir }, { logger: options.logger });
   let recovered: RunningServer["recovered"];
   try {

@@ -259,6 +259,22 @@ describe("limits and security", () => {
     }
   });
 
+  it("a job whose upload never comes is canceled after server.upload_wait_ms and frees its queue place", async () => {
+    const server = await startInProcess(makeProject({ upload_wait_ms: 300, queue_limit: 1 }));
+    const client = api(server.url);
+    try {
+      const abandoned = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "x" } });
+      expect((await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "y" } })).status).toBe(429);
+      const ended = await waitForStatus(client, abandoned.body.id, ["canceled"]);
+      expect(ended).toMatchObject({ reason: "upload_timeout", error: { code: "timeout" } });
+      const late = await client.upload(`/v1/jobs/${abandoned.body.id}/upload`, craftZip([{ name: "text_file", data: "late" }]));
+      expect(late.status).toBe(409);
+      expect((await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "z" } })).status).toBe(201);
+    } finally {
+      await server.close();
+    }
+  });
+
   it("with tokens configured, every route but /healthz needs a valid bearer token", async () => {
     const token = "s3cret-token-0123456789";
     const server = await startInProcess(makeProject({ tokens: [token] }));

@@ -1,5 +1,6 @@
 /** Skill jobs and oracle runs: create, upload, look at, cancel, result. */
 import { randomUUID } from "node:crypto";
+import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { escapePointerToken, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
 import type { FastifyInstance } from "fastify";
@@ -213,7 +214,11 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}`,
       });
       const event = context.queue.store.markQueued(job.id, "waiting_upload");
-      if (!event) throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
+      if (!event) {
+        // Canceled (by the client or for waiting too long) while the zip was being extracted: drop what was written.
+        await rm(target, { recursive: true, force: true });
+        throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
+      }
       // Published right after it is stored, before anything else is: live listeners see events in store order.
       context.queue.published(event);
       return reply.code(202).send({ id: job.id, status: context.queue.store.get(job.id)!.status, files });
