@@ -45,7 +45,15 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
     );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.engine_version).toBe("0.169.0");
-    expect(result.output).toMatchObject({ total_words: 31, unique_words: 17 });
+    // The scripted model runs the skill's own command as rendered for this job, so the parameter applies.
+    expect(result.output).toMatchObject({
+      total_words: 31,
+      unique_words: 17,
+      top_words: [
+        { word: "the", count: 7 },
+        { word: "a", count: 3 },
+      ],
+    });
     expect(readFileSync(join(result.run_dir, "artifacts/report.md"), "utf8")).toContain("| the | 7 |");
   });
 });
