@@ -54,6 +54,8 @@ export interface SkillrigConfig {
     upload_max_extracted_bytes?: number;
     /** A job waiting for its upload longer than this is canceled (reason `upload_timeout`). */
     upload_wait_ms?: number;
+    /** Engine options an API client may set per job (default model, timeout_ms, idle_timeout_ms). */
+    client_engine_options?: string[];
   };
   solve?: {
     /** Engines (names or variant labels) `skillrig solve` uses when no --engine is given. */
