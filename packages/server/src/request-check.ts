@@ -74,8 +74,12 @@ function prefixed(violations: Violation[], prefix: string, file?: string): Viola
   return violations.map((v) => ({ ...v, pointer: `${prefix}${v.pointer ?? ""}`, ...(file ? { file } : {}) }));
 }
 
-/** Throws engine_not_found (400) or schema_violation (422, every violation listed) for a request that cannot run. */
-export function checkJobRequest(runner: Runner, skill: SkillManifest, request: JobRequest): void {
+/**
+ * Throws engine_not_found (400) or schema_violation (422, every violation listed) for a request that cannot run.
+ * `clientEngineOptions` are the engine options a client may set: an engine's `binary`, `env` or `extra_args`
+ * would let any client run any program on the server, so only the config may set those.
+ */
+export function checkJobRequest(runner: Runner, skill: SkillManifest, request: JobRequest, clientEngineOptions: readonly string[]): void {
   if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
     throw new SkillrigError(
       "engine_not_found",
@@ -90,6 +94,16 @@ export function checkJobRequest(runner: Runner, skill: SkillManifest, request: J
 
   const inputs = skillInputs(skill);
   const violations: Violation[] = [];
+  for (const key of Object.keys(request.options?.engine ?? {})) {
+    if (!clientEngineOptions.includes(key)) {
+      violations.push({
+        pointer: `/options/engine/${escapePointerToken(key)}`,
+        field: key,
+        rule: "server.client_engine_options",
+        message: `engine option "${key}" can only be set in the server's config; clients may set ${clientEngineOptions.join(", ") || "none"} (server.client_engine_options)`,
+      });
+    }
+  }
   for (const field of inputs.file) {
     if (request.input && field in request.input) {
       violations.push({

@@ -24,6 +24,8 @@ export interface ServerSettings {
   uploadMaxExtractedBytes: number;
   /** A job waiting longer than this for its upload is canceled (reason `upload_timeout`). */
   uploadWaitMs: number;
+  /** Engine options a client may set per job; the rest (binary, env, extra_args ...) only the config sets. */
+  clientEngineOptions: string[];
 }
 
 export type ServerOverrides = Partial<Pick<ServerSettings, "host" | "port" | "concurrency" | "dataDir" | "queueLimit" | "onRestart">>;
@@ -39,6 +41,7 @@ export const SERVER_DEFAULTS = {
   uploadMaxFiles: 1000,
   uploadMaxExtractedBytes: 1024 * 1024 * 1024,
   uploadWaitMs: 24 * 60 * 60 * 1000,
+  clientEngineOptions: ["model", "timeout_ms", "idle_timeout_ms"],
 } as const;
 
 export function isLoopbackHost(host: string): boolean {
@@ -65,6 +68,7 @@ export function resolveServerSettings(
     uploadMaxFiles: server.upload_max_files ?? SERVER_DEFAULTS.uploadMaxFiles,
     uploadMaxExtractedBytes: server.upload_max_extracted_bytes ?? SERVER_DEFAULTS.uploadMaxExtractedBytes,
     uploadWaitMs: server.upload_wait_ms ?? SERVER_DEFAULTS.uploadWaitMs,
+    clientEngineOptions: server.client_engine_options ?? [...SERVER_DEFAULTS.clientEngineOptions],
   };
   if (!isLoopbackHost(settings.host) && settings.tokens.length === 0) {
     throw new InvalidConfigError(

@@ -95,6 +95,19 @@ describe("bad input", () => {
     expect((await client.json("GET", "/healthz")).body.waiting_upload).toBe(0);
   });
 
+  it("engine options only the server may set (binary, env ...): 422 naming each", async () => {
+    const res = await client.json("POST", "/v1/jobs", {
+      skill_id: "quick-echo",
+      engine: "echo",
+      input: { message: "x" },
+      options: { engine: { binary: "/bin/sh", env: { X: "1" }, model: "m" } },
+    });
+    expect(res.status).toBe(422);
+    const pointers = res.body.error.violations.map((v: { pointer: string }) => v.pointer).sort();
+    expect(pointers).toEqual(["/options/engine/binary", "/options/engine/env"]);
+    expect(res.body.error.violations[0].message).toContain("clients may set model, timeout_ms, idle_timeout_ms");
+  });
+
   it("a body that is not JSON: 400", async () => {
     const res = await client.raw("/v1/jobs", { method: "POST", headers: { "content-type": "application/json" }, body: "{not json" });
     expect(res.status).toBe(400);

@@ -54,7 +54,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
     async (request, reply) => {
       const body = request.body;
       const skill = context.execution.skill(body.skill_id);
-      checkJobRequest(context.runner, skill, body);
+      checkJobRequest(context.runner, skill, body, context.settings.clientEngineOptions);
       checkQueueRoom(context);
       const jobRequest: JobRequest = { skill_id: body.skill_id, engine: body.engine };
       if (body.input) jobRequest.input = body.input;
