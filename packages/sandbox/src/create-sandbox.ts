@@ -9,6 +9,7 @@ import { SkillrigError } from "@skillrig/core";
 import { type HostProbe, probeHost } from "./host-probe.js";
 import { type LevelName, planLaunch } from "./launch-plan.js";
 import { effectiveLimits } from "./limits.js";
+import { defaultTreeMemoryCeiling } from "./memory-watchdog.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
 import { SLOT_UID_BASE, releaseSlotUid, takeSlotUid } from "./slot-uids.js";
 
@@ -22,6 +23,11 @@ export interface SandboxOptions {
   requireStrongest?: boolean;
   /** Defaults for limits a caller leaves out (the config's `sandbox.limits`); core's defaults after that. */
   limits?: SandboxLimitsConfig;
+  /**
+   * The most memory one run's whole process tree may hold (the sum of its processes' PSS) at the namespaces
+   * level. A watchdog enforces it whenever maxProcesses x memoryBytes could pass it. Default: half the RAM.
+   */
+  treeMemoryBytes?: number;
   /** Re-probe the machine instead of reusing this process's probe. */
   fresh?: boolean;
   /** What the machine offers, when the caller probed it already (or wants to plan for another machine). */
@@ -174,6 +180,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       signal: spawnOptions.signal,
       mode,
       capSpawnOutput: mode === "spawn" && spawnOptions.limits.outputBytes !== undefined,
+      treeMemoryCeiling: options.treeMemoryBytes ?? defaultTreeMemoryCeiling(),
     });
     const exited = started.exited.finally(() => {
       if (slotUid !== undefined) releaseSlotUid(slotUid);

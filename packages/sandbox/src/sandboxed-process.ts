@@ -10,6 +10,7 @@ import { execa } from "execa";
 import type { SandboxResult } from "@skillrig/core";
 import type { LaunchPlan } from "./launch-plan.js";
 import type { EffectiveLimits } from "./limits.js";
+import { treeMemoryCap, watchTreeMemory } from "./memory-watchdog.js";
 import { isAlive, signalQuietly, sweepMarkedProcesses, waitUntilGone } from "./process-tree.js";
 
 export interface StartOptions {
@@ -23,6 +24,8 @@ export interface StartOptions {
   mode: "run" | "spawn";
   /** spawn(): cap the bytes passed through stdout/stderr only when the caller asked for it. */
   capSpawnOutput?: boolean;
+  /** The most memory (PSS) one run's whole tree may hold; see memory-watchdog.ts. */
+  treeMemoryCeiling: number;
 }
 
 export interface StartedProcess {
@@ -131,6 +134,21 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     info?.on("error", () => {});
   }
 
+  // The tree as a whole (pid namespace only): see memory-watchdog.ts.
+  let treeMemoryExceeded = false;
+  const memoryCap = plan.infoFd ? treeMemoryCap(limits.memoryBytes, limits.maxProcesses, options.treeMemoryCeiling) : undefined;
+  const stopMemoryWatch =
+    memoryCap === undefined
+      ? undefined
+      : watchTreeMemory({
+          namespaceInit: () => namespaceInit,
+          capBytes: memoryCap,
+          onExceeded: () => {
+            treeMemoryExceeded = true;
+            killTree();
+          },
+        });
+
   // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
   const wallTimer =
     Number.isFinite(limits.wallMs) && limits.wallMs > 0 && limits.wallMs < 2 ** 31
@@ -205,6 +223,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     const outcome = await subprocess;
     exited = true;
     clearTimeout(wallTimer);
+    stopMemoryWatch?.();
     options.signal?.removeEventListener("abort", onAbort);
     // bubblewrap's monitor only exits once its pid 1 (and so the whole namespace) is gone, unless we
     // killed the monitor first; then wait for the namespace to empty.
@@ -240,7 +259,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
       durationMs,
       timedOut,
       outputLimited,
-      memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit,
+      memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit || treeMemoryExceeded,
       cpuLimited: signal === "SIGXCPU",
       fileSizeLimited: signal === "SIGXFSZ" || (endedBadly && FILE_SIZE_EVIDENCE.test(stderr)),
       isolation: plan.isolation,

@@ -221,6 +221,23 @@ describe("hostile deliverables at the strongest isolation level", () => {
   });
 });
 
+describe("a memory bomb spread over many processes", () => {
+  it("is stopped by the tree-wide memory cap, though each process stays under its own limit", async () => {
+    // 12 children x 100 MB would pass a 400 MB cap for the tree; 16 x 256 MB of rlimits could not stop it.
+    const capped = createSandbox({ requireStrongest: true, treeMemoryBytes: 400 * 1024 * 1024 });
+    const marker = `hostile-${randomUUID()}`;
+    lastMarker = marker;
+    const result = await capped.run({
+      command: ["python3", join(hostileDir, "memory_bomb.py"), marker],
+      cwd: mkdtempSync(join(root, "memory-bomb-")),
+      readOnlyPaths: [hostileDir],
+      limits: { ...LIMITS, wallMs: 30_000 },
+    });
+    expect(processesWithMarker(marker)).toEqual([]);
+    expect(result).toMatchObject({ memoryLimited: true, timedOut: false, signal: "SIGKILL" });
+  });
+});
+
 describe("a case folder used twice", () => {
   it("a symlink planted by the first run does not hand its target to the second run's uid", async () => {
     const target = join(root, `host-file-${randomUUID()}`);

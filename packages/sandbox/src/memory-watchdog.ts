@@ -1,0 +1,91 @@
+/**
+ * A machine-safety net for memory. RLIMIT_AS limits each process, so a tree can hold up to
+ * maxProcesses x memoryBytes (64 x 1 GiB with the defaults: more than most machines have). When that product
+ * could exceed half of this machine's RAM, a watchdog sums the proportional set size (PSS, shared pages counted
+ * once) of every process in the run's pid namespace and kills the tree past the cap. cgroups would do this in
+ * the kernel, but they are often not writable (containers) and not ours to reorganise.
+ */
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
+import { totalmem } from "node:os";
+
+const TICK_MS = 50;
+
+export interface TreeMemoryWatch {
+  /** The run's pid 1 (namespace init), once known. */
+  namespaceInit(): number | undefined;
+  capBytes: number;
+  onExceeded(): void;
+}
+
+/** Half of this machine's RAM: the default ceiling for one run's whole tree. */
+export function defaultTreeMemoryCeiling(): number {
+  return Math.floor(totalmem() / 2);
+}
+
+/** The tree cap for these limits, or undefined when the rlimits alone keep the run under the ceiling. */
+export function treeMemoryCap(memoryBytes: number, maxProcesses: number, ceiling: number): number | undefined {
+  return memoryBytes * maxProcesses > ceiling ? ceiling : undefined;
+}
+
+function pidNamespace(pid: number): string | undefined {
+  try {
+    return readlinkSync(`/proc/${pid}/ns/pid`);
+  } catch {
+    return undefined;
+  }
+}
+
+function proportionalSetSize(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
+    return match ? Number(match[1]) * 1024 : 0;
+  } catch {
+    return 0;
+  }
+}
+
+const watches = new Set<TreeMemoryWatch>();
+let ticker: NodeJS.Timeout | undefined;
+
+/** One scan of /proc per tick serves every watched run. */
+function tick(): void {
+  const byNamespace = new Map<string, TreeMemoryWatch>();
+  for (const watch of watches) {
+    const init = watch.namespaceInit();
+    const namespace = init === undefined ? undefined : pidNamespace(init);
+    if (namespace) byNamespace.set(namespace, watch);
+  }
+  if (byNamespace.size === 0) return;
+  const usage = new Map<TreeMemoryWatch, number>();
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    const watch = byNamespace.get(pidNamespace(Number(entry)) ?? "");
+    if (watch) usage.set(watch, (usage.get(watch) ?? 0) + proportionalSetSize(Number(entry)));
+  }
+  for (const [watch, bytes] of usage) {
+    if (bytes > watch.capBytes) {
+      watches.delete(watch);
+      watch.onExceeded();
+    }
+  }
+  if (watches.size === 0) stopTicker();
+}
+
+function stopTicker(): void {
+  if (ticker) clearInterval(ticker);
+  ticker = undefined;
+}
+
+/** Starts watching; the returned function stops it. */
+export function watchTreeMemory(watch: TreeMemoryWatch): () => void {
+  watches.add(watch);
+  if (!ticker) {
+    ticker = setInterval(tick, TICK_MS);
+    ticker.unref();
+  }
+  return () => {
+    watches.delete(watch);
+    if (watches.size === 0) stopTicker();
+  };
+}
