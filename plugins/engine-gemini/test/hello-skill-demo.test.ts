@@ -40,7 +40,7 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
     const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
     const result = await runJob(
       runner,
-      { skill_id: "word-stats", engine: "codex", files: { text: join(EXAMPLE, "notes.txt") }, parameter: { top: 5 } },
+      { skill_id: "word-stats", engine: "codex", files: { text: join(EXAMPLE, "notes.txt") }, parameter: { top: 2 } },
       { runsDir: tempDir("skillrig-demo-") },
     );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
