@@ -12,6 +12,7 @@ import { tempDir } from "./support.js";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const EXAMPLE = join(REPO, "examples/hello-skill");
+// By path, not as a dependency: @skillrig/cli depends (through solve and server) on this plugin. `pnpm test` builds it first.
 const CLI = join(REPO, "packages/cli/dist/bin.js");
 
 describe("examples/hello-skill with the real CLIs and the mock model", () => {
