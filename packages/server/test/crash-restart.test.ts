@@ -73,7 +73,7 @@ describe("a server killed with SIGKILL and restarted", () => {
       skill_id: "quick-echo",
       engine: "echo",
       input: { message: "again" },
-      parameter: { delay_ms: 1500 },
+      parameter: { delay_ms: 4000 },
     });
     await waitForStatus(client, job.body.id, ["running"]);
     await first.kill();

@@ -19,7 +19,7 @@ describe("job events over SSE", () => {
       skill_id: "quick-echo",
       engine: "echo",
       input: { message: "resume me" },
-      parameter: { delay_ms: 1000 },
+      parameter: { delay_ms: 3000 },
     });
     const id: string = job.body.id;
 
