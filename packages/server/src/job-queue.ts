@@ -74,6 +74,8 @@ export class JobQueue {
       } else {
         const event = this.store.finish(job.id, { status: "failed", error: INTERRUPTED_ERROR, reason: "interrupted" });
         if (event) this.#publish(event);
+        // The job is over, so its staged upload will not be used again (runJob copies it into the run folder first thing).
+        await rm(join(this.#options.uploadsDir, job.id), { recursive: true, force: true });
         out.failed.push(job.id);
       }
     }
