@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { SYSTEM_PATH } from "./environment.js";
+import { SLOT_UID_BASE } from "./slot-uids.js";
 
 export interface PythonInstallation {
   /** The real interpreter behind `python3` on the user's PATH (through pyenv shims and the like). */
@@ -112,7 +113,10 @@ export function probeHost(fresh = false): HostProbe {
       "--proc",
       "/proc",
       "--",
-      ...(isRoot ? [setpriv as string, "--reuid=65534", "--regid=65534", "--clear-groups", "--no-new-privs", "--"] : []),
+      // The per-run uids must be ones this root can switch to (a container may map only some).
+      ...(isRoot
+        ? [setpriv as string, `--reuid=${SLOT_UID_BASE}`, `--regid=${SLOT_UID_BASE}`, "--clear-groups", "--no-new-privs", "--"]
+        : []),
       "/bin/true",
     ];
     const result = spawnSync(trial[0] as string, trial.slice(1), { encoding: "utf8", timeout: 10_000 });
