@@ -25,4 +25,3 @@ export function both<A, B>(a: Attempt<A>, b: Attempt<B>): Attempt<[A, B]> {
   if (!b.ok) return b;
   return { ok: true, value: [a.value, b.value] };
 }
-

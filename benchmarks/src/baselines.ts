@@ -45,7 +45,9 @@ export async function freshProcessPerCaseMs(
     });
     const got = run.exitCode === 0 ? (JSON.parse(run.stdout) as { result: unknown }).result : undefined;
     if (!isDeepStrictEqual(got, testCase.expected)) {
-      throw new Error(`fresh-process baseline got ${JSON.stringify(got)} for ${testCase.name}, expected ${JSON.stringify(testCase.expected)}: ${run.stderr.slice(0, 300)}`);
+      throw new Error(
+        `fresh-process baseline got ${JSON.stringify(got)} for ${testCase.name}, expected ${JSON.stringify(testCase.expected)}: ${run.stderr.slice(0, 300)}`,
+      );
     }
   });
   return (performance.now() - started) / cases.length;
@@ -60,17 +62,28 @@ export async function floorLoopSeconds(python: string, workload: FunctionWorkloa
   const run = await runProcess(python, [harness, workload.deliverableFile, workload.functionName, workload.taskFile]);
   if (run.exitCode !== 0) throw new Error(`floor run failed: ${run.stderr.slice(0, 400)}`);
   const result = JSON.parse(run.stdout) as { cases: number; passed: number; loop_seconds: number };
-  if (result.passed !== result.cases) throw new Error(`floor run passed ${result.passed}/${result.cases}: the workload's expected values are wrong`);
+  if (result.passed !== result.cases)
+    throw new Error(`floor run passed ${result.passed}/${result.cases}: the workload's expected values are wrong`);
   return result.loop_seconds;
 }
 
 /** `python3 tool.py` spawned `count` times one after the other in the deliverable folder; wall ms per spawn. */
-export async function bareSpawnPerCaseMs(python: string, workload: ProcessWorkload, count: number, interpreterFlags: string[] = []): Promise<number> {
+export async function bareSpawnPerCaseMs(
+  python: string,
+  workload: ProcessWorkload,
+  count: number,
+  interpreterFlags: string[] = [],
+): Promise<number> {
   const started = performance.now();
   for (let i = 0; i < count; i++) {
-    const run = await runProcess(python, [...interpreterFlags, ...workload.bareArgs], { cwd: workload.deliverableDir, stdin: workload.bareStdin });
+    const run = await runProcess(python, [...interpreterFlags, ...workload.bareArgs], {
+      cwd: workload.deliverableDir,
+      stdin: workload.bareStdin,
+    });
     if (run.exitCode !== 0 || run.stdout !== workload.expectedStdout) {
-      throw new Error(`bare spawn of ${workload.bareArgs.join(" ")} exited ${run.exitCode} with ${JSON.stringify(run.stdout)}: ${run.stderr.slice(0, 300)}`);
+      throw new Error(
+        `bare spawn of ${workload.bareArgs.join(" ")} exited ${run.exitCode} with ${JSON.stringify(run.stdout)}: ${run.stderr.slice(0, 300)}`,
+      );
     }
   }
   return (performance.now() - started) / count;
@@ -81,7 +94,8 @@ export async function interpreterStartMs(python: string, count: number, interpre
   const started = performance.now();
   for (let i = 0; i < count; i++) {
     const run = await runProcess(python, [...interpreterFlags, "-c", "pass"]);
-    if (run.exitCode !== 0) throw new Error(`${python} ${interpreterFlags.join(" ")} -c pass exited ${run.exitCode}: ${run.stderr.slice(0, 300)}`);
+    if (run.exitCode !== 0)
+      throw new Error(`${python} ${interpreterFlags.join(" ")} -c pass exited ${run.exitCode}: ${run.stderr.slice(0, 300)}`);
   }
   return (performance.now() - started) / count;
 }

@@ -23,7 +23,10 @@ export function describeMachine(python: PythonInfo): MachineDescription {
   const os = `${type()} ${release()}`;
   const sandboxLevels = availableLevels();
   const load = Math.round((loadavg()[0] ?? 0) * 100) / 100;
-  const levels = sandboxLevels.filter((l) => l.available).map((l) => l.level).join(", ");
+  const levels = sandboxLevels
+    .filter((l) => l.available)
+    .map((l) => l.level)
+    .join(", ");
   return {
     summary: `${cpuList.length} x ${cpuModel}, ${memoryGiB} GiB, ${os}, Node ${process.version}, Python ${python.version}, sandbox levels available: ${levels}; load average ${load} at start`,
     cpuModel,

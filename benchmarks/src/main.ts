@@ -59,9 +59,16 @@ async function main(): Promise<number> {
   const goals: Goal[] = [];
   try {
     for (const name of only) {
-      const outcome = await SUITES[name](settings);
-      sections.push(...outcome.sections);
-      goals.push(...outcome.goals);
+      try {
+        const outcome = await SUITES[name](settings);
+        sections.push(...outcome.sections);
+        goals.push(...outcome.goals);
+      } catch (error) {
+        // One suite's crash must not lose the others' figures.
+        const reason = error instanceof Error ? error.message : String(error);
+        settings.log(`suite ${name} failed: ${reason}`);
+        sections.push({ title: `suite "${name}" failed`, header: ["error"], rows: [[reason.replace(/\s+/g, " ").slice(0, 400)]], notes: [], figures: {} });
+      }
     }
   } finally {
     if (!values.keep) rmSync(workDir, { recursive: true, force: true });
@@ -85,7 +92,9 @@ async function main(): Promise<number> {
   };
   writeFileSync(join(outDir, "latest.json"), `${JSON.stringify(json, null, 2)}\n`);
   writeFileSync(join(outDir, "latest.md"), `${markdown}\n`);
-  process.stderr.write(`bench: wrote ${join(outDir, "latest.json")} and latest.md (${cpus().length} cores, ${(durationMs / 1000).toFixed(0)} s)\n`);
+  process.stderr.write(
+    `bench: wrote ${join(outDir, "latest.json")} and latest.md (${cpus().length} cores, ${(durationMs / 1000).toFixed(0)} s)\n`,
+  );
   return 0;
 }
 

@@ -45,7 +45,11 @@ export function formatRatio(ratio: number): string {
 /** A row that could not be measured says why in its first data cell instead of failing the whole run. */
 export function unavailableRow(label: string, columns: number, error: unknown): string[] {
   const reason = error instanceof Error ? error.message : String(error);
-  return [label, `not measured: ${reason.replace(/\s+/g, " ").replace(/\|/g, "/").slice(0, 160)}`, ...Array(Math.max(0, columns - 2)).fill("")];
+  return [
+    label,
+    `not measured: ${reason.replace(/\s+/g, " ").replace(/\|/g, "/").slice(0, 160)}`,
+    ...Array(Math.max(0, columns - 2)).fill(""),
+  ];
 }
 
 export function renderSection(section: Section): string {

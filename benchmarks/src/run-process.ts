@@ -10,7 +10,11 @@ export interface ProcessRun {
   wallMs: number;
 }
 
-export function runProcess(command: string, args: string[], options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ProcessRun> {
+export function runProcess(
+  command: string,
+  args: string[],
+  options: { cwd?: string; stdin?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProcessRun> {
   return new Promise((resolve, reject) => {
     const started = performance.now();
     const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["pipe", "pipe", "pipe"] });
@@ -19,6 +23,10 @@ export function runProcess(command: string, args: string[], options: { cwd?: str
     child.stdout.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => stderr.push(chunk));
     child.on("error", reject);
+    // A child that exits without reading its stdin (most tools) closes the pipe first: EPIPE is not a failure.
+    child.stdin.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") reject(error);
+    });
     child.on("close", (exitCode, signal) => {
       resolve({
         exitCode,

@@ -25,8 +25,31 @@ export interface BenchSettings {
   log(message: string): void;
 }
 
-export function sizes(quick: boolean): Pick<BenchSettings, "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup" | "figureBudgetMs"> {
+export function sizes(
+  quick: boolean,
+): Pick<
+  BenchSettings,
+  "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup" | "figureBudgetMs"
+> {
   return quick
-    ? { repeats: 1, trivialCaseCounts: [1_000], workCases: 50, baselineSample: 30, processCases: 15, jobs: 10, jobWarmup: 2, figureBudgetMs: 30_000 }
-    : { repeats: 3, trivialCaseCounts: [1_000, 10_000], workCases: 200, baselineSample: 200, processCases: 40, jobs: 60, jobWarmup: 5, figureBudgetMs: 150_000 };
+    ? {
+        repeats: 1,
+        trivialCaseCounts: [1_000],
+        workCases: 50,
+        baselineSample: 30,
+        processCases: 15,
+        jobs: 10,
+        jobWarmup: 2,
+        figureBudgetMs: 30_000,
+      }
+    : {
+        repeats: 3,
+        trivialCaseCounts: [1_000, 10_000],
+        workCases: 200,
+        baselineSample: 200,
+        processCases: 40,
+        jobs: 60,
+        jobWarmup: 5,
+        figureBudgetMs: 150_000,
+      };
 }

@@ -36,7 +36,13 @@ interface JsonReport {
   [key: string]: unknown;
 }
 
-export async function skillrigTest(options: { taskFile: string; deliverable: string; jobs: number; configFile?: string; cwd: string }): Promise<SkillrigTestRun> {
+export async function skillrigTest(options: {
+  taskFile: string;
+  deliverable: string;
+  jobs: number;
+  configFile?: string;
+  cwd: string;
+}): Promise<SkillrigTestRun> {
   const args = [skillrigBin()];
   if (options.configFile) args.push("--config", options.configFile);
   args.push("test", options.taskFile, "--deliverable", options.deliverable, "--json", "--jobs", String(options.jobs));
@@ -69,7 +75,11 @@ export async function skillrigTest(options: { taskFile: string; deliverable: str
 
 /** The report records the isolation level somewhere (the contract leaves where open); look for it. */
 function findIsolation(report: JsonReport): string | undefined {
-  const candidates = [report.isolation, (report.sandbox as { isolation?: unknown } | undefined)?.isolation, (report.sandbox as { level?: unknown } | undefined)?.level];
+  const candidates = [
+    report.isolation,
+    (report.sandbox as { isolation?: unknown } | undefined)?.isolation,
+    (report.sandbox as { level?: unknown } | undefined)?.level,
+  ];
   for (const value of candidates) if (typeof value === "string") return value;
   return undefined;
 }

@@ -22,7 +22,11 @@ export function percentile(samples: readonly number[], p: number): number {
  * (after at least one round) when another round as long as the longest so far would pass the budget: a loaded
  * machine then gets fewer rounds instead of an endless run, and the caller reports how many it got.
  */
-export async function repeat<T>(repeats: number, measure: (round: number) => Promise<T>, budgetMs = Number.POSITIVE_INFINITY): Promise<T[]> {
+export async function repeat<T>(
+  repeats: number,
+  measure: (round: number) => Promise<T>,
+  budgetMs = Number.POSITIVE_INFINITY,
+): Promise<T[]> {
   const samples: T[] = [];
   const started = performance.now();
   let longest = 0;

@@ -124,7 +124,16 @@ export function scriptWorkload(root: string, cases: number): ProcessWorkload {
     entrypoint: "tool.py",
     tests: Array.from({ length: cases }, (_, i) => ({ name: `script-${i}`, input: { stdin: "" }, expected: { stdout: "ok\n" } })),
   });
-  return { label: "script: print", kind: "script", taskFile, deliverableDir, bareArgs: ["tool.py"], bareStdin: "", expectedStdout: "ok\n", cases };
+  return {
+    label: "script: print",
+    kind: "script",
+    taskFile,
+    deliverableDir,
+    bareArgs: ["tool.py"],
+    bareStdin: "",
+    expectedStdout: "ok\n",
+    cases,
+  };
 }
 
 export function cliWorkload(root: string, cases: number): ProcessWorkload {

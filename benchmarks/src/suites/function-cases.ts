@@ -18,11 +18,15 @@ interface Rate {
 }
 
 async function skillrigRate(settings: BenchSettings, workload: FunctionWorkload, jobs: number): Promise<Rate> {
-  const wallMs = await repeat(settings.repeats, async (round) => {
-    settings.log(`skillrig test ${workload.cases} x ${workload.label} --jobs ${jobs} (round ${round + 1}/${settings.repeats})`);
-    const run = await skillrigTest({ taskFile: workload.taskFile, deliverable: workload.deliverableFile, jobs, cwd: settings.workDir });
-    return run.wallMs;
-  }, settings.figureBudgetMs);
+  const wallMs = await repeat(
+    settings.repeats,
+    async (round) => {
+      settings.log(`skillrig test ${workload.cases} x ${workload.label} --jobs ${jobs} (round ${round + 1}/${settings.repeats})`);
+      const run = await skillrigTest({ taskFile: workload.taskFile, deliverable: workload.deliverableFile, jobs, cwd: settings.workDir });
+      return run.wallMs;
+    },
+    settings.figureBudgetMs,
+  );
   return { casesPerSecond: (workload.cases * 1000) / median(wallMs), samples: wallMs };
 }
 
@@ -30,9 +34,9 @@ async function skillrigRate(settings: BenchSettings, workload: FunctionWorkload,
 async function freshProcessRate(settings: BenchSettings, workload: FunctionWorkload, flags: string[]): Promise<Rate & { sample: number }> {
   const sample = Math.min(settings.baselineSample, workload.cases);
   const perCaseMs = await repeat(settings.repeats, (round) => {
-    settings.log(`fresh python3 ${flags.join(" ")} per case: ${workload.label}, ${sample} cases (round ${round + 1}/${settings.repeats})`);
+    settings.log(`fresh python3${flags.map((f) => ` ${f}`).join("")} per case: ${workload.label}, ${sample} cases (round ${round + 1}/${settings.repeats})`);
     return freshProcessPerCaseMs(settings.python.executable, workload, sample, 1, flags);
-  });
+  }, settings.figureBudgetMs / 2);
   return { casesPerSecond: 1000 / median(perCaseMs), samples: perCaseMs, sample };
 }
 
@@ -47,7 +51,10 @@ function rounds(settings: BenchSettings, rate: Rate): string {
 }
 
 export async function functionCases(settings: BenchSettings): Promise<SuiteOutcome> {
-  const workloads = [...settings.trivialCaseCounts.map((n) => addWorkload(settings.workDir, n)), collatzWorkload(settings.workDir, settings.workCases)];
+  const workloads = [
+    ...settings.trivialCaseCounts.map((n) => addWorkload(settings.workDir, n)),
+    collatzWorkload(settings.workDir, settings.workCases),
+  ];
   const header = [
     "cases",
     "skillrig, cases/s (--jobs 1)",
@@ -87,9 +94,13 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
     rows.push([
       label,
       notes.cell(skillrig, (r) => formatRate(r.casesPerSecond) + rounds(settings, r)),
-      notes.cell(baseline.site, (r) => `${formatRate(r.casesPerSecond)} (${r.sample}-case sample, extrapolated)`),
+      notes.cell(baseline.site, (r) => `${formatRate(r.casesPerSecond)} (${r.sample}-case sample, extrapolated)${rounds(settings, r)}`),
       notes.cell(floor, (r) => formatRate(r.casesPerSecond)),
-      notes.cell(forkFloor, (r) => `${formatRate(r.casesPerSecond)} (${formatRatio(r.casesPerSecond / (baseline.site.ok ? baseline.site.value.casesPerSecond : Number.NaN))} a fresh python3)`),
+      notes.cell(
+        forkFloor,
+        (r) =>
+          `${formatRate(r.casesPerSecond)} (${formatRatio(r.casesPerSecond / (baseline.site.ok ? baseline.site.value.casesPerSecond : Number.NaN))} a fresh python3)`,
+      ),
       notes.cell(speedup, ([s, b]) => `${formatRatio(s.casesPerSecond / b.casesPerSecond)} faster`),
       notes.cell(speedupNoSite, ([s, b]) => `${formatRatio(s.casesPerSecond / b.casesPerSecond)} faster`),
       notes.cell(belowFloor, ([s, f]) => `${formatRatio(f.casesPerSecond / s.casesPerSecond)} slower`),
@@ -113,7 +124,9 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
         met: ratio === undefined ? null : ratio >= GOAL_SPEEDUP,
         ...(ratioNoSite === undefined
           ? {}
-          : { note: `against a fresh \`python3 -S\` (no site start-up; a lower bound for any machine) it is ${formatRatio(ratioNoSite)} faster` }),
+          : {
+              note: `against a fresh \`python3 -S\` (no site start-up; a lower bound for any machine) it is ${formatRatio(ratioNoSite)} faster`,
+            }),
       });
     }
   }
@@ -141,7 +154,9 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
   const smallestTrivial = Math.min(...settings.trivialCaseCounts);
   for (const workload of workloads.filter((w) => w.functionName !== "add" || w.cases === smallestTrivial)) {
     const label = `${workload.cases.toLocaleString("en-US")} x ${workload.label}`;
-    const one: Attempt<Rate> = jobs1.has(workload) ? { ok: true, value: jobs1.get(workload)! } : { ok: false, reason: "no --jobs 1 figure" };
+    const one: Attempt<Rate> = jobs1.has(workload)
+      ? { ok: true, value: jobs1.get(workload)! }
+      : { ok: false, reason: "no --jobs 1 figure" };
     const two = one.ok ? await attempt(() => skillrigRate(settings, workload, 2)) : one;
     scalingRows.push([
       label,

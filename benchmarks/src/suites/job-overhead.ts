@@ -49,7 +49,10 @@ function writeSkill(root: string): void {
   json("parameter.schema.json", {
     $schema: "http://json-schema.org/draft-07/schema#",
     type: "object",
-    properties: { limit: { type: "integer", minimum: 1, default: 10 }, style: { type: "string", enum: ["short", "long"], default: "short" } },
+    properties: {
+      limit: { type: "integer", minimum: 1, default: 10 },
+      style: { type: "string", enum: ["short", "long"], default: "short" },
+    },
     additionalProperties: false,
   });
   json("output.schema.json", {

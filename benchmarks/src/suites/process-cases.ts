@@ -54,14 +54,21 @@ interface Measured {
  * skillrig's per-case cost is the slope between a 1-case and an N-case run of the whole command, so Node
  * start-up and plugin set-up (paid once per command) do not count as per-case cost.
  */
-async function measurePair(settings: BenchSettings, one: ProcessWorkload, many: ProcessWorkload, sandboxSettings: SandboxSetting[]): Promise<Measured> {
+async function measurePair(
+  settings: BenchSettings,
+  one: ProcessWorkload,
+  many: ProcessWorkload,
+  sandboxSettings: SandboxSetting[],
+): Promise<Measured> {
   const python = settings.python.executable;
   const bare: number[] = [];
   const bareNoSite: number[] = [];
   const wall = new Map<string, { one: number[]; many: number[]; reported: number[]; failure?: string }>();
   for (const setting of sandboxSettings) wall.set(setting.name, { one: [], many: [], reported: [] });
   for (let round = 0; round < settings.repeats; round++) {
-    settings.log(`${many.label}: bare spawns and skillrig test, 1 and ${many.cases} cases, sandbox on and off (round ${round + 1}/${settings.repeats})`);
+    settings.log(
+      `${many.label}: bare spawns and skillrig test, 1 and ${many.cases} cases, sandbox on and off (round ${round + 1}/${settings.repeats})`,
+    );
     bare.push(await bareSpawnPerCaseMs(python, many, many.cases));
     bareNoSite.push(await bareSpawnPerCaseMs(python, many, many.cases, ["-S"]));
     for (const setting of sandboxSettings) {
@@ -84,7 +91,10 @@ async function measurePair(settings: BenchSettings, one: ProcessWorkload, many: 
     if (samples.failure) return { ok: false, reason: samples.failure };
     const slope = (median(samples.many) - median(samples.one)) / (many.cases - 1);
     if (!(slope > 0)) {
-      return { ok: false, reason: `too noisy: the ${many.cases}-case runs (median ${Math.round(median(samples.many))} ms) were not slower than the 1-case runs (${Math.round(median(samples.one))} ms); rerun on a quieter machine` };
+      return {
+        ok: false,
+        reason: `too noisy: the ${many.cases}-case runs (median ${Math.round(median(samples.many))} ms) were not slower than the 1-case runs (${Math.round(median(samples.one))} ms); rerun on a quieter machine`,
+      };
     }
     return {
       ok: true,
@@ -187,7 +197,9 @@ export async function processCases(settings: BenchSettings): Promise<SuiteOutcom
 }
 
 /** What starting python3 costs here, with and without site (site runs the machine's .pth files). */
-async function interpreterStartup(settings: BenchSettings): Promise<{ section: Section; value: Attempt<{ siteMs: number; noSiteMs: number }>; figures: unknown }> {
+async function interpreterStartup(
+  settings: BenchSettings,
+): Promise<{ section: Section; value: Attempt<{ siteMs: number; noSiteMs: number }>; figures: unknown }> {
   const python = settings.python.executable;
   const count = settings.processCases;
   const value = await attempt(async () => {
@@ -203,8 +215,8 @@ async function interpreterStartup(settings: BenchSettings): Promise<{ section: S
       title: "0. Interpreter start-up on this machine",
       header: ["command", "ms"],
       rows: [
-        [`python3 -c pass`, notes.cell(value, (v) => formatMs(v.siteMs))],
-        [`python3 -S -c pass (no site)`, notes.cell(value, (v) => formatMs(v.noSiteMs))],
+        ["python3 -c pass", notes.cell(value, (v) => formatMs(v.siteMs))],
+        ["python3 -S -c pass (no site)", notes.cell(value, (v) => formatMs(v.noSiteMs))],
       ],
       notes: [
         "Every baseline and every sandboxed run below pays this. The difference is the site step, which runs the .pth files of the interpreter's site-packages; on a machine with heavy .pth files (one that imports certifi, say) a bare spawn is slow, which makes ratios against it look better than on a clean install. The goals section gives the ratios with it taken out.",
@@ -221,7 +233,9 @@ async function sandboxAlone(settings: BenchSettings, workload: ProcessWorkload):
   const rows: string[][] = [];
   const figures: Record<string, unknown> = {};
   const count = workload.cases;
-  const bare = await attempt(async () => median(await repeat(settings.repeats, () => bareSpawnPerCaseMs(settings.python.executable, workload, count))));
+  const bare = await attempt(async () =>
+    median(await repeat(settings.repeats, () => bareSpawnPerCaseMs(settings.python.executable, workload, count))),
+  );
   rows.push(["bare spawn (no sandbox)", notes.cell(bare, formatMs), notes.cell(bare, () => "1.00x")]);
   figures.bareSpawnMs = bare;
   for (const availability of availableLevels()) {
@@ -239,8 +253,15 @@ async function sandboxAlone(settings: BenchSettings, workload: ProcessWorkload):
         cpSync(join(workload.deliverableDir, "tool.py"), join(cwd, "tool.py"));
         const started = performance.now();
         for (let i = 0; i < count; i++) {
-          const result = await sandbox.run({ command: ["python3", "tool.py"], cwd, readOnlyPaths: [cwd], stdin: "", limits: { wallMs: 10_000 } });
-          if (result.exitCode !== 0) throw new Error(`sandbox level ${level} run exited ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
+          const result = await sandbox.run({
+            command: ["python3", "tool.py"],
+            cwd,
+            readOnlyPaths: [cwd],
+            stdin: "",
+            limits: { wallMs: 10_000 },
+          });
+          if (result.exitCode !== 0)
+            throw new Error(`sandbox level ${level} run exited ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
         }
         return (performance.now() - started) / count;
       });
