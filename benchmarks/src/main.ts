@@ -67,7 +67,13 @@ async function main(): Promise<number> {
         // One suite's crash must not lose the others' figures.
         const reason = error instanceof Error ? error.message : String(error);
         settings.log(`suite ${name} failed: ${reason}`);
-        sections.push({ title: `suite "${name}" failed`, header: ["error"], rows: [[reason.replace(/\s+/g, " ").slice(0, 400)]], notes: [], figures: {} });
+        sections.push({
+          title: `suite "${name}" failed`,
+          header: ["error"],
+          rows: [[reason.replace(/\s+/g, " ").slice(0, 400)]],
+          notes: [],
+          figures: {},
+        });
       }
     }
   } finally {

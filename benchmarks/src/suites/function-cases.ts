@@ -33,10 +33,16 @@ async function skillrigRate(settings: BenchSettings, workload: FunctionWorkload,
 /** Per-case cost of a fresh interpreter per case, sampled; the rate is extrapolated from it. */
 async function freshProcessRate(settings: BenchSettings, workload: FunctionWorkload, flags: string[]): Promise<Rate & { sample: number }> {
   const sample = Math.min(settings.baselineSample, workload.cases);
-  const perCaseMs = await repeat(settings.repeats, (round) => {
-    settings.log(`fresh python3${flags.map((f) => ` ${f}`).join("")} per case: ${workload.label}, ${sample} cases (round ${round + 1}/${settings.repeats})`);
-    return freshProcessPerCaseMs(settings.python.executable, workload, sample, 1, flags);
-  }, settings.figureBudgetMs / 2);
+  const perCaseMs = await repeat(
+    settings.repeats,
+    (round) => {
+      settings.log(
+        `fresh python3${flags.map((f) => ` ${f}`).join("")} per case: ${workload.label}, ${sample} cases (round ${round + 1}/${settings.repeats})`,
+      );
+      return freshProcessPerCaseMs(settings.python.executable, workload, sample, 1, flags);
+    },
+    settings.figureBudgetMs / 2,
+  );
   return { casesPerSecond: 1000 / median(perCaseMs), samples: perCaseMs, sample };
 }
 
