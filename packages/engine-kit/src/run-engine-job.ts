@@ -42,7 +42,7 @@ function resolveScenario(value: string | Scenario, configDir: string): Scenario 
 function classifyEnd<O extends BaseEngineOptions>(
   adapter: EngineAdapter<O>,
   run: ProcessRunResult,
-  limits: { timeoutMs: number; idleTimeoutMs: number },
+  limits: { timeoutMs: number; idleTimeoutMs: number; jobTimeoutMs?: number },
   lastError: string | undefined,
   ctx: EngineRunContext<O>,
 ): EngineFailure | undefined {
@@ -52,7 +52,7 @@ function classifyEnd<O extends BaseEngineOptions>(
     case "timeout":
       return {
         kind: "timeout",
-        message: `${name} did not finish within ${limits.timeoutMs} ms; it and its child processes were killed${last}`,
+        message: `${name} did not finish ${run.timedOutBySignal ? `within the job's time limit${limits.jobTimeoutMs ? ` (${limits.jobTimeoutMs} ms)` : ""}` : `within ${limits.timeoutMs} ms`}; it and its child processes were killed${last}`,
       };
     case "idle_timeout":
       return {
@@ -167,7 +167,13 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
 
     const errors = parser.errors();
     const failure =
-      classifyEnd(adapter, run, { timeoutMs, idleTimeoutMs }, errors[errors.length - 1], ctx) ?? adapter.classify(run, parser, ctx);
+      classifyEnd(
+        adapter,
+        run,
+        { timeoutMs, idleTimeoutMs, jobTimeoutMs: work.request.options?.timeout_ms },
+        errors[errors.length - 1],
+        ctx,
+      ) ?? adapter.classify(run, parser, ctx);
     const usage = { ...parser.usage(), durationMs: run.durationMs };
     if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
       work.emit({

@@ -43,6 +43,8 @@ export interface ProcessRunResult {
   command: string;
   /** Set when the binary could not be started (ENOENT, EACCES). */
   spawnError?: string;
+  /** The timeout came from the caller's signal (the job's own time limit), not from `timeoutMs`. */
+  timedOutBySignal?: boolean;
   /** Why the run was stopped early (`end: "gave_up"`). */
   stopReason?: string;
   /** Pids still alive after the run that were killed by the final sweep. */
@@ -210,6 +212,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
 
   let end: ProcessEnd = "exited";
   let stopReason: string | undefined;
+  let timedOutBySignal = false;
   const known = new Set<number>();
   let killTimer: NodeJS.Timeout | undefined;
   const pid = child.pid;
@@ -238,7 +241,11 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
           Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))),
         );
   // runJob aborts with AbortSignal.timeout() for a job's time limit: that is a timeout, not a cancel.
-  const onAbort = () => stop((options.signal?.reason as { name?: string } | undefined)?.name === "TimeoutError" ? "timeout" : "canceled");
+  const onAbort = () => {
+    if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return stop("canceled");
+    timedOutBySignal = true;
+    stop("timeout");
+  };
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
@@ -306,6 +313,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     command,
     spawnError,
     stopReason,
+    timedOutBySignal,
     sweptPids: swept,
   };
 }

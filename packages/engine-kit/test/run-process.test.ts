@@ -92,7 +92,7 @@ describe("runProcess", () => {
     const canceled = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: controller.signal });
     expect(canceled.end).toBe("canceled");
     const timedOut = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: AbortSignal.timeout(200) });
-    expect(timedOut.end).toBe("timeout");
+    expect(timedOut).toMatchObject({ end: "timeout", timedOutBySignal: true });
   });
 
   it("kills the CLI's group when skillrig itself is interrupted (the CLI runs detached, so Ctrl-C would miss it)", async () => {

@@ -117,7 +117,7 @@ describe("codex engine against the mock model", () => {
     const { result } = await run({ turns: [{ hang: true }] }, { timeout_ms: 4000 });
     expect(result.status).toBe("failed");
     expect(result.error?.code).toBe("timeout");
-    expect(result.error?.message).toMatch(/did not finish within 4000 ms/);
+    expect(result.error?.message).toMatch(/did not finish within the job's time limit \(4000 ms\)/);
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
