@@ -11,17 +11,19 @@ prints can corrupt it):
                        "ms":..,"stdout":..,"stderr":..,"message":..,"details":{...},"value":<raw JSON>}
   EOF on stdin: the harness kills every case still running and exits.
 
-Isolation: after the import the harness forks one child per case. The child inherits the imported module as it
+Isolation: after the import every case runs in a child forked for it alone. The child inherits the imported module as it
 was after import (copy-on-write), so whatever one case does to module state (a counter, a global list, a patched
 function, the working folder) dies with its child and no other case sees it. Each child runs in its own process
 group, in its own sub-folder of the working folder, with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU
-set to the case's limits. The parent multiplexes every running child with one selector, so several cases run at
-once; the wall clock and the output caps are enforced by the parent, which kills the child's whole process group.
+set to the case's limits. The harness multiplexes every running child with one selector, so several cases run at
+once; it enforces the wall clock and the output caps by killing the child's whole process group. Before it answers,
+a child kills whatever the function started and left running.
 
-Speed: children are forked ahead of need ("spares", forked after the replies of a loop turn went out) and wait
-for their case on a pipe, so a case costs one pipe write and one result read on the critical path, not a fork.
-The parent answers as soon as a child's result is complete (its length is in the header) and reaps the child
-afterwards; replies of one loop turn go out in one write.
+Speed: a fork server (forked from the harness right after the import, so it holds the pristine module) keeps
+children forked ahead of need ("spares"), each waiting for its case on a pipe, and hands their pipe ends to the
+harness over a Unix socket. The harness's own loop therefore never stops for a fork: a case costs one pipe write
+and one result read on its critical path. The harness answers as soon as a child's result is complete (its length
+is in the header); the child's exit is handled afterwards. Replies of one loop turn go out in one write.
 """
 
 import importlib.util
@@ -33,6 +35,8 @@ import resource
 import selectors
 import shutil
 import signal
+import socket
+import struct
 import sys
 import time
 import traceback
@@ -183,10 +187,14 @@ def send_result(res_w, header, body=b""):
     write_all(res_w, json.dumps(header).encode("utf-8") + b"\n" + body)
 
 
-def run_spare(fn, req_r, res_w, out_w, err_w, close_fds):
+def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir):
     """A forked child: waits for its one case, runs it, reports, exits. Never returns."""
+    request = None
     try:
         os.setpgid(0, 0)
+        # The case's own folder, made before the case arrives (folder operations are slow on some disks).
+        os.mkdir(case_dir)
+        os.chdir(case_dir)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
         os.dup2(out_w, 1)
@@ -214,10 +222,17 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds):
             _, hard = resource.getrlimit(resource.RLIMIT_CPU)
             soft = seconds if hard == resource.RLIM_INFINITY else min(seconds, hard)
             resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
-        case_dir = f"case-{request['id']}"
-        os.mkdir(case_dir)
-        os.chdir(case_dir)
     except BaseException as exc:
+        # Reported to the case this spare is given, so a spare that cannot be prepared never shrinks the pool.
+        try:
+            while request is None:
+                chunk = os.read(req_r, 1 << 20)
+                if not chunk:
+                    os._exit(0)
+                if chunk.endswith(b"\n"):
+                    break
+        except BaseException:
+            pass
         send_result(res_w, {"status": "error", "ms": 0, "message": f"the harness could not prepare the case: {exception_message(exc)}"})
         os._exit(0)
 
@@ -268,22 +283,125 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds):
             stream.flush()
         except BaseException:
             pass
+    # Whatever the function started and left running ends before the answer goes out: the child steps into its
+    # parent's process group and kills its own, which now holds only what the function spawned.
+    try:
+        os.setpgid(0, os.getpgid(os.getppid()))
+        os.killpg(os.getpid(), signal.SIGKILL)
+    except OSError:
+        pass  # nothing was left running
     # The prints are flushed before the result is sent: when the parent has the whole result, it has every print.
     send_result(res_w, header, body)
+    # The child removes its own folder after the answer went out: off the critical path and off the parent's loop.
+    try:
+        os.chdir(os.path.dirname(case_dir))  # the function may have changed folder
+        os.rmdir(case_dir)
+    except OSError:
+        shutil.rmtree(case_dir, ignore_errors=True)
     os._exit(0)
 
 
 # ---------------------------------------------------------------------------------------------- the parent
 
 
+class ForkServer:
+    """The process that forks the spares, so the harness's own loop never stops for a fork.
+
+    It is forked from the harness right after the import (so it holds the module exactly as the import left it)
+    and talks to the harness over a SOCK_SEQPACKET socket pair:
+      harness -> server:  b"w" + count           fork `count` more spares
+      server -> harness:  b"s" + pid + folder    a new spare, with its pipe ends [req_w, res_r, out_r, err_r] attached
+      server -> harness:  b"x" + pid + status    a child ended (the server is every case child's parent and reaps it)
+    When the harness's end closes, the server kills every child it has and exits.
+    """
+
+    def __init__(self, fn, sock, work_dir, spares, close_fds):
+        self.fn = fn
+        self.sock = sock
+        self.work_dir = work_dir
+        self.credit = spares
+        self.children = set()
+        self.forked = 0
+        self.folder_prefix = f"case-{os.urandom(4).hex()}-"
+        self.wake_r, self.wake_w = os.pipe()
+        for fd in (self.wake_r, self.wake_w):
+            os.set_blocking(fd, False)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.selector = selectors.DefaultSelector()
+        self.selector.register(sock.fileno(), selectors.EVENT_READ, "sock")
+        self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
+        self.close_in_child = set(close_fds) | {sock.fileno(), self.wake_r, self.wake_w, self.selector.fileno()}
+
+    def fork_spare(self):
+        req_r, req_w = os.pipe()
+        res_r, res_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        self.forked += 1
+        case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}")
+        pid = os.fork()
+        if pid == 0:
+            run_spare(self.fn, req_r, res_w, out_w, err_w, self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}, case_dir)
+        try:
+            os.setpgid(pid, pid)  # also done in the child; whichever runs first wins the race
+        except OSError:
+            pass
+        self.children.add(pid)
+        socket.send_fds(self.sock, [b"s" + struct.pack("<i", pid) + os.fsencode(case_dir)], [req_w, res_r, out_r, err_r])
+        for fd in (req_r, req_w, res_r, res_w, out_r, out_w, err_r, err_w):
+            os.close(fd)
+
+    def serve(self):
+        while True:
+            while self.credit > 0:
+                self.credit -= 1
+                try:
+                    self.fork_spare()
+                except OSError as exc:  # out of processes or fds: tell the harness, try again on the next request
+                    self.sock.send(b"e" + str(exc).encode("utf-8", "replace")[:200])
+                    break
+            for key, _ in self.selector.select():
+                if key.data == "sock":
+                    try:
+                        message = self.sock.recv(64)
+                    except OSError:
+                        message = b""
+                    if not message:
+                        for pid in self.children:
+                            for kill in (os.killpg, os.kill):
+                                try:
+                                    kill(pid, signal.SIGKILL)
+                                except OSError:
+                                    pass
+                        os._exit(0)
+                    self.credit += struct.unpack("<i", message[1:5])[0]
+                else:
+                    try:
+                        while os.read(self.wake_r, 4096):
+                            pass
+                    except BlockingIOError:
+                        pass
+            while True:
+                try:
+                    pid, status = os.waitpid(-1, os.WNOHANG)
+                except ChildProcessError:
+                    break
+                if pid == 0:
+                    break
+                self.children.discard(pid)
+                self.sock.send(b"x" + struct.pack("<ii", pid, status))
+
+
 class Child:
     """A forked child: a spare (no case yet) or running one case."""
-    __slots__ = ("pid", "req_w", "fds", "id", "request", "result", "header", "stdout", "stderr", "out_total",
+    __slots__ = ("pid", "req_w", "fds", "case_dir", "id", "request", "result", "header", "stdout", "stderr", "out_total",
                  "err_total", "deadline", "started", "killed_for", "exit_status", "replied")
 
-    def __init__(self, pid, req_w, fds):
+    def __init__(self, pid, req_w, fds, case_dir):
         self.pid = pid
         self.req_w = req_w
+        self.case_dir = case_dir
         self.fds = fds  # read end -> "res" | "out" | "err"
         self.id = None
         self.request = None
@@ -305,60 +423,108 @@ class Harness:
         self.spare_target = spares
         self.selector = selectors.DefaultSelector()
         self.spares = []  # forked children waiting for a case
-        self.running = {}  # case id -> Child, until reaped
+        self.running = {}  # case id -> Child, until it ended
         self.by_pid = {}  # every live child
         self.outbox = []
         self.inbuf = b""
+        self.input_open = True
+        self.server_error = None
+        self.waiting = []  # requests that arrived before a spare was ready
+        self.credit = 0  # spares to ask the fork server for, sent once per loop turn
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # SIGCHLD tells the harness its fork server died (its only child): through a pipe, into the selector.
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
             os.set_blocking(fd, False)
-        # SIGCHLD wakes the selector through a pipe; children are reaped with waitpid(-1, WNOHANG).
         signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
         signal.signal(signal.SIGCHLD, lambda *_: None)
+        self.server_pid = os.fork()
+        if self.server_pid == 0:
+            ours.close()
+            try:
+                ForkServer(fn, theirs, work_dir, spares, {PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w, self.selector.fileno()}).serve()
+            finally:
+                os._exit(1)
+        theirs.close()
+        self.sock = ours
+        self.sock.setblocking(False)
         self.selector.register(PROTO_IN, selectors.EVENT_READ, ("in", None))
         self.selector.register(self.wake_r, selectors.EVENT_READ, ("wake", None))
-        # Every fd of the harness a child must not keep: kept up to date as pipes open and close.
-        self.close_in_child = {PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w}
-        try:
-            self.close_in_child.add(self.selector.fileno())
-        except (AttributeError, ValueError):
-            pass
-        self.input_open = True
+        self.selector.register(self.sock.fileno(), selectors.EVENT_READ, ("server", None))
 
     # -- children
 
-    def fork_child(self):
-        req_r, req_w = os.pipe()
-        res_r, res_w = os.pipe()
-        out_r, out_w = os.pipe()
-        err_r, err_w = os.pipe()
-        close = self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}
-        pid = os.fork()
-        if pid == 0:
-            run_spare(self.fn, req_r, res_w, out_w, err_w, close)
-        for fd in (req_r, res_w, out_w, err_w):
-            os.close(fd)
-        try:
-            os.setpgid(pid, pid)  # also done in the child; whichever runs first wins the race
-        except OSError:
-            pass
-        child = Child(pid, req_w, {res_r: "res", out_r: "out", err_r: "err"})
-        self.close_in_child.update((req_w, res_r, out_r, err_r))
-        for fd in child.fds:
-            os.set_blocking(fd, False)
-            self.selector.register(fd, selectors.EVENT_READ, ("pipe", child))
-        self.by_pid[pid] = child
-        return child
+    def from_server(self):
+        while True:
+            try:
+                message, fds, _, _ = socket.recv_fds(self.sock, 4096, 4)
+            except BlockingIOError:
+                return
+            except OSError:
+                message, fds = b"", []
+            if not message:
+                # The socket closes as the server exits: its exit status is (about to be) there.
+                self.server_died(self.server_end(os.waitpid(self.server_pid, 0)[1]))
+                return
+            kind = message[:1]
+            if kind == b"s":
+                pid = struct.unpack("<i", message[1:5])[0]
+                req_w, res_r, out_r, err_r = fds
+                child = Child(pid, req_w, {res_r: "res", out_r: "out", err_r: "err"}, os.fsdecode(message[5:]))
+                for fd in child.fds:
+                    os.set_blocking(fd, False)
+                    self.selector.register(fd, selectors.EVENT_READ, ("pipe", child))
+                self.by_pid[pid] = child
+                if self.input_open:
+                    self.spares.append(child)
+                else:
+                    self.kill_group(child)
+            elif kind == b"x":
+                pid, status = struct.unpack("<ii", message[1:9])
+                self.ended(pid, status)
+            elif kind == b"e":
+                self.server_error = message[1:].decode("utf-8", "replace")
+
+    @staticmethod
+    def server_end(status):
+        if os.WIFSIGNALED(status):
+            try:
+                return f"signal {signal.Signals(os.WTERMSIG(status)).name}"
+            except ValueError:
+                return f"signal {os.WTERMSIG(status)}"
+        return f"exit code {os.WEXITSTATUS(status)}"
+
+    def server_died(self, how):
+        """Without its fork server the harness cannot run cases: it answers what is running and exits."""
+        sys.stderr.write(f"function harness: the fork server ended ({how})\n")
+        sys.stderr.flush()
+        for child in list(self.by_pid.values()):
+            self.kill_group(child)
+        for child in self.running.values():
+            if not child.replied:
+                self.outbox.append(self.encode({"id": child.id, "stdout": "", "stderr": ""}, {
+                    "status": "error", "ms": 0,
+                    "message": f"the function harness lost its fork server ({how}) while this case ran",
+                }))
+                child.replied = True
+        for line in self.waiting:
+            self.outbox.append(self.encode({"id": json.loads(line)["id"], "stdout": "", "stderr": ""}, {
+                "status": "error", "ms": 0,
+                "message": f"the function harness lost its fork server ({how}) before this case started",
+            }))
+        if self.outbox:
+            write_all(PROTO_OUT, b"".join(self.outbox))
+        os._exit(3)
 
     def start_case(self, line):
         request = json.loads(line)
-        try:
-            child = self.spares.pop() if self.spares else self.fork_child()
-        except OSError as exc:  # fork or pipe failed (process or fd limits): the case, not the harness, fails
-            self.outbox.append(self.encode({"id": request["id"], "stdout": "", "stderr": ""}, {
-                "status": "error", "ms": 0, "message": f"the harness could not start the case: {exception_message(exc)}",
-            }))
+        self.credit += 1  # a spare for the next case
+        if not self.spares:
+            self.waiting.append(line)
             return
+        self.assign(self.spares.pop(0), line, request)
+
+    def assign(self, child, line, request):
         child.id = request["id"]
         child.request = request
         child.started = time.monotonic()
@@ -369,11 +535,12 @@ class Harness:
         except OSError:
             pass  # the spare died; reaping it reports the case
         self.close_req(child)
+        if child.result:
+            self.check_result(child)
 
     def close_req(self, child):
         if child.req_w is not None:
             os.close(child.req_w)
-            self.close_in_child.discard(child.req_w)
             child.req_w = None
 
     def read_pipe(self, child, fd):
@@ -392,7 +559,8 @@ class Harness:
                 return
             if kind == "res":
                 child.result += chunk
-                if not child.replied and child.killed_for is None:
+                # A spare (no case yet) only writes when it failed to prepare; its case, if any comes, reads it.
+                if child.request is not None and not child.replied and child.killed_for is None:
                     self.check_result(child)
                 continue
             cap = child.request.get("output_bytes", 1 << 20) if child.request else 0
@@ -415,7 +583,6 @@ class Harness:
     def close_pipe(self, child, fd):
         self.selector.unregister(fd)
         os.close(fd)
-        self.close_in_child.discard(fd)
         del child.fds[fd]
 
     def check_result(self, child):
@@ -442,41 +609,35 @@ class Harness:
             except OSError:
                 pass
 
-    def reap(self):
-        while True:
-            try:
-                pid, status = os.waitpid(-1, os.WNOHANG)
-            except ChildProcessError:
-                return
-            if pid == 0:
-                return
-            child = self.by_pid.pop(pid, None)
-            if child is None:
-                continue
-            child.exit_status = status
-            for fd in list(child.fds):
-                self.read_pipe(child, fd)
-            # Whatever the case started and left behind goes with it.
-            try:
-                os.killpg(child.pid, signal.SIGKILL)
-            except OSError:
-                pass
-            for fd in list(child.fds):
-                self.close_pipe(child, fd)
-            self.close_req(child)
-            if child.id is None:
-                if child in self.spares:
-                    self.spares.remove(child)
-                continue
-            if not child.replied:
-                self.outbox.append(self.reply(child))
-                child.replied = True
-            case_dir = os.path.join(self.work_dir, f"case-{child.id}")
-            try:
-                os.rmdir(case_dir)  # most cases leave their folder empty: one syscall
-            except OSError:
-                shutil.rmtree(case_dir, ignore_errors=True)
-            del self.running[child.id]
+    def ended(self, pid, status):
+        child = self.by_pid.pop(pid, None)
+        if child is None:
+            return
+        child.exit_status = status
+        for fd in list(child.fds):
+            self.read_pipe(child, fd)
+        # Whatever the case started and left behind goes with it.
+        try:
+            os.killpg(child.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        for fd in list(child.fds):
+            self.close_pipe(child, fd)
+        self.close_req(child)
+        if child.id is None:
+            if child in self.spares:
+                self.spares.remove(child)
+            if self.input_open:
+                shutil.rmtree(child.case_dir, ignore_errors=True)
+                self.credit += 1  # a spare killed from outside is replaced
+            return
+        clean_exit = child.replied and child.killed_for is None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        if not child.replied:
+            self.outbox.append(self.reply(child))
+            child.replied = True
+        if not clean_exit and self.input_open:
+            shutil.rmtree(child.case_dir, ignore_errors=True)  # a child that ended early could not tidy up
+        del self.running[child.id]
 
     # -- replies
 
@@ -560,24 +721,34 @@ class Harness:
 
     def serve(self):
         os.set_blocking(PROTO_IN, False)
-        while self.input_open or self.by_pid:
-            if not self.input_open:
-                # The runner is gone: nobody waits for the running cases or needs the spares.
-                for child in list(self.by_pid.values()):
-                    self.kill_group(child)
+        while self.input_open:
             for key, _ in self.selector.select(self.next_timeout()):
                 kind, child = key.data
                 if kind == "in":
                     self.read_requests()
+                elif kind == "server":
+                    self.from_server()
                 elif kind == "wake":
                     try:
                         while os.read(self.wake_r, 4096):
                             pass
                     except BlockingIOError:
                         pass
+                    pid, status = os.waitpid(self.server_pid, os.WNOHANG)
+                    if pid:
+                        self.server_died(self.server_end(status))
                 elif kind == "pipe":
                     self.read_pipe(child, key.fd)
-            self.reap()
+            while self.waiting and self.spares:
+                line = self.waiting.pop(0)
+                self.assign(self.spares.pop(0), line, json.loads(line))
+            if self.waiting and self.server_error:
+                for line in self.waiting:
+                    self.outbox.append(self.encode({"id": json.loads(line)["id"], "stdout": "", "stderr": ""}, {
+                        "status": "error", "ms": 0, "message": f"the harness could not start the case: {self.server_error}",
+                    }))
+                self.waiting = []
+                self.server_error = None
             now = time.monotonic()
             for child in self.running.values():
                 if not child.replied and child.killed_for is None and now >= child.deadline:
@@ -587,12 +758,20 @@ class Harness:
                 data = b"".join(self.outbox)
                 self.outbox = []
                 write_all(PROTO_OUT, data)
-            # Spares are forked after the replies went out, so forking never delays an answer.
-            while self.input_open and len(self.spares) < self.spare_target:
+            if self.credit:
                 try:
-                    self.spares.append(self.fork_child())
-                except OSError:
-                    break
+                    self.sock.send(b"w" + struct.pack("<i", self.credit))
+                    self.credit = 0
+                except BlockingIOError:
+                    pass  # the server is busy forking; asked again next turn
+        # The runner is gone: nobody waits for the running cases or needs the spares.
+        for child in list(self.by_pid.values()):
+            self.kill_group(child)
+        self.sock.close()  # the fork server kills what is left of its children and exits
+        try:
+            os.waitpid(self.server_pid, 0)
+        except ChildProcessError:
+            pass
 
 
 def main():

@@ -171,8 +171,12 @@ def spawn(marker):
           }
         });
     let lingering: string[] | undefined;
-    // Checked while the harness still runs: taskEnd would kill the whole tree anyway.
-    const driven = await drive({ entrypoint: "spawn", source, tests: [makeCase([marker])], beforeEnd: () => void (lingering = processesWithMarker()) });
+    // Checked while the harness still runs (taskEnd would kill the whole tree anyway); a kill takes a moment to land.
+    const gone = async () => {
+      for (let waited = 0; waited < 2000 && processesWithMarker().length > 0; waited += 50) await new Promise((r) => setTimeout(r, 50));
+      lingering = processesWithMarker();
+    };
+    const driven = await drive({ entrypoint: "spawn", source, tests: [makeCase([marker])], beforeEnd: gone });
     expect(driven.outcomes[0]?.actual).toBe("spawned");
     expect(lingering).toEqual([]);
   });
@@ -273,29 +277,53 @@ describe("the harness itself", () => {
     expect(restartsSeen?.()).toBe(1);
   });
 
-  test("killed by a case: the cases in flight get a clear error, never a hang", async () => {
-    const source = `
+  // A case's parent is the harness's fork server; the fork server's parent is the harness.
+  const FAMILY = `
 import os, signal, time
+
+def harness_pid():
+    with open(f"/proc/{os.getppid()}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
 
 def act(how):
     if how == "kill harness":
+        os.kill(harness_pid(), signal.SIGKILL)
+    if how == "kill fork server":
         os.kill(os.getppid(), signal.SIGKILL)
+    if how == "freeze harness":
+        os.kill(harness_pid(), signal.SIGSTOP)
+        return how
     time.sleep(2)
     return how
 `;
-    const results = await outcomes(source, "act", [["kill harness"], ["wait"]], { plugin: { maxRestarts: 0 } });
+
+  test("killed by a case: the cases in flight get a clear error, never a hang", async () => {
+    const results = await outcomes(FAMILY, "act", [["kill harness"], ["wait"]], { plugin: { maxRestarts: 0 } });
     for (const outcome of results) {
       expect(outcome?.status).toBe("error");
       expect(outcome?.message).toMatch(/^the function harness died: it was killed by signal SIGKILL.* \(while this case ran\)$/);
     }
   });
 
-  test("a harness that stops answering is stopped after the grace time", async () => {
-    const source = "import os, signal\ndef freeze():\n    os.kill(os.getppid(), signal.SIGSTOP)\n    return 1\n";
+  test("its fork server killed by a case: the harness answers the cases in flight with a clear error", async () => {
     const driven = await drive({
-      entrypoint: "freeze",
-      source,
-      tests: [makeCase([], null, { timeout_ms: 300 })],
+      entrypoint: "act",
+      source: FAMILY,
+      tests: [makeCase(["kill fork server"]), makeCase(["wait"])],
+      jobs: 2,
+    });
+    for (const outcome of driven.outcomes) {
+      expect(outcome?.status).toBe("error");
+      // "while this case ran", or "before this case started" when no spare was ready for it yet.
+      expect(outcome?.message).toMatch(/^the function harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/);
+    }
+  });
+
+  test("a harness that stops answering is stopped after the grace time", async () => {
+    const driven = await drive({
+      entrypoint: "act",
+      source: FAMILY,
+      tests: [makeCase(["freeze harness"], null, { timeout_ms: 300 })],
       plugin: { stuckGraceMs: 300, maxRestarts: 0 },
     });
     expect(driven.outcomes[0]?.status).toBe("error");
