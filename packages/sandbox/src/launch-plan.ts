@@ -27,6 +27,8 @@ export interface LaunchPlan {
   marker?: string;
   /** The uid that must own the case folder so the dropped-privilege code can write there. */
   caseOwner?: number;
+  /** Read-only folders the dropped-privilege code reaches through the host's own tree (no mount namespace). */
+  mustReach?: string[];
 }
 
 /** Folders bound read-only into the namespace sandbox: the system, never /root, /home, /work or /tmp. */
@@ -221,6 +223,7 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       exitCodeEncodesSignal: false,
       marker,
       caseOwner: drop ? input.slotUid : undefined,
+      mustReach: drop ? (options.readOnlyPaths ?? []).map((p) => resolve(p)) : undefined,
     };
   }
   const [file, ...args] = [...dieWithRunner(host), ...program.argv];

@@ -2,12 +2,11 @@
  * Runs one launch plan: spawns it in its own process group with execa, enforces the wall clock and the
  * output caps by killing the whole tree, and turns what happened into a SandboxResult.
  */
-import { lchownSync, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
 import { PassThrough, type Readable, Transform, type Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
 import { execa } from "execa";
 import type { SandboxResult } from "@skillrig/core";
+import { giveCaseFolderTo, makeReachable } from "./folder-access.js";
 import type { LaunchPlan } from "./launch-plan.js";
 import type { EffectiveLimits } from "./limits.js";
 import { treeMemoryCap, watchTreeMemory } from "./memory-watchdog.js";
@@ -50,17 +49,6 @@ function installExitHook(): void {
 
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]));
 
-/** Hands the case folder to the unprivileged uid the code runs as (we are root when this applies). */
-function giveCaseFolderTo(folder: string, uid: number): void {
-  const visit = (path: string): void => {
-    const stat = lstatSync(path);
-    // lchown, never chown: a symlink left by earlier code (to /etc/passwd, say) must not hand its target over.
-    if (stat.uid !== uid) lchownSync(path, uid, uid);
-    if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
-  };
-  visit(folder);
-}
-
 /** Keeps the first `cap` bytes of a stream and notes when more arrived. */
 class BoundedCapture {
   readonly chunks: Buffer[] = [];
@@ -89,6 +77,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
   const { plan, limits } = options;
   installExitHook();
   if (plan.caseOwner !== undefined) giveCaseFolderTo(options.cwd, plan.caseOwner);
+  if (plan.mustReach) makeReachable(options.cwd, plan.mustReach);
 
   const started = performance.now();
   const subprocess = execa(plan.file, plan.args, {

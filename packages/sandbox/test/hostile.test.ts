@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ResourceLimits, SandboxResult } from "@skillrig/core";
-import { availableLevels, createSandbox } from "@skillrig/sandbox";
+import { availableLevels, createSandbox, probeHost } from "@skillrig/sandbox";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -354,5 +354,52 @@ describe.each(weakerLevels.filter((level) => level === "rlimits"))("resource lim
     const file = await runAt("write_2gb.py");
     expect(file.result.fileSizeLimited).toBe(true);
     expect(statSync(join(file.cwd, "huge.bin")).size).toBeLessThanOrEqual(LIMITS.fileSizeBytes as number);
+  });
+});
+
+/**
+ * The rlimits level run as root drops to a per-run uid when that uid can run the interpreter. The user's
+ * python3 here may live under /root (pyenv), so this planning uses the system's /usr/bin/python3.
+ */
+const systemPython = "/usr/bin/python3";
+const canDropHere = probeHost().isRoot && existsSync(systemPython) && availableLevels().some((l) => l.level === "rlimits" && l.available);
+describe.each(canDropHere ? ["rlimits"] : [])("level %s run as root", (level) => {
+  const host = { ...probeHost(), python: { executable: systemPython, prefixes: ["/usr"] } };
+  const dropping = createSandbox({ level: level as "rlimits", host });
+
+  it("runs the code as a per-run uid that can reach a case folder inside a private (0700) temp folder", async () => {
+    expect(dropping.warnings.join("\n")).not.toMatch(/runs as root/);
+    const privateParent = mkdtempSync(join(root, "private-")); // mkdtemp: mode 0700
+    const cwd = mkdtempSync(join(privateParent, "case-"));
+    const result = await dropping.run({
+      command: ["python3", "-c", "import os; open('out.txt', 'w').write('x'); print(os.getuid())"],
+      cwd,
+      limits: LIMITS,
+    });
+    expect(result.stderr).toBe("");
+    expect(Number(result.stdout)).toBeGreaterThan(0);
+    expect(readFileSync(join(cwd, "out.txt"), "utf8")).toBe("x");
+  });
+
+  it("holds a fork bomb to the process limit with that uid", async () => {
+    const marker = `hostile-${randomUUID()}`;
+    lastMarker = marker;
+    let peak = 0;
+    const watch = setInterval(() => {
+      peak = Math.max(peak, processesWithMarker(marker, true).length);
+    }, 20);
+    try {
+      const result = await dropping.run({
+        command: ["python3", join(hostileDir, "fork_bomb.py"), marker],
+        cwd: mkdtempSync(join(root, "rlimits-bomb-")),
+        readOnlyPaths: [hostileDir],
+        limits: LIMITS,
+      });
+      expect(result.timedOut).toBe(true);
+    } finally {
+      clearInterval(watch);
+    }
+    expect(processesWithMarker(marker)).toEqual([]);
+    expect(peak).toBe(LIMITS.maxProcesses);
   });
 });

@@ -1,4 +1,5 @@
-import { mkdtempSync, rmSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runner } from "@skillrig/core";
@@ -164,5 +165,33 @@ describe("choosing the level", () => {
     });
     expect(result.exitCode).toBe(127);
     expect(result.stderr).toMatch(/no-such-program-xyz: .*No such file or directory|no-such-program-xyz ENOENT/);
+  });
+});
+
+describe("the interpreter", () => {
+  it("runs the python3 of the user's PATH, a virtualenv's included, with its own packages", async () => {
+    const venv = join(root, "venv");
+    const host = probeHost();
+    execFileSync(host.python?.executable ?? "python3", ["-m", "venv", "--without-pip", venv]);
+    // A package only this venv has.
+    const sitePackages = execFileSync(join(venv, "bin", "python3"), ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], {
+      encoding: "utf8",
+    }).trim();
+    writeFileSync(join(sitePackages, "only_in_venv.py"), "WHERE = 'venv'\n");
+    const savedPath = process.env.PATH;
+    process.env.PATH = `${join(venv, "bin")}:${savedPath}`;
+    try {
+      const sandbox = createSandbox({ fresh: true });
+      const result = await sandbox.run({
+        command: ["python3", "-c", "import sys, only_in_venv; print(sys.prefix, only_in_venv.WHERE)"],
+        cwd: caseFolder("venv"),
+        limits: { wallMs: 10_000 },
+      });
+      expect(result.stderr).toBe("");
+      expect(result.stdout).toBe(`${venv} venv\n`);
+    } finally {
+      process.env.PATH = savedPath;
+      probeHost(true);
+    }
   });
 });
