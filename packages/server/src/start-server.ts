@@ -14,6 +14,7 @@ import { buildApp } from "./app.js";
 import { createJobExecution, type JobExecution } from "./job-execution.js";
 import { JobQueue } from "./job-queue.js";
 import { JobStore } from "./job-store.js";
+import { createWorkerExecution } from "./worker-execution.js";
 import { resolveServerSettings, type ServerOverrides, type ServerSettings } from "./server-config.js";
 
 export interface StartServerOptions {
@@ -24,6 +25,13 @@ export interface StartServerOptions {
   execution?: JobExecution;
   /** Fastify's request log on stdout. */
   logger?: boolean;
+  /**
+   * Run jobs in worker threads (one per concurrency slot), so job work never holds up HTTP answers. Each worker
+   * builds its own runner from the runner's config file plus `builtinsModule` (a module exporting
+   * `builtinPlugins(loaded)`, as the CLI's builtins.ts); so use it only when the runner was built that way.
+   * Ignored when `execution` is given.
+   */
+  workers?: { builtinsModule?: string };
 }
 
 export interface RunningServer {
@@ -46,7 +54,17 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   mkdirSync(runsDir, { recursive: true });
   mkdirSync(uploadsDir, { recursive: true });
   const store = new JobStore(join(settings.dataDir, "skillrig-server.sqlite"));
-  const execution = options.execution ?? createJobExecution(runner);
+  const local = createJobExecution(runner);
+  const pool =
+    options.execution === undefined && options.workers
+      ? createWorkerExecution(local, {
+          size: settings.concurrency,
+          cwd: runner.cwd,
+          configFile: runner.configFile,
+          builtinsModule: options.workers.builtinsModule,
+        })
+      : undefined;
+  const execution = options.execution ?? pool ?? local;
   const queue = new JobQueue({
     store,
     execution,
@@ -63,6 +81,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     await app.listen({ host: settings.host, port: settings.port });
   } catch (error) {
     await queue.close();
+    await pool?.close();
     store.close();
     throw error;
   }
@@ -78,6 +97,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     async close() {
       await app.close();
       await queue.close();
+      await pool?.close();
       store.close();
     },
   };

@@ -10,6 +10,7 @@ interface ServeOptions {
   concurrency?: string;
   onRestart?: string;
   log?: boolean;
+  workers?: boolean;
 }
 
 function wholeNumber(value: string | undefined, option: string, min: number): number | undefined {
@@ -44,6 +45,7 @@ export const serveCommand: CommandModule = {
       .option("--concurrency <n>", "jobs run at once (default server.concurrency or 2)")
       .option("--on-restart <fail|requeue>", "what happens to jobs that were running when the server stopped (default fail)")
       .option("--log", "log every request on stdout")
+      .option("--no-workers", "run jobs on the server's own thread instead of worker threads")
       .action(async (options: ServeOptions, command) => {
         const ctx = context(command);
         const overrides: ServerOverrides = {};
@@ -60,7 +62,9 @@ export const serveCommand: CommandModule = {
           overrides.onRestart = options.onRestart;
         }
         const runner = await ctx.runner();
-        const server = await startServer({ runner, overrides, logger: options.log === true });
+        // Jobs run in worker threads that build their runner as this one was built: the config plus these built-ins.
+        const workers = options.workers === false ? undefined : { builtinsModule: new URL("../builtins.js", import.meta.url).href };
+        const server = await startServer({ runner, overrides, logger: options.log === true, workers });
         const { failed, requeued } = server.recovered;
         if (failed.length + requeued.length > 0) {
           ctx.out.info(

@@ -1,0 +1,75 @@
+/**
+ * A worker thread that runs jobs for the server, so runJob's file work and the engine's stream parsing do not
+ * hold up the thread that answers HTTP requests. It builds its own runner the way the host built the server's
+ * (the same config file, the host's built-in plugins from `builtinsModule`) and takes one job at a time.
+ *
+ * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, task, deliverableDir } | { type: "cancel", jobId }
+ * Messages out: { type: "ready" } | { type: "event", jobId, event } | { type: "case", jobId, verdict }
+ *               | { type: "done", jobId, value } | { type: "failed", jobId, error } | { type: "fatal", error }
+ */
+import { parentPort, workerData } from "node:worker_threads";
+import { createRunner, isSkillrigError, loadConfig, type SkillrigPlugin, type LoadedConfig } from "@skillrig/core";
+import { createJobExecution } from "./job-execution.js";
+
+export interface JobWorkerData {
+  cwd: string;
+  configFile?: string;
+  /** A module exporting `builtinPlugins(loaded)`, as the CLI's builtins.ts does. */
+  builtinsModule?: string;
+}
+
+type Incoming =
+  | { type: "run-skill"; jobId: string; request: Parameters<ReturnType<typeof createJobExecution>["runSkillJob"]>[0]; runsDir: string }
+  | { type: "run-oracle"; jobId: string; task: unknown; deliverableDir: string }
+  | { type: "cancel"; jobId: string };
+
+const port = parentPort!;
+const data = workerData as JobWorkerData;
+
+function serialize(error: unknown) {
+  if (isSkillrigError(error)) return error.toJSON();
+  return { code: "unhandled" as const, message: `unexpected error in the job worker: ${(error as Error)?.message ?? String(error)}` };
+}
+
+try {
+  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile });
+  let builtins: SkillrigPlugin[] = [];
+  if (data.builtinsModule) {
+    const module = (await import(data.builtinsModule)) as { builtinPlugins: (loaded: LoadedConfig) => Promise<SkillrigPlugin[]> };
+    builtins = await module.builtinPlugins(loaded);
+  }
+  const runner = await createRunner(loaded, { cwd: data.cwd, builtins });
+  const execution = createJobExecution(runner);
+  const controllers = new Map<string, AbortController>();
+
+  port.on("message", async (message: Incoming) => {
+    if (message.type === "cancel") {
+      controllers.get(message.jobId)?.abort();
+      return;
+    }
+    const controller = new AbortController();
+    controllers.set(message.jobId, controller);
+    try {
+      const value =
+        message.type === "run-skill"
+          ? await execution.runSkillJob(message.request, {
+              jobId: message.jobId,
+              runsDir: message.runsDir,
+              signal: controller.signal,
+              onEvent: (event) => port.postMessage({ type: "event", jobId: message.jobId, event }),
+            })
+          : await execution.runOracle(execution.loadTask(message.task), message.deliverableDir, {
+              signal: controller.signal,
+              onCase: (verdict) => port.postMessage({ type: "case", jobId: message.jobId, verdict }),
+            });
+      port.postMessage({ type: "done", jobId: message.jobId, value });
+    } catch (error) {
+      port.postMessage({ type: "failed", jobId: message.jobId, error: serialize(error) });
+    } finally {
+      controllers.delete(message.jobId);
+    }
+  });
+  port.postMessage({ type: "ready" });
+} catch (error) {
+  port.postMessage({ type: "fatal", error: serialize(error) });
+}
