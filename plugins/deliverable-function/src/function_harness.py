@@ -187,13 +187,15 @@ def send_result(res_w, header, body=b""):
     write_all(res_w, json.dumps(header).encode("utf-8") + b"\n" + body)
 
 
-def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir):
+def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
     """A forked child: waits for its one case, runs it, reports, exits. Never returns."""
     request = None
     try:
         os.setpgid(0, 0)
-        # The case's own folder, made before the case arrives (folder operations are slow on some disks).
-        os.mkdir(case_dir)
+        # The case's own folder, ready before the case arrives: an emptied one left by an earlier case, or a new one
+        # (making and removing folders is slow on some disks, so empty ones are reused).
+        if make_dir:
+            os.mkdir(case_dir)
         os.chdir(case_dir)
         signal.set_wakeup_fd(-1)
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -290,13 +292,16 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir):
         os.killpg(os.getpid(), signal.SIGKILL)
     except OSError:
         pass  # nothing was left running
+    # An empty folder goes back to the pool; one the case wrote into is removed, after the answer went out.
+    try:
+        with os.scandir(case_dir) as entries:
+            header["folder_free"] = next(entries, None) is None
+    except OSError:
+        header["folder_free"] = False
     # The prints are flushed before the result is sent: when the parent has the whole result, it has every print.
     send_result(res_w, header, body)
-    # The child removes its own folder after the answer went out: off the critical path and off the parent's loop.
-    try:
+    if not header["folder_free"]:
         os.chdir(os.path.dirname(case_dir))  # the function may have changed folder
-        os.rmdir(case_dir)
-    except OSError:
         shutil.rmtree(case_dir, ignore_errors=True)
     os._exit(0)
 
@@ -309,7 +314,7 @@ class ForkServer:
 
     It is forked from the harness right after the import (so it holds the module exactly as the import left it)
     and talks to the harness over a SOCK_SEQPACKET socket pair:
-      harness -> server:  b"w" + count           fork `count` more spares
+      harness -> server:  b"w" + count + folders  fork `count` more spares; these emptied case folders are free again
       server -> harness:  b"s" + pid + folder    a new spare, with its pipe ends [req_w, res_r, out_r, err_r] attached
       server -> harness:  b"x" + pid + status    a child ended (the server is every case child's parent and reaps it)
     When the harness's end closes, the server kills every child it has and exits.
@@ -323,6 +328,7 @@ class ForkServer:
         self.children = set()
         self.forked = 0
         self.folder_prefix = f"case-{os.urandom(4).hex()}-"
+        self.free_folders = []
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
             os.set_blocking(fd, False)
@@ -339,10 +345,11 @@ class ForkServer:
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
         self.forked += 1
-        case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}")
+        make_dir = not self.free_folders
+        case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}") if make_dir else self.free_folders.pop()
         pid = os.fork()
         if pid == 0:
-            run_spare(self.fn, req_r, res_w, out_w, err_w, self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}, case_dir)
+            run_spare(self.fn, req_r, res_w, out_w, err_w, self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}, case_dir, make_dir)
         try:
             os.setpgid(pid, pid)  # also done in the child; whichever runs first wins the race
         except OSError:
@@ -364,7 +371,7 @@ class ForkServer:
             for key, _ in self.selector.select():
                 if key.data == "sock":
                     try:
-                        message = self.sock.recv(64)
+                        message = self.sock.recv(1 << 20)
                     except OSError:
                         message = b""
                     if not message:
@@ -376,6 +383,8 @@ class ForkServer:
                                     pass
                         os._exit(0)
                     self.credit += struct.unpack("<i", message[1:5])[0]
+                    if len(message) > 5:
+                        self.free_folders.extend(os.fsdecode(f) for f in message[5:].split(b"\0"))
                 else:
                     try:
                         while os.read(self.wake_r, 4096):
@@ -396,7 +405,7 @@ class ForkServer:
 class Child:
     """A forked child: a spare (no case yet) or running one case."""
     __slots__ = ("pid", "req_w", "fds", "case_dir", "id", "request", "result", "header", "stdout", "stderr", "out_total",
-                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied")
+                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied", "folder_free")
 
     def __init__(self, pid, req_w, fds, case_dir):
         self.pid = pid
@@ -414,6 +423,7 @@ class Child:
         self.killed_for = None
         self.exit_status = None
         self.replied = False
+        self.folder_free = False
 
 
 class Harness:
@@ -431,6 +441,7 @@ class Harness:
         self.server_error = None
         self.waiting = []  # requests that arrived before a spare was ready
         self.credit = 0  # spares to ask the fork server for, sent once per loop turn
+        self.free_folders = []  # emptied case folders to hand back to the fork server
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # SIGCHLD tells the harness its fork server died (its only child): through a pipe, into the selector.
         self.wake_r, self.wake_w = os.pipe()
@@ -592,6 +603,7 @@ class Harness:
             if newline < 0:
                 return
             child.header = json.loads(child.result[:newline])
+            child.folder_free = child.header.pop("folder_free", False)
             del child.result[: newline + 1]
         if len(child.result) < child.header["len"]:
             return
@@ -635,7 +647,9 @@ class Harness:
         if not child.replied:
             self.outbox.append(self.reply(child))
             child.replied = True
-        if not clean_exit and self.input_open:
+        if clean_exit and child.folder_free:
+            self.free_folders.append(child.case_dir)
+        elif not clean_exit and self.input_open:
             shutil.rmtree(child.case_dir, ignore_errors=True)  # a child that ended early could not tidy up
         del self.running[child.id]
 
@@ -758,10 +772,11 @@ class Harness:
                 data = b"".join(self.outbox)
                 self.outbox = []
                 write_all(PROTO_OUT, data)
-            if self.credit:
+            if self.credit or self.free_folders:
                 try:
-                    self.sock.send(b"w" + struct.pack("<i", self.credit))
+                    self.sock.send(b"w" + struct.pack("<i", self.credit) + b"\0".join(os.fsencode(f) for f in self.free_folders))
                     self.credit = 0
+                    self.free_folders = []
                 except BlockingIOError:
                     pass  # the server is busy forking; asked again next turn
         # The runner is gone: nobody waits for the running cases or needs the spares.
