@@ -79,20 +79,17 @@ function unprivilegedCanRunPython(host: HostProbe): boolean {
 
 /** The case folder must exist before code runs in it: it becomes the only writable bind. */
 function requireCaseFolder(cwd: string): void {
-  let isFolder = false;
+  let problem: string | undefined;
   try {
-    isFolder = statSync(cwd).isDirectory();
-  } catch {
-    // reported below
+    if (!statSync(cwd).isDirectory()) problem = "is not a folder";
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    problem = code === "ENOENT" ? "does not exist" : `cannot be reached (${code ?? (error as Error).message})`;
   }
-  if (!isFolder) {
-    throw new SkillrigError(
-      "sandbox_unavailable",
-      `sandbox: the case folder ${cwd} does not exist or is not a folder; create it before running code in it`,
-      {
-        file: cwd,
-      },
-    );
+  if (problem) {
+    throw new SkillrigError("sandbox_unavailable", `sandbox: the case folder ${cwd} ${problem}; create it before running code in it`, {
+      file: cwd,
+    });
   }
 }
 

@@ -154,7 +154,7 @@ describe("choosing the level", () => {
     const sandbox = createSandbox();
     await expect(async () =>
       sandbox.run({ command: ["python3", "-c", "pass"], cwd: join(root, "no-such-case"), limits: { wallMs: 1000 } }),
-    ).rejects.toThrow(/the case folder .*no-such-case does not exist/);
+    ).rejects.toThrow(/the case folder .*no-such-case does not exist; create it/);
   });
 
   it.each(levels)("reports a command that cannot start as exit 127 with the reason in stderr (level %s)", async (level) => {

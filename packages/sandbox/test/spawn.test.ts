@@ -4,14 +4,14 @@
  * settles only once the tree is gone. Checked at every level this machine has.
  */
 import { randomUUID } from "node:crypto";
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import type { SandboxProcess } from "@skillrig/core";
 import { availableLevels, createSandbox } from "@skillrig/sandbox";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, onTestFinished } from "vitest";
 
 const harnessDir = join(dirname(fileURLToPath(import.meta.url)), "harness");
 const root = mkdtempSync(join(tmpdir(), "skillrig-spawn-"));
@@ -167,5 +167,67 @@ describe.each(levels)("when the runner itself is killed (level %s)", (level) => 
     const gone = Date.now() + 5_000;
     while (processesWithMarker(marker).length > 0 && Date.now() < gone) await new Promise((r) => setTimeout(r, 50));
     expect(processesWithMarker(marker)).toEqual([]);
+  });
+});
+
+describe("spawn() output cap", () => {
+  it("caps what passes through the pipes only when the caller sets outputBytes", async () => {
+    const sandbox = createSandbox();
+    const chatty = sandbox.spawn({
+      command: ["python3", "-c", "import sys\nfor _ in range(1000): sys.stdout.write('z' * 1000 + '\\n')"],
+      cwd: mkdtempSync(join(root, "chatty-")),
+      limits: { wallMs: 30_000, outputBytes: 10_000 },
+    });
+    let received = 0;
+    chatty.stdout.on("data", (chunk: Buffer) => {
+      received += chunk.length;
+    });
+    const result = await chatty.exited;
+    expect(result.outputLimited).toBe(true);
+    expect(received).toBeLessThanOrEqual(10_000);
+  });
+});
+
+/**
+ * Not root: bubblewrap makes a user namespace per run, which also makes the process budget per run. Checked
+ * by running a small runner as "nobody" (we are root here, so we can).
+ */
+const unprivilegedRunnable = process.getuid?.() === 0 && existsSync("/usr/bin/python3");
+describe.each(unprivilegedRunnable ? ["nobody"] : [])("started as %s instead of root", () => {
+  it("still isolates at the namespaces level, or says why not", async () => {
+    // Outside our 0700 temp root, which "nobody" could not enter.
+    const folder = mkdtempSync(join(tmpdir(), "skillrig-unprivileged-"));
+    chmodSync(folder, 0o777);
+    onTestFinished(() => rmSync(folder, { recursive: true, force: true }));
+    const sandboxEntry = join(dirname(fileURLToPath(import.meta.url)), "../dist/index.js");
+    const script = [
+      `import { createSandbox } from ${JSON.stringify(sandboxEntry)};`,
+      "const sandbox = createSandbox();",
+      `const forks = "import os\\nok = 0\\nfor _ in range(30):\\n    try:\\n        if os.fork() == 0:\\n            import time; time.sleep(2); os._exit(0)\\n        ok += 1\\n    except OSError:\\n        break\\nimport socket\\ntry:\\n    socket.create_connection(('1.1.1.1', 80), timeout=1); net = 'open'\\nexcept OSError:\\n    net = 'blocked'\\nprint(os.getuid(), ok, net)";`,
+      `const result = await sandbox.run({ command: ["python3", "-c", forks], cwd: ${JSON.stringify(folder)}, limits: { wallMs: 20000, maxProcesses: 8 } });`,
+      "console.log(JSON.stringify({ isolation: sandbox.isolation, warnings: sandbox.warnings, stdout: result.stdout, stderr: result.stderr }));",
+    ].join("\n");
+    const { execFileSync } = await import("node:child_process");
+    const out = execFileSync(
+      "setpriv",
+      ["--reuid=65534", "--regid=65534", "--clear-groups", "--", process.execPath, "--input-type=module", "-e", script],
+      {
+        cwd: folder,
+        env: { PATH: "/usr/bin:/bin", HOME: folder },
+        encoding: "utf8",
+      },
+    );
+    const report = JSON.parse(out) as { isolation: string; warnings: string[]; stdout: string; stderr: string };
+    if (report.isolation !== "namespaces") {
+      // This kernel does not let unprivileged users make namespaces: the fallback must say so.
+      expect(report.warnings.join("\n")).toMatch(/"namespaces" is not available/);
+      return;
+    }
+    expect(report.stderr).toBe("");
+    const [uid, forked, net] = report.stdout.trim().split(" ");
+    expect(uid).toBe("65534");
+    expect(Number(forked)).toBeGreaterThan(0);
+    expect(Number(forked)).toBeLessThan(8); // the budget of 8 includes bubblewrap's pid 1 and the code itself
+    expect(net).toBe("blocked");
   });
 });
