@@ -63,7 +63,8 @@ const PYTHON = await new Promise((resolve, reject) =>
   execFile("python3", ["-c", "import sys; print(sys.executable)"], (error, stdout) => (error ? reject(error) : resolve(stdout.trim()))),
 );
 
-const BASELINE_SCRIPT = "import json, sys\nsys.path.insert(0, sys.argv[1])\nfrom solution import add\nprint(json.dumps(add(*json.loads(sys.argv[2]))))";
+const BASELINE_SCRIPT =
+  "import json, sys\nsys.path.insert(0, sys.argv[1])\nfrom solution import add\nprint(json.dumps(add(*json.loads(sys.argv[2]))))";
 
 function spawnCase([a, b]) {
   return new Promise((resolve, reject) => {
@@ -103,7 +104,9 @@ function floorRun() {
     let out = "";
     child.stdout.on("data", (d) => (out += d));
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolve({ casesPerSecond: CASES / Number(out) }) : reject(new Error(`floor exited ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolve({ casesPerSecond: CASES / Number(out) }) : reject(new Error(`floor exited ${code}`)),
+    );
   });
 }
 
@@ -138,8 +141,16 @@ try {
     `function cases: ${CASES} x add(a, b), median of ${RUNS} runs, jobs ${JOBS}, sandbox isolation "${summary.isolation}", load average ${loadBefore.toFixed(1)} -> ${loadavg()[0].toFixed(1)}`,
   );
   console.log(row("plugin (runTask, harness + fork per case)", med.plugin, ""));
-  console.log(row(`baseline (fresh python3 per case, ${BASELINE_CASES} cases)`, med.baseline, `plugin is ${summary.plugin_vs_baseline.toFixed(1)}x faster (goal: 20x)`));
-  console.log(row("floor (all calls in one Python process)", med.floor, `plugin reaches ${(summary.plugin_vs_floor * 100).toFixed(2)}% of it`));
+  console.log(
+    row(
+      `baseline (fresh python3 per case, ${BASELINE_CASES} cases)`,
+      med.baseline,
+      `plugin is ${summary.plugin_vs_baseline.toFixed(1)}x faster (goal: 20x)`,
+    ),
+  );
+  console.log(
+    row("floor (all calls in one Python process)", med.floor, `plugin reaches ${(summary.plugin_vs_floor * 100).toFixed(2)}% of it`),
+  );
   await mkdir(dirname(values.out), { recursive: true });
   await writeFile(values.out, `${JSON.stringify(summary, null, 2)}\n`);
   console.log(`written: ${values.out}`);

@@ -8,7 +8,18 @@ import { join, relative } from "node:path";
 import { SkillrigError, type Deliverable } from "@skillrig/core";
 
 /** Folders that are never part of a deliverable's code. */
-const SKIPPED = new Set([".git", ".hg", ".svn", "node_modules", "__pycache__", ".venv", "venv", ".mypy_cache", ".pytest_cache", ".skillrig"]);
+const SKIPPED = new Set([
+  ".git",
+  ".hg",
+  ".svn",
+  "node_modules",
+  "__pycache__",
+  ".venv",
+  "venv",
+  ".mypy_cache",
+  ".pytest_cache",
+  ".skillrig",
+]);
 export const MAX_DELIVERABLE_FILES = 2000;
 export const MAX_DELIVERABLE_BYTES = 100 * 1024 * 1024;
 
@@ -20,7 +31,11 @@ export async function copyDeliverable(deliverable: Deliverable, target: string):
     new SkillrigError(
       "usage",
       `deliverable folder ${deliverable.dir} is too large to copy for testing (more than ${MAX_DELIVERABLE_FILES} files or ${MAX_DELIVERABLE_BYTES / 1024 / 1024} MiB)`,
-      { field: "--deliverable", file: deliverable.dir, hint: "put the deliverable in a folder of its own and pass that folder, or pass the .py file" },
+      {
+        field: "--deliverable",
+        file: deliverable.dir,
+        hint: "put the deliverable in a folder of its own and pass that folder, or pass the .py file",
+      },
     );
   async function measure(dir: string): Promise<void> {
     for (const entry of await readdir(dir, { withFileTypes: true })) {

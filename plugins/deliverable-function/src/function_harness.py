@@ -793,6 +793,10 @@ def main():
     if len(sys.argv) not in (3, 4):
         send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name> [<spares>]"})
         return 2
+    if sys.version_info < (3, 9) or not hasattr(socket, "send_fds"):
+        send({"op": "load_error", "kind": "usage",
+              "message": f"the function harness needs Python 3.9 or newer on Linux; this is Python {sys.version.split()[0]} on {sys.platform}"})
+        return 2
     entry_file, function_name = sys.argv[1], sys.argv[2]
     spares = int(sys.argv[3]) if len(sys.argv) == 4 else 2
     fn, error = load_function(entry_file, function_name)

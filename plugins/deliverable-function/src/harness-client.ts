@@ -111,9 +111,12 @@ export class FunctionHarness {
     return new Promise<CaseReply>((resolve, reject) => {
       // The harness enforces the wall limit itself; this only catches a harness that stopped answering.
       const timer = setTimeout(() => {
-        this.#die(`the function harness did not answer within ${request.wall_ms + this.#options.stuckGraceMs} ms (case limit ${request.wall_ms} ms); it was stopped`, {
-          stderr: this.#stderrTail,
-        });
+        this.#die(
+          `the function harness did not answer within ${request.wall_ms + this.#options.stuckGraceMs} ms (case limit ${request.wall_ms} ms); it was stopped`,
+          {
+            stderr: this.#stderrTail,
+          },
+        );
         this.#process.kill();
       }, request.wall_ms + this.#options.stuckGraceMs);
       timer.unref?.();
@@ -209,7 +212,11 @@ export class FunctionHarness {
         this.#process.kill();
         settle({
           ok: false,
-          error: { op: "load_error", kind: "import_error", message: `importing ${baseName(entryFile)} did not finish within ${loadTimeoutMs} ms; the harness was stopped` },
+          error: {
+            op: "load_error",
+            kind: "import_error",
+            message: `importing ${baseName(entryFile)} did not finish within ${loadTimeoutMs} ms; the harness was stopped`,
+          },
         });
       }, loadTimeoutMs);
       this.#onFirstLine = (line) => {
@@ -217,7 +224,14 @@ export class FunctionHarness {
           const message = JSON.parse(line) as ReadyMessage | LoadErrorMessage;
           settle(message.op === "ready" ? { ok: true, ready: message } : { ok: false, error: message });
         } catch {
-          settle({ ok: false, error: { op: "load_error", kind: "import_error", message: `the function harness answered with something that is not JSON: ${line.slice(0, 200)}` } });
+          settle({
+            ok: false,
+            error: {
+              op: "load_error",
+              kind: "import_error",
+              message: `the function harness answered with something that is not JSON: ${line.slice(0, 200)}`,
+            },
+          });
         }
       };
       this.exited.then(
@@ -232,7 +246,14 @@ export class FunctionHarness {
             },
           }),
         (error: unknown) =>
-          settle({ ok: false, error: { op: "load_error", kind: "import_error", message: `the function harness could not start: ${(error as Error)?.message ?? error}` } }),
+          settle({
+            ok: false,
+            error: {
+              op: "load_error",
+              kind: "import_error",
+              message: `the function harness could not start: ${(error as Error)?.message ?? error}`,
+            },
+          }),
       );
     });
   }

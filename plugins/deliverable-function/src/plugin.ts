@@ -279,7 +279,14 @@ function loadFailure(error: LoadErrorMessage): CaseOutcome {
   if (error.traceback) details.traceback = error.traceback;
   if (error.stdout) details.import_stdout = error.stdout;
   if (error.stderr) details.import_stderr = error.stderr;
-  return { kind: "case", actual: null, status: "error", message: `the deliverable could not be loaded: ${error.message}`, comparisons: [], details };
+  return {
+    kind: "case",
+    actual: null,
+    status: "error",
+    message: `the deliverable could not be loaded: ${error.message}`,
+    comparisons: [],
+    details,
+  };
 }
 
 function harnessFailure(state: FunctionRunState, error: HarnessDiedError | undefined): CaseOutcome {

@@ -10,7 +10,12 @@ import { drive, harnessOf, makeCase, removeModules } from "./drive.js";
 afterAll(removeModules);
 
 /** Runs `entrypoint` of `source` once per input. */
-async function outcomes(source: string, entrypoint: string, inputs: unknown[][], extra: Parameters<typeof drive>[0] extends infer O ? Partial<O> : never = {}) {
+async function outcomes(
+  source: string,
+  entrypoint: string,
+  inputs: unknown[][],
+  extra: Parameters<typeof drive>[0] extends infer O ? Partial<O> : never = {},
+) {
   const driven = await drive({ entrypoint, source, tests: inputs.map((input) => makeCase(input)), ...extra });
   return driven.outcomes as CaseOutcome[];
 }
@@ -146,7 +151,10 @@ def leave(how):
 `;
     const [sysExit, osExit, kill, stayed] = await outcomes(source, "leave", [["sys.exit"], ["os._exit"], ["kill"], ["no"]]);
     expect([sysExit?.status, sysExit?.message]).toEqual(["error", "the function called sys.exit(2) instead of returning"]);
-    expect([osExit?.status, osExit?.message]).toEqual(["error", "the case process exited with code 3 before the function returned (did it call os._exit?)"]);
+    expect([osExit?.status, osExit?.message]).toEqual([
+      "error",
+      "the case process exited with code 3 before the function returned (did it call os._exit?)",
+    ]);
     expect([kill?.status, kill?.message]).toEqual(["error", "the case process was killed by signal SIGKILL before the function returned"]);
     expect(stayed?.actual).toBe("stayed");
   });
@@ -226,7 +234,11 @@ def slow(how):
 
 describe("a deliverable that does not load", () => {
   test("a syntax error fails every case with one clear message (args lists are still checked)", async () => {
-    const driven = await drive({ entrypoint: "add", source: "def add(a, b)\n    return a + b\n", tests: [makeCase([1, 2]), makeCase([1]), makeCase("x")] });
+    const driven = await drive({
+      entrypoint: "add",
+      source: "def add(a, b)\n    return a + b\n",
+      tests: [makeCase([1, 2]), makeCase([1]), makeCase("x")],
+    });
     expect(driven.resolutions.map((r) => r.violations.length)).toEqual([0, 0, 1]);
     for (const outcome of driven.outcomes.slice(0, 2)) {
       expect(outcome?.status).toBe("error");
@@ -236,7 +248,9 @@ describe("a deliverable that does not load", () => {
   });
 
   test("an exception at import time", async () => {
-    const [outcome] = await outcomes("import json\nraise RuntimeError('no config file')\ndef add(a, b):\n    return a + b\n", "add", [[1, 2]]);
+    const [outcome] = await outcomes("import json\nraise RuntimeError('no config file')\ndef add(a, b):\n    return a + b\n", "add", [
+      [1, 2],
+    ]);
     expect(outcome?.message).toBe("the deliverable could not be loaded: importing solution.py raised RuntimeError: no config file");
     expect(outcome?.details?.traceback).toMatch(/solution\.py", line 2, in <module>/);
     expect(outcome?.details?.traceback).not.toMatch(/function_harness|importlib/);
@@ -253,7 +267,11 @@ describe("a deliverable that does not load", () => {
   });
 
   test("prints at import time do not disturb the harness", async () => {
-    const [outcome] = await outcomes("print('hello from import')\nimport os\nos.write(1, b'raw\\n')\ndef add(a, b):\n    return a + b\n", "add", [[1, 2]]);
+    const [outcome] = await outcomes(
+      "print('hello from import')\nimport os\nos.write(1, b'raw\\n')\ndef add(a, b):\n    return a + b\n",
+      "add",
+      [[1, 2]],
+    );
     expect(outcome?.actual).toBe(3);
   });
 });
@@ -315,7 +333,9 @@ def act(how):
     for (const outcome of driven.outcomes) {
       expect(outcome?.status).toBe("error");
       // "while this case ran", or "before this case started" when no spare was ready for it yet.
-      expect(outcome?.message).toMatch(/^the function harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/);
+      expect(outcome?.message).toMatch(
+        /^the function harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/,
+      );
     }
   });
 
@@ -327,6 +347,8 @@ def act(how):
       plugin: { stuckGraceMs: 300, maxRestarts: 0 },
     });
     expect(driven.outcomes[0]?.status).toBe("error");
-    expect(driven.outcomes[0]?.message).toBe("the function harness did not answer within 600 ms (case limit 300 ms); it was stopped (while this case ran)");
+    expect(driven.outcomes[0]?.message).toBe(
+      "the function harness did not answer within 600 ms (case limit 300 ms); it was stopped (while this case ran)",
+    );
   });
 });

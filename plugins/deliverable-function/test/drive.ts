@@ -73,7 +73,9 @@ export async function drive(options: DriveOptions): Promise<Driven> {
     await options.afterStart?.(run);
     const resolutions: InputResolution[] = [];
     for (const [index, testCase] of task.tests.entries()) {
-      resolutions.push(await runner.hooks.resolveInput.promise({ value: testCase.input, violations: [] }, { kind: "case", run, testCase, index }));
+      resolutions.push(
+        await runner.hooks.resolveInput.promise({ value: testCase.input, violations: [] }, { kind: "case", run, testCase, index }),
+      );
     }
     const outcomes = await Promise.all(
       task.tests.map(async (testCase, index) => {

@@ -51,7 +51,10 @@ test("runTask: passed, failed and both invalid_test_format messages of the contr
   expect(byName["Basic summary"]?.details?.stdout).toBe("1 errors\n");
   expect(byName["Wrong expectation"]?.status).toBe("failed");
   expect(byName["Wrong expectation"]?.actual).toEqual({ total: 2, errors: 1, last_errors: ["invalid token"] });
-  expect(byName["Not an args list"]).toMatchObject({ status: "invalid_test_format", message: "invalid_test_format: function input must be args list" });
+  expect(byName["Not an args list"]).toMatchObject({
+    status: "invalid_test_format",
+    message: "invalid_test_format: function input must be args list",
+  });
   expect(byName["One arg short"]).toMatchObject({
     status: "invalid_test_format",
     message: "invalid_test_format: summarize_logs(lines, last_n_errors) takes 2 positional arguments, the case gives 1",

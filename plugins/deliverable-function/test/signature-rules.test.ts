@@ -54,10 +54,18 @@ describe("input must be the args list", () => {
     const driven = await drive({
       entrypoint: "summarize_logs",
       source: MODULE,
-      tests: [makeCase({ lines: [], last_n_errors: 1 }), makeCase("log1"), makeCase(10), makeCase(null), { name: "no input", input: undefined, expected: 1 }],
+      tests: [
+        makeCase({ lines: [], last_n_errors: 1 }),
+        makeCase("log1"),
+        makeCase(10),
+        makeCase(null),
+        { name: "no input", input: undefined, expected: 1 },
+      ],
     });
     driven.resolutions.forEach((resolution, index) => {
-      expect(resolution.violations).toEqual([{ pointer: `/tests/${index}/input`, message: ARGS_LIST_MESSAGE, rule: "args_list", file: "task.json" }]);
+      expect(resolution.violations).toEqual([
+        { pointer: `/tests/${index}/input`, message: ARGS_LIST_MESSAGE, rule: "args_list", file: "task.json" },
+      ]);
     });
     expect(ARGS_LIST_MESSAGE).toBe("invalid_test_format: function input must be args list");
     expect(driven.outcomes.every((o) => o === undefined)).toBe(true);
@@ -67,7 +75,9 @@ describe("input must be the args list", () => {
     const [wrapped, bare] = await check("total", [[[1, 2, 3]], [1, 2, 3]]);
     expect(wrapped?.violations).toEqual([]);
     expect(wrapped?.actual).toBe(6);
-    expect(bare?.violations.map((v) => v.message)).toEqual(["invalid_test_format: total(nums) takes 1 positional argument, the case gives 3"]);
+    expect(bare?.violations.map((v) => v.message)).toEqual([
+      "invalid_test_format: total(nums) takes 1 positional argument, the case gives 3",
+    ]);
   });
 });
 
@@ -119,7 +129,8 @@ describe("the number of args against the real signature", () => {
           pointer: `/tests/${index}/input`,
           rule: "keyword_only",
           file: "task.json",
-          message: 'invalid_test_format: keyword_only_required(a, *, key) has required keyword-only parameter "key", which a positional args list can never fill',
+          message:
+            'invalid_test_format: keyword_only_required(a, *, key) has required keyword-only parameter "key", which a positional args list can never fill',
         },
       ]);
     }
@@ -131,7 +142,9 @@ describe("the number of args against the real signature", () => {
     expect(kwDefault?.actual).toEqual([1, "k"]);
     const [kwargs, tooMany] = await check("with_kwargs", [[1], [1, 2]]);
     expect(kwargs?.actual).toEqual([1, {}]);
-    expect(tooMany?.violations.map((v) => v.message)).toEqual(["invalid_test_format: with_kwargs(a, **options) takes 1 positional argument, the case gives 2"]);
+    expect(tooMany?.violations.map((v) => v.message)).toEqual([
+      "invalid_test_format: with_kwargs(a, **options) takes 1 positional argument, the case gives 2",
+    ]);
   });
 
   test("positional-only parameters count as positional", async () => {
@@ -146,7 +159,9 @@ describe("the number of args against the real signature", () => {
   test("a function whose signature inspect cannot read: only the list rule applies, and a warning says so", async () => {
     const driven = await drive({ entrypoint: "no_signature", source: MODULE, tests: [makeCase([3, 4])] });
     expect(driven.resolutions[0]?.violations).toEqual([]);
-    expect(driven.resolutions[0]?.warnings).toEqual([expect.stringMatching(/^the number of args was not checked: inspect.signature\(no_signature\) failed: /)]);
+    expect(driven.resolutions[0]?.warnings).toEqual([
+      expect.stringMatching(/^the number of args was not checked: inspect.signature\(no_signature\) failed: /),
+    ]);
     expect(driven.outcomes[0]?.actual).toBe(5);
   });
 });
