@@ -86,6 +86,13 @@ def value(kind):
     ]);
   });
 
+  test("large and non-ASCII return values arrive whole", async () => {
+    const source = 'def value(n):\n    print("苹果 x2")\n    return {"fruit": "苹果", "blob": "x" * n}\n';
+    const [outcome] = await outcomes(source, "value", [[300_000]]);
+    expect(outcome?.actual).toEqual({ fruit: "苹果", blob: "x".repeat(300_000) });
+    expect(outcome?.details?.stdout).toBe("苹果 x2\n");
+  });
+
   test("a value JSON cannot represent is an error naming its type", async () => {
     const [set, nan, obj] = await outcomes(source, "value", [["set"], ["nan"], ["object"]]);
     expect(set?.status).toBe("error");
@@ -337,6 +344,16 @@ def act(how):
         /^the function harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/,
       );
     }
+  });
+
+  test("a harness that keeps dying is restarted up to maxRestarts, then the remaining cases are not run", async () => {
+    const results = await outcomes(FAMILY, "act", [["kill harness"], ["kill harness"], ["wait"]], { jobs: 1, plugin: { maxRestarts: 1 } });
+    expect(results[0]?.message).toMatch(/^the function harness died: .* \(while this case ran\)$/);
+    expect(results[1]?.message).toMatch(/^the function harness died: .* \(while this case ran\)$/);
+    expect(results[2]).toMatchObject({
+      status: "error",
+      message: "the function harness died 2 time(s) in this task run; the remaining cases were not run",
+    });
   });
 
   test("a harness that stops answering is stopped after the grace time", async () => {

@@ -77,14 +77,16 @@ export async function drive(options: DriveOptions): Promise<Driven> {
         await runner.hooks.resolveInput.promise({ value: testCase.input, violations: [] }, { kind: "case", run, testCase, index }),
       );
     }
-    const outcomes = await Promise.all(
-      task.tests.map(async (testCase, index) => {
-        const resolution = resolutions[index] as InputResolution;
-        if (resolution.violations.length > 0) return undefined;
-        const outcome = await runner.hooks.execute.promise({ work: { kind: "case", run, testCase, index }, input: resolution.value });
-        return outcome as CaseOutcome;
-      }),
-    );
+    const execute = async (testCase: TestCase, index: number) => {
+      const resolution = resolutions[index] as InputResolution;
+      if (resolution.violations.length > 0) return undefined;
+      const outcome = await runner.hooks.execute.promise({ work: { kind: "case", run, testCase, index }, input: resolution.value });
+      return outcome as CaseOutcome;
+    };
+    // jobs 1: one case after the other, as the oracle runs them; otherwise all at once.
+    const outcomes: Array<CaseOutcome | undefined> = [];
+    if (options.jobs === 1) for (const [index, testCase] of task.tests.entries()) outcomes.push(await execute(testCase, index));
+    else outcomes.push(...(await Promise.all(task.tests.map(execute))));
     await options.beforeEnd?.();
     return { resolutions, outcomes, run };
   } finally {
