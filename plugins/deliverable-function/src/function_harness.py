@@ -428,9 +428,7 @@ class Child:
 
 class Harness:
     def __init__(self, fn, work_dir, spares):
-        self.fn = fn
         self.work_dir = work_dir
-        self.spare_target = spares
         self.selector = selectors.DefaultSelector()
         self.spares = []  # forked children waiting for a case
         self.running = {}  # case id -> Child, until it ended
@@ -453,7 +451,10 @@ class Harness:
         if self.server_pid == 0:
             ours.close()
             try:
-                ForkServer(fn, theirs, work_dir, spares, {PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w, self.selector.fileno()}).serve()
+                # The server keeps none of the harness's ends: were the harness to die, the protocol pipe must close.
+                for fd in (PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w, self.selector.fileno()):
+                    os.close(fd)
+                ForkServer(fn, theirs, work_dir, spares, set()).serve()
             finally:
                 os._exit(1)
         theirs.close()

@@ -50,7 +50,9 @@ export function makeCase(input: unknown, expected: unknown = null, extra: Partia
 }
 
 export async function drive(options: DriveOptions): Promise<Driven> {
-  const runner = new Runner().use(sandboxPlugin()).use(deliverableFunction(options.plugin));
+  // SKILLRIG_TEST_SANDBOX_LEVEL=rlimits|none runs the same tests at a weaker isolation level.
+  const level = (process.env.SKILLRIG_TEST_SANDBOX_LEVEL ?? "auto") as "auto" | "namespaces" | "rlimits" | "none";
+  const runner = new Runner().use(sandboxPlugin({ level })).use(deliverableFunction(options.plugin));
   const deliverable = await writeModule(options.source);
   const task: Task = {
     contract_version: "1.0",
