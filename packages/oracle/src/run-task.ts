@@ -53,6 +53,8 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
   let report: TaskReport | undefined;
   let ok = false;
 
+  // Warnings input resolution raised (e.g. a signature that could not be read), reported once each.
+  const inputWarnings = new Set<string>();
   await runner.hooks.runStart.promise(info);
   try {
     try {
@@ -64,6 +66,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       for (const work of works) {
         const resolution = await runner.hooks.resolveInput.promise({ value: work.testCase.input, violations: [] }, work);
         inputs[work.index] = resolution.value;
+        for (const warning of resolution.warnings ?? []) inputWarnings.add(warning);
         if (resolution.violations.length > 0) invalid.push({ work, violations: resolution.violations });
       }
       if (options.strict && invalid.length > 0) throw strictRefusal(loaded, invalid);
@@ -96,7 +99,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       );
       if (fatal) throw fatal.error;
     } finally {
-      report = buildReport(run, verdicts, performance.now() - started);
+      report = buildReport(run, verdicts, performance.now() - started, inputWarnings);
       await runner.hooks.taskEnd.promise(run, report);
     }
     ok = true;
@@ -226,9 +229,10 @@ function strictRefusal(loaded: LoadedTask, invalid: Array<{ work: CaseWork; viol
   );
 }
 
-function buildReport(run: TaskRun, verdicts: Array<CaseVerdict | undefined>, durationMs: number): TaskReport {
+function buildReport(run: TaskRun, verdicts: Array<CaseVerdict | undefined>, durationMs: number, inputWarnings: Set<string>): TaskReport {
   const cases = verdicts.filter((v): v is CaseVerdict => v !== undefined);
-  const warnings = run.sandbox.warnings.length > 0 ? [...run.sandbox.warnings] : undefined;
+  const all = [...run.sandbox.warnings, ...inputWarnings];
+  const warnings = all.length > 0 ? all : undefined;
   return {
     task_id: run.loaded.task.task_id,
     deliverable_type: run.loaded.task.deliverable_type,

@@ -179,6 +179,24 @@ describe("runTask flow", () => {
     expect(events.slice(-2)).toEqual(["taskEnd", "runEnd:true:report"]);
   });
 
+  it("puts warnings from input resolution in the report, once each", async () => {
+    const warner: SkillrigPlugin = {
+      name: "warner",
+      apply(runner) {
+        runner.hooks.resolveInput.tap("warner", (r) => ({ ...r, warnings: [...(r.warnings ?? []), "signature of f() could not be read"] }));
+      },
+    };
+    const result = await runTaskWith(
+      scriptTask([
+        { name: "a", input: { stdin: "x" }, expected: { stdout: "X" } },
+        { name: "b", input: { stdin: "y" }, expected: { stdout: "Y" } },
+      ]),
+      { "main.py": ECHO },
+      { runner: makeRunner([warner]), jobs: 1 },
+    );
+    expect(result.report.warnings?.filter((w) => w.includes("could not be read"))).toEqual(["signature of f() could not be read"]);
+  });
+
   it("--strict refuses the whole task before anything runs, still ending with taskEnd and runEnd", async () => {
     const events: string[] = [];
     const run = runTaskWith(

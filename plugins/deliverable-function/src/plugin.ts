@@ -267,7 +267,7 @@ function outcomeOf(reply: CaseReply, work: CaseWork, isolation: string): CaseOut
     return {
       kind: "case",
       actual: reply.value,
-      comparisons: [{ field: "return value", expected: work.testCase.expected, actual: reply.value, defaultMode: "json" }],
+      comparisons: [{ field: "return value", expected: work.testCase.expected, actual: reply.value, defaultMode: "json", decoded: true }],
       details,
     };
   }

@@ -70,3 +70,24 @@ test("runTask --strict: the task is refused before any case runs", async () => {
     pointer: "/tests/2/input",
   });
 });
+
+test("runTask: string return values compare as strings under the default json mode, never as JSON text", async () => {
+  const deliverable = await writeModule('def f(t):\n    return t + "1"\n');
+  const task: LoadedTask = {
+    displayPath: "strings.task.json",
+    task: {
+      contract_version: "1.0",
+      task_id: "strings",
+      deliverable_type: "function",
+      entrypoint: "f",
+      tests: [
+        { name: "plain string", input: ["z"], expected: "z1" },
+        { name: "digits stay a string", input: ["1"], expected: 11 },
+        { name: "digits as string", input: ["1"], expected: "11" },
+      ],
+    },
+  };
+  const report = await runTask(runner(), { loaded: task, deliverable, jobs: 2 });
+  const status = Object.fromEntries(report.cases.map((c) => [c.name, c.status]));
+  expect(status).toEqual({ "plain string": "passed", "digits stay a string": "failed", "digits as string": "passed" });
+});

@@ -48,8 +48,10 @@ export class ConsoleReporter implements SkillrigPlugin {
     });
     runner.hooks.caseResult.tap(this.name, (verdict) => {
       done += 1;
-      const why =
-        verdict.status === "passed" ? "" : `  ${verdict.status}: ${truncate(oneLine(verdict.message ?? ""), PROGRESS_MESSAGE_WIDTH)}`;
+      // Contract messages already start with their status ("invalid_test_format: ..."); don't say it twice.
+      const message = oneLine(verdict.message ?? "");
+      const text = message.startsWith(`${verdict.status}:`) ? message : `${verdict.status}: ${message}`;
+      const why = verdict.status === "passed" ? "" : `  ${truncate(text, PROGRESS_MESSAGE_WIDTH)}`;
       this.#progress.write(`  [${done}/${total}] ${MARK[verdict.status]} ${verdict.name} (${verdict.duration_ms} ms)${why}\n`);
     });
     runner.hooks.runEnd.tap(this.name, (info) => {
