@@ -11,6 +11,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import {
+  copyDeliverable,
   InvalidConfigError,
   compileSchema,
   formatViolations,
@@ -23,7 +24,6 @@ import {
   type TaskRun,
 } from "@skillrig/core";
 import { checkArgs } from "./check-args.js";
-import { copyDeliverable } from "./copy-deliverable.js";
 import { FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
 import type { CaseReply, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
 

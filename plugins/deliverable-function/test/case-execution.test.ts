@@ -61,7 +61,7 @@ def write_and_list(name):
     const inputs = Array.from({ length: 60 }, (_, i) => [i, i * 2]);
     const results = await outcomes("def add(a, b):\n    return a + b\n", "add", inputs, { jobs: 2 });
     expect(results.map((o) => o.actual)).toEqual(inputs.map(([a, b]) => (a as number) + (b as number)));
-    expect(results[0]?.comparisons).toEqual([{ field: "return value", expected: null, actual: 0, defaultMode: "json" }]);
+    expect(results[0]?.comparisons).toEqual([{ field: "return value", expected: null, actual: 0, defaultMode: "json", decoded: true }]);
   });
 });
 

@@ -5,8 +5,7 @@
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { pointer, type Runner, type SkillrigPlugin, type TaskRun } from "@skillrig/core";
-import { copyDeliverable } from "./copy-deliverable.js";
+import { copyDeliverable, pointer, type Runner, type SkillrigPlugin, type TaskRun } from "@skillrig/core";
 import { runProcessCase } from "./run-process-case.js";
 import { validateProcessExpected, validateProcessInput, type ProcessDeliverableType, type ProcessInput } from "./validate-process-case.js";
 

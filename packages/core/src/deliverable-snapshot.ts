@@ -2,10 +2,12 @@
  * Copies the deliverable's folder once per task run into the run's temp folder: every case imports the same
  * snapshot, nothing a case does can touch the user's files, and the sandbox's unprivileged user can read it
  * wherever it came from (a home folder the user alone can read, say).
+ * Shared by every deliverable plugin (function, script, cli, and third-party ones), so they snapshot alike.
  */
 import { cp, readdir, stat } from "node:fs/promises";
 import { join, relative } from "node:path";
-import { SkillrigError, type Deliverable } from "@skillrig/core";
+import { SkillrigError } from "./errors.js";
+import type { Deliverable } from "./oracle-types.js";
 
 /** Folders that are never part of a deliverable's code. */
 const SKIPPED = new Set([
