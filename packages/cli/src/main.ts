@@ -59,7 +59,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     exitCode = code;
   };
   for (const module of COMMANDS) module.register(program, context, setExit);
-  for (const sub of program.commands) sub.exitOverride().configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
+  for (const sub of program.commands)
+    sub.exitOverride().configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
 
   try {
     await program.parseAsync(argv, { from: "user" });

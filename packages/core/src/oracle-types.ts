@@ -64,14 +64,7 @@ export interface Deliverable {
   entryFile: string;
 }
 
-export type CaseStatus =
-  | "passed"
-  | "failed"
-  | "error"
-  | "timeout"
-  | "memory_limit"
-  | "output_limit"
-  | "invalid_test_format";
+export type CaseStatus = "passed" | "failed" | "error" | "timeout" | "memory_limit" | "output_limit" | "invalid_test_format";
 
 export interface CaseVerdict {
   name: string;

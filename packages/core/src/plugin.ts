@@ -14,7 +14,9 @@ export interface SkillrigPlugin {
 /** What a plugin package's default export may be: a factory taking options, or a class. */
 export type PluginFactory<Options = Record<string, unknown>> =
   | ((options?: Options) => SkillrigPlugin)
-  | (new (options?: Options) => SkillrigPlugin);
+  | (new (
+      options?: Options,
+    ) => SkillrigPlugin);
 
 /** Identity helper that exists for types, as `defineConfig` does. */
 export function definePlugin<Options = Record<string, unknown>>(factory: (options?: Options) => SkillrigPlugin) {

@@ -9,26 +9,11 @@
  *   runStart -> resolveInput -> renderPrompt -> execute (engine; streams jobEvent) -> collectArtifacts
  *   -> jobResult -> runEnd
  */
-import {
-  AsyncParallelHook,
-  AsyncSeriesBailHook,
-  AsyncSeriesHook,
-  AsyncSeriesWaterfallHook,
-  SyncBailHook,
-  SyncHook,
-} from "tapable";
+import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook } from "tapable";
 import { PluginConflictError, SkillrigError, type Violation } from "./errors.js";
 import type { SkillrigPlugin } from "./plugin.js";
 import type { CaseStatus, CaseVerdict, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
-import type {
-  CollectedArtifact,
-  EngineEvent,
-  EngineOutcome,
-  JobRequest,
-  JobResult,
-  RunFolder,
-  SkillManifest,
-} from "./job-types.js";
+import type { CollectedArtifact, EngineEvent, EngineOutcome, JobRequest, JobResult, RunFolder, SkillManifest } from "./job-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
 import type { SkillrigConfig } from "./config/define-config.js";
 

@@ -66,9 +66,8 @@ export interface CompiledSchema<T = unknown> {
  */
 export function compileSchema<T = unknown>(schema: JsonSchema, options: SchemaValidatorOptions = {}): CompiledSchema<T> {
   const ajv = ajvFor(schemaDialect(schema), options);
-  const schemaForAjv = typeof schema === "object" ? { ...schema } : schema;
   // A `$id` would make ajv refuse a second compile of the same schema; validators are cached by the caller instead.
-  if (typeof schemaForAjv === "object") delete schemaForAjv.$id;
+  const schemaForAjv = typeof schema === "object" ? withoutId(schema) : schema;
   const fn: ValidateFunction = ajv.compile(schemaForAjv);
   return {
     validate(value) {
@@ -78,6 +77,11 @@ export function compileSchema<T = unknown>(schema: JsonSchema, options: SchemaVa
       return fn(value) as boolean;
     },
   };
+}
+
+function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
+  const { $id: _id, ...rest } = schema;
+  return rest;
 }
 
 /** Turns ajv errors into Violations whose pointer names the offending value (or the missing/unknown key). */

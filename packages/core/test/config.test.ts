@@ -42,7 +42,7 @@ describe("config discovery", () => {
 
   it("loads TypeScript and ESM config files", async () => {
     const dir = project({
-      "ts/skillrig.config.ts": 'const jobs: number = 4;\nexport default { oracle: { jobs } } as const;\n',
+      "ts/skillrig.config.ts": "const jobs: number = 4;\nexport default { oracle: { jobs } } as const;\n",
       "mjs/skillrig.config.mjs": "export default { runs_dir: 'out/runs' };\n",
     });
     expect((await loadConfig({ cwd: join(dir, "ts") })).config.oracle?.jobs).toBe(4);
@@ -106,7 +106,11 @@ describe("config validation", () => {
 
 describe("plugin resolution", () => {
   const pluginPackage = {
-    "node_modules/skillrig-plugin-hello/package.json": JSON.stringify({ name: "skillrig-plugin-hello", type: "module", exports: "./index.js" }),
+    "node_modules/skillrig-plugin-hello/package.json": JSON.stringify({
+      name: "skillrig-plugin-hello",
+      type: "module",
+      exports: "./index.js",
+    }),
     "node_modules/skillrig-plugin-hello/index.js": `
       export default function hello(options = {}) {
         if (options.greeting !== undefined && typeof options.greeting !== "string") throw new Error("options.greeting must be a string");
@@ -122,7 +126,12 @@ describe("plugin resolution", () => {
   it("imports package names and ./paths from the config's project, passing options, in order", async () => {
     const dir = project({
       ...pluginPackage,
-      "skillrig.config.json": JSON.stringify({ plugins: [["skillrig-plugin-hello", { engine: "echo" }], ["./local/class-plugin.mjs", { mode: "loud" }]] }),
+      "skillrig.config.json": JSON.stringify({
+        plugins: [
+          ["skillrig-plugin-hello", { engine: "echo" }],
+          ["./local/class-plugin.mjs", { mode: "loud" }],
+        ],
+      }),
     });
     const runner = await createRunner(await loadConfig({ cwd: dir }));
     expect(runner.plugins.map((p) => p.name)).toEqual(["skillrig-plugin-hello", "local-class"]);
@@ -155,7 +164,11 @@ describe("plugin resolution", () => {
 
   it("applies built-ins after the config's plugins, and skips them with builtins: false", async () => {
     const builtin = { name: "builtin", apply: (r: import("../src/index.js").Runner) => r.claim("deliverable", "function", "builtin") };
-    const dir = project({ ...pluginPackage, "on/skillrig.config.json": '{"plugins":["skillrig-plugin-hello"]}', "off/skillrig.config.json": '{"builtins":false}' });
+    const dir = project({
+      ...pluginPackage,
+      "on/skillrig.config.json": '{"plugins":["skillrig-plugin-hello"]}',
+      "off/skillrig.config.json": '{"builtins":false}',
+    });
     const on = await createRunner(await loadConfig({ cwd: join(dir, "on") }), { builtins: [builtin] });
     expect(on.plugins.map((p) => p.name)).toEqual(["skillrig-plugin-hello", "builtin"]);
     const off = await createRunner(await loadConfig({ cwd: join(dir, "off") }), { builtins: [builtin] });

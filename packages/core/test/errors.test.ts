@@ -8,7 +8,12 @@ describe("errors", () => {
       pointer: "/tests/2/input",
     });
     const json = error.toJSON();
-    expect(json).toEqual({ code: "invalid_test_format", message: "invalid_test_format: function input must be args list", file: "task.json", pointer: "/tests/2/input" });
+    expect(json).toEqual({
+      code: "invalid_test_format",
+      message: "invalid_test_format: function input must be args list",
+      file: "task.json",
+      pointer: "/tests/2/input",
+    });
     expect(JSON.stringify(json)).not.toContain("at ");
     expect(error.name).toBe("InvalidTestFormatError");
   });
@@ -25,10 +30,21 @@ describe("JSON pointers", () => {
 
 describe("schema validation", () => {
   it("accepts draft-07 and 2020-12 schemas and points at every violation", () => {
-    const draft7 = compileSchema({ $schema: "http://json-schema.org/draft-07/schema#", type: "object", properties: { n: { type: "integer" } }, required: ["n", "m"], additionalProperties: false });
+    const draft7 = compileSchema({
+      $schema: "http://json-schema.org/draft-07/schema#",
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n", "m"],
+      additionalProperties: false,
+    });
     const v7 = draft7.validate({ n: "x", extra: 1 });
     expect(v7.map((v) => v.pointer).sort()).toEqual(["/extra", "/m", "/n"]);
-    const s2020 = compileSchema({ $schema: "https://json-schema.org/draft/2020-12/schema", type: "array", prefixItems: [{ type: "string" }], items: false });
+    const s2020 = compileSchema({
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "array",
+      prefixItems: [{ type: "string" }],
+      items: false,
+    });
     expect(s2020.validate(["a"])).toEqual([]);
     expect(formatViolations(s2020.validate([1, 2]))).toContain("/0 must be string");
   });

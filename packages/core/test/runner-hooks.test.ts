@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { Runner, PluginConflictError, SkillrigError, type SkillrigPlugin, type CaseWork, type InputResolution } from "../src/index.js";
+import { Runner, PluginConflictError, type SkillrigError, type SkillrigPlugin, type CaseWork, type InputResolution } from "../src/index.js";
 
 const fakeCase = { kind: "case", index: 0 } as unknown as CaseWork;
 
@@ -10,7 +10,21 @@ function plugin(name: string, apply: (runner: Runner) => void): SkillrigPlugin {
 describe("Runner hooks", () => {
   it("declares the five hook points and the lifecycle hooks once, frozen", () => {
     const runner = new Runner();
-    for (const hook of ["resolveInput", "renderPrompt", "execute", "collectArtifacts", "compare", "runStart", "runEnd", "caseResult", "jobResult", "jobEvent", "taskStart", "taskEnd", "sandbox"]) {
+    for (const hook of [
+      "resolveInput",
+      "renderPrompt",
+      "execute",
+      "collectArtifacts",
+      "compare",
+      "runStart",
+      "runEnd",
+      "caseResult",
+      "jobResult",
+      "jobEvent",
+      "taskStart",
+      "taskEnd",
+      "sandbox",
+    ]) {
       expect(runner.hooks).toHaveProperty(hook);
     }
     expect(Object.isFrozen(runner.hooks)).toBe(true);
@@ -62,8 +76,12 @@ describe("Runner hooks", () => {
 
   it("compare is a bail keyed by mode: undefined means 'not my mode'", () => {
     const runner = new Runner();
-    runner.hooks.compare.tap("upper", (req) => (req.mode === "upper" ? { equal: String(req.actual).toUpperCase() === req.expected } : undefined));
-    expect(runner.hooks.compare.call({ mode: "upper", options: {}, expected: "HI", actual: "hi", field: "stdout" })).toEqual({ equal: true });
+    runner.hooks.compare.tap("upper", (req) =>
+      req.mode === "upper" ? { equal: String(req.actual).toUpperCase() === req.expected } : undefined,
+    );
+    expect(runner.hooks.compare.call({ mode: "upper", options: {}, expected: "HI", actual: "hi", field: "stdout" })).toEqual({
+      equal: true,
+    });
     expect(runner.hooks.compare.call({ mode: "other", options: {}, expected: "HI", actual: "hi", field: "stdout" })).toBeUndefined();
   });
 });

@@ -187,7 +187,14 @@ function compareAll(runner: Runner, work: CaseWork, comparisons: CaseComparison[
       continue;
     }
     const chosen = chooseMode(comparison, work.testCase, work.index, taskCompare);
-    const result = runner.hooks.compare.call({ mode: chosen.mode, options: chosen.options, expected, actual, field, decoded: comparison.decoded });
+    const result = runner.hooks.compare.call({
+      mode: chosen.mode,
+      options: chosen.options,
+      expected,
+      actual,
+      field,
+      decoded: comparison.decoded,
+    });
     if (result === undefined) {
       const claim = runner.claimant("compare", chosen.mode);
       throw new SkillrigError(

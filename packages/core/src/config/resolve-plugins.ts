@@ -17,7 +17,8 @@ export async function resolvePlugins(entries: PluginEntry[], fromDir: string, fi
       plugins.push(entry);
       continue;
     }
-    const [specifier, options] = typeof entry === "string" ? [entry, undefined] : Array.isArray(entry) ? [entry[0], entry[1]] : [undefined, undefined];
+    const [specifier, options] =
+      typeof entry === "string" ? [entry, undefined] : Array.isArray(entry) ? [entry[0], entry[1]] : [undefined, undefined];
     if (typeof specifier !== "string") {
       throw new InvalidConfigError(`plugins[${index}] is not a plugin: it needs a "name" string and an "apply(runner)" function`, {
         file,
