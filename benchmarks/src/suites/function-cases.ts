@@ -77,11 +77,11 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
   const goals: Goal[] = [];
   const jobs1 = new Map<FunctionWorkload, Rate>();
 
-  // The baselines depend on the function, not on the case count: measured once per deliverable.
+  // The baselines depend on the function, not on the case count: measured once per function.
   const baselines = new Map<string, { site: Attempt<Rate & { sample: number }>; noSite: Attempt<Rate & { sample: number }> }>();
   for (const workload of workloads) {
-    if (baselines.has(workload.deliverableFile)) continue;
-    baselines.set(workload.deliverableFile, {
+    if (baselines.has(workload.functionName)) continue;
+    baselines.set(workload.functionName, {
       site: await attempt(() => freshProcessRate(settings, workload, [])),
       noSite: await attempt(() => freshProcessRate(settings, workload, ["-S"])),
     });
@@ -89,7 +89,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
 
   for (const workload of workloads) {
     const label = `${workload.cases.toLocaleString("en-US")} x ${workload.label}`;
-    const baseline = baselines.get(workload.deliverableFile)!;
+    const baseline = baselines.get(workload.functionName)!;
     const floor = await attempt(() => floorRate(settings, workload));
     const forkFloor = await attempt(() => floorRate(settings, workload, true));
     const skillrig = await attempt(() => skillrigRate(settings, workload, 1));

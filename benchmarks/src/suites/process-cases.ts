@@ -6,6 +6,7 @@
 import { chmodSync, cpSync, mkdtempSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
+import { DEFAULT_LIMITS } from "@skillrig/core";
 import { availableLevels, createSandbox } from "@skillrig/sandbox";
 import { type Attempt, Footnotes, attempt, both } from "../attempt.js";
 import { bareSpawnPerCaseMs, interpreterStartMs } from "../baselines.js";
@@ -253,12 +254,14 @@ async function sandboxAlone(settings: BenchSettings, workload: ProcessWorkload):
         cpSync(join(workload.deliverableDir, "tool.py"), join(cwd, "tool.py"));
         const started = performance.now();
         for (let i = 0; i < count; i++) {
+          // The limits and variables a script case gets by default, so this mirrors what the oracle asks for.
           const result = await sandbox.run({
             command: ["python3", "tool.py"],
             cwd,
             readOnlyPaths: [cwd],
+            env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
             stdin: "",
-            limits: { wallMs: 10_000 },
+            limits: DEFAULT_LIMITS,
           });
           if (result.exitCode !== 0)
             throw new Error(`sandbox level ${level} run exited ${result.exitCode}: ${result.stderr.slice(0, 300)}`);
