@@ -11,12 +11,12 @@ import functionPlugin from "@skillrig/deliverable-function";
 import { skillProtocolPlugin } from "@skillrig/skills";
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
-  const plugins: SkillrigPlugin[] = [];
-  plugins.push(compareModesPlugin());
-  plugins.push(scriptPlugin());
-  plugins.push(cliPlugin());
-  plugins.push(functionPlugin());
-  plugins.push(skillProtocolPlugin());
-  plugins.push(sandboxPlugin()); // last: the default sandbox answers only when no other plugin does
-  return plugins;
+  return [
+    compareModesPlugin(),
+    scriptPlugin(),
+    cliPlugin(),
+    functionPlugin(),
+    skillProtocolPlugin(),
+    sandboxPlugin(), // last: the default sandbox answers only when no other plugin does
+  ];
 }
