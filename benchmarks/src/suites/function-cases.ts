@@ -137,6 +137,22 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
     }
   }
 
+  // Two trivial sets of different sizes split the command's time into a fixed part and a per-case part.
+  const trivial = workloads.filter((w) => w.functionName === "add" && jobs1.has(w)).sort((a, b) => a.cases - b.cases);
+  const split: string[] = [];
+  if (trivial.length >= 2) {
+    const small = trivial[0]!;
+    const large = trivial[trivial.length - 1]!;
+    const smallMs = (small.cases * 1000) / jobs1.get(small)!.casesPerSecond;
+    const largeMs = (large.cases * 1000) / jobs1.get(large)!.casesPerSecond;
+    const perCaseMs = (largeMs - smallMs) / (large.cases - small.cases);
+    const fixedMs = smallMs - perCaseMs * small.cases;
+    figures.split = { perCaseMs, fixedMs };
+    split.push(
+      `split of the trivial runs (slope between ${small.cases.toLocaleString("en-US")} and ${large.cases.toLocaleString("en-US")} cases): ${perCaseMs.toFixed(2)} ms per case plus ${Math.round(fixedMs)} ms per command (Node start-up, plugins, sandbox probe, harness start); the fixed part is why the smaller set gets a lower ratio.`,
+    );
+  }
+
   const functionSection: Section = {
     title: "1. Function cases",
     header,
@@ -147,6 +163,7 @@ export async function functionCases(settings: BenchSettings): Promise<SuiteOutco
       "floor: one Python process calls fn(*input) and compares, for every case; only the call loop is timed (no interpreter start-up, no isolation, no protocol).",
       "fork per case: the isolation floor: one Python process imports the deliverable once and forks a child per case, which calls fn and pipes back the JSON result, one case at a time; only the loop is timed. No runner can isolate cases by fork for less; in brackets, how many times a fresh python3 per case that is.",
       `the ${GOAL_SPEEDUP}x goal is judged on the trivial cases, where skillrig's own per-case cost is all there is; with real work every runner is bounded by the work itself (see the floor).`,
+      ...split,
       ...notes.lines,
     ],
     figures,
