@@ -14,3 +14,4 @@ export { engineEnv } from "./env.js";
 export type { EngineEnvInput } from "./env.js";
 export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";
+export { processesUsing, type LiveProcess } from "./processes-using.js";
