@@ -15,3 +15,4 @@ export type { EngineEnvInput } from "./env.js";
 export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";
 export { processesUsing, type LiveProcess } from "./processes-using.js";
+export { replayCapture, type RecordedRun } from "./replay-capture.js";

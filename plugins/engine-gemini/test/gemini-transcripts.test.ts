@@ -2,8 +2,7 @@
 import { readFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import type { EngineEvent } from "@skillrig/core";
-import type { ProcessRunResult } from "@skillrig/engine-kit";
+import { replayCapture } from "@skillrig/engine-kit";
 import { classifyGeminiRun, createGeminiStreamParser, httpStatusOfExit } from "@skillrig/engine-gemini";
 
 const CAPTURES = resolve(import.meta.dirname, "../../../../shared/fixtures/engine-captures");
@@ -17,19 +16,7 @@ function replay(name: string, exitCode: number | null) {
     }
   };
   const parser = createGeminiStreamParser(`/run/${name}/cwd`);
-  const events: EngineEvent[] = [];
-  for (const line of read("stdout").split("\n")) events.push(...parser.stdoutLine(line));
-  for (const line of read("stderr").split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
-  const run: ProcessRunResult = {
-    end: "exited",
-    exitCode,
-    signal: null,
-    stdoutTail: "",
-    stderrTail: "",
-    durationMs: 1,
-    command: "gemini",
-    sweptPids: [],
-  };
+  const { events, run } = replayCapture(parser, { stdout: read("stdout"), stderr: read("stderr"), exitCode, command: "gemini" });
   return { parser, events, failure: classifyGeminiRun(run, parser) };
 }
 
