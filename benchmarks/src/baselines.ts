@@ -13,7 +13,6 @@ import type { FunctionWorkload, ProcessWorkload } from "./workloads.js";
 
 const FRESH_PROCESS_HARNESS = fileURLToPath(new URL("./python/fresh_process_case.py", import.meta.url));
 const FLOOR_HARNESS = fileURLToPath(new URL("./python/floor.py", import.meta.url));
-const FORK_FLOOR_HARNESS = fileURLToPath(new URL("./python/fork_floor.py", import.meta.url));
 
 interface TaskCase {
   name: string;
@@ -58,8 +57,8 @@ export async function freshProcessPerCaseMs(
  * `forkPerCase`: the isolation floor, a fork of the importing process per case.
  */
 export async function floorLoopSeconds(python: string, workload: FunctionWorkload, forkPerCase = false): Promise<number> {
-  const harness = forkPerCase ? FORK_FLOOR_HARNESS : FLOOR_HARNESS;
-  const run = await runProcess(python, [harness, workload.deliverableFile, workload.functionName, workload.taskFile]);
+  const mode = forkPerCase ? "fork" : "call";
+  const run = await runProcess(python, [FLOOR_HARNESS, workload.deliverableFile, workload.functionName, workload.taskFile, mode]);
   if (run.exitCode !== 0) throw new Error(`floor run failed: ${run.stderr.slice(0, 400)}`);
   const result = JSON.parse(run.stdout) as { cases: number; passed: number; loop_seconds: number };
   if (result.passed !== result.cases)

@@ -1,14 +1,19 @@
-"""The floor: the same calls in one Python process with no runner, no isolation, no protocol.
+"""The floors: the same calls in one Python process with no runner and no protocol.
 
-Imports the deliverable once, then times only the loop that calls fn(*input) for every case and
-compares with `expected`. Prints {"cases", "passed", "loop_seconds"} as JSON.
+Imports the deliverable once, then times only the loop over the cases, comparing each result with `expected`:
+- mode "call": fn(*input) is called in this process: no isolation at all; nothing can be faster.
+- mode "fork": a child is forked per case; it calls fn(*input) and writes the JSON of the result to a pipe, the
+  parent reads it, reaps the child and compares, one case at a time. This is the cheapest way to give every case
+  its own copy of the module state, so it bounds what a fork-per-case runner can reach on this machine.
+Prints {"cases", "passed", "loop_seconds"} as JSON.
 """
 import importlib.util
 import json
+import os
 import sys
 import time
 
-module_path, function_name, task_path = sys.argv[1], sys.argv[2], sys.argv[3]
+module_path, function_name, task_path, mode = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 spec = importlib.util.spec_from_file_location("deliverable", module_path)
 module = importlib.util.module_from_spec(spec)
 spec.loader.exec_module(module)
@@ -16,10 +21,31 @@ fn = getattr(module, function_name)
 with open(task_path, encoding="utf-8") as handle:
     tests = json.load(handle)["tests"]
 
+
+def call_in_fork(args):
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(read_fd)
+        os.write(write_fd, json.dumps(fn(*args)).encode())
+        os._exit(0)
+    os.close(write_fd)
+    chunks = []
+    while True:
+        chunk = os.read(read_fd, 65536)
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(read_fd)
+    os.waitpid(pid, 0)
+    return json.loads(b"".join(chunks))
+
+
+call = call_in_fork if mode == "fork" else (lambda args: fn(*args))
 started = time.perf_counter()
 passed = 0
 for case in tests:
-    if fn(*case["input"]) == case["expected"]:
+    if call(case["input"]) == case["expected"]:
         passed += 1
 elapsed = time.perf_counter() - started
 json.dump({"cases": len(tests), "passed": passed, "loop_seconds": elapsed}, sys.stdout)
