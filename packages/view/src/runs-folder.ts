@@ -1,0 +1,245 @@
+/**
+ * The runs folder: every `skillrig test`, `solve` and `run` leaves one folder in it, so past runs can be listed,
+ * viewed and cleaned. The layout (documented in docs/view.md):
+ *
+ *   <runs_dir>/<id>/                   id = <UTC stamp>-<kind>-<name>-<6 hex>
+ *     record.json                      what `runs list` and the view show: RunRecord below
+ *     report.json                      test: the JSON report; solve: the solve report
+ *   <runs_dir>/<job_id>/               run: the job's run folder (see packages/skills run-folder.ts), plus
+ *     record.json                      its record; the report is the folder's result.json
+ *
+ * A folder without record.json but with a result.json (a skill job recorded before records existed, or run with
+ * --runs-dir) is listed as a `run` from its result.json; anything else in the folder is ignored.
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+
+export type RunKind = "test" | "solve" | "run";
+
+export interface RunRecord {
+  format: "skillrig-run-record";
+  version: 1;
+  /** The folder's name inside the runs folder. */
+  id: string;
+  kind: RunKind;
+  /** The task id (test), the task ids (solve, comma-joined) or the skill id (run). */
+  name: string;
+  engines: string[];
+  started_at: string;
+  duration_ms: number | null;
+  /** passed: everything passed or the job succeeded; failed: something did not pass; error: the run broke off. */
+  status: "passed" | "failed" | "error";
+  passed: number | null;
+  total: number | null;
+  /** passed / total, null when nothing was counted. */
+  pass_rate: number | null;
+  /** The report's file name inside the folder. */
+  report: string;
+}
+
+export interface NewRecord {
+  kind: RunKind;
+  name: string;
+  engines?: string[];
+  startedAt: Date;
+  durationMs: number | null;
+  status: RunRecord["status"];
+  passed: number | null;
+  total: number | null;
+}
+
+const RECORD = "record.json";
+
+/** A name safe as part of a folder name: letters, digits, dot, dash, underscore; at most 60 characters. */
+export function folderSafeName(name: string): string {
+  const safe = name
+    .replace(/[^A-Za-z0-9._-]+/g, "-")
+    .replace(/^[-.]+|-+$/g, "")
+    .slice(0, 60);
+  return safe === "" ? "unnamed" : safe;
+}
+
+function stamp(date: Date): string {
+  return date
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
+}
+
+function toRecord(id: string, r: NewRecord, report: string): RunRecord {
+  return {
+    format: "skillrig-run-record",
+    version: 1,
+    id,
+    kind: r.kind,
+    name: r.name,
+    engines: r.engines ?? [],
+    started_at: r.startedAt.toISOString(),
+    duration_ms: r.durationMs,
+    status: r.status,
+    passed: r.passed,
+    total: r.total,
+    pass_rate: r.passed !== null && r.total ? Math.round((r.passed / r.total) * 10_000) / 10_000 : null,
+    report,
+  };
+}
+
+/** Writes a new run folder holding record.json and report.json; returns its absolute path. */
+export async function writeRunRecord(runsDir: string, record: NewRecord, report: unknown): Promise<string> {
+  const id = `${stamp(record.startedAt)}-${record.kind}-${folderSafeName(record.name)}-${randomBytes(3).toString("hex")}`;
+  const dir = join(resolve(runsDir), id);
+  await mkdir(dir, { recursive: true });
+  await writeFile(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+  await writeFile(join(dir, RECORD), `${JSON.stringify(toRecord(id, record, "report.json"), null, 2)}\n`);
+  return dir;
+}
+
+/** Adds record.json to an existing folder inside the runs folder (a skill job's run folder, whose report is result.json). */
+export async function recordExistingFolder(folder: string, record: NewRecord, report = "result.json"): Promise<string> {
+  const dir = resolve(folder);
+  const id = dir.split(/[\\/]/).pop()!;
+  await writeFile(join(dir, RECORD), `${JSON.stringify(toRecord(id, record, report), null, 2)}\n`);
+  return dir;
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+async function readJson(file: string): Promise<unknown> {
+  return JSON.parse(await readFile(file, "utf8"));
+}
+
+/** A record read back, checked field by field: a hand-edited or truncated record.json is skipped, not trusted. */
+function checkRecord(id: string, value: unknown): RunRecord | undefined {
+  if (!isObject(value) || value.format !== "skillrig-run-record") return undefined;
+  const kind = value.kind;
+  if (kind !== "test" && kind !== "solve" && kind !== "run") return undefined;
+  if (typeof value.name !== "string" || typeof value.started_at !== "string" || typeof value.report !== "string") return undefined;
+  const num = (v: unknown) => (typeof v === "number" && Number.isFinite(v) ? v : null);
+  const status = value.status === "passed" || value.status === "failed" ? value.status : "error";
+  return {
+    format: "skillrig-run-record",
+    version: 1,
+    id,
+    kind,
+    name: value.name,
+    engines: Array.isArray(value.engines) ? value.engines.filter((e): e is string => typeof e === "string") : [],
+    started_at: value.started_at,
+    duration_ms: num(value.duration_ms),
+    status,
+    passed: num(value.passed),
+    total: num(value.total),
+    pass_rate: num(value.pass_rate),
+    report: value.report,
+  };
+}
+
+/** A skill job folder without a record (see the header): its record is derived from result.json. */
+function recordFromJobResult(id: string, result: unknown): RunRecord | undefined {
+  if (!isObject(result) || typeof result.skill_id !== "string") return undefined;
+  const timings = isObject(result.timings) ? result.timings : {};
+  const started = typeof timings.started_at === "string" ? timings.started_at : undefined;
+  if (!started) return undefined;
+  const ok = result.status === "succeeded";
+  return {
+    format: "skillrig-run-record",
+    version: 1,
+    id,
+    kind: "run",
+    name: result.skill_id,
+    engines: typeof result.engine === "string" ? [result.engine] : [],
+    started_at: started,
+    duration_ms: typeof timings.duration_ms === "number" ? timings.duration_ms : null,
+    status: ok ? "passed" : "failed",
+    passed: ok ? 1 : 0,
+    total: 1,
+    pass_rate: ok ? 1 : 0,
+    report: "result.json",
+  };
+}
+
+/** Reads one run folder's record, or undefined when the folder holds no run. */
+export async function readRunRecord(runsDir: string, id: string): Promise<RunRecord | undefined> {
+  const dir = join(resolve(runsDir), id);
+  try {
+    if (existsSync(join(dir, RECORD))) return checkRecord(id, await readJson(join(dir, RECORD)));
+    if (existsSync(join(dir, "result.json"))) return recordFromJobResult(id, await readJson(join(dir, "result.json")));
+  } catch {
+    // Unreadable or half-written JSON: not a run we can show.
+  }
+  return undefined;
+}
+
+/** Every run in the folder, newest first. A missing folder has no runs. */
+export async function listRunRecords(runsDir: string): Promise<RunRecord[]> {
+  let names: string[];
+  try {
+    names = (await readdir(resolve(runsDir), { withFileTypes: true })).filter((d) => d.isDirectory()).map((d) => d.name);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
+    throw error;
+  }
+  const records = await Promise.all(names.map((name) => readRunRecord(runsDir, name)));
+  return records.filter((r): r is RunRecord => r !== undefined).sort((a, b) => b.started_at.localeCompare(a.started_at));
+}
+
+/** "30m", "12h", "7d", "2w" (also s) as milliseconds; undefined for anything else. */
+export function parseAge(text: string): number | undefined {
+  const match = /^(\d+(?:\.\d+)?)\s*(s|m|h|d|w)$/.exec(text.trim());
+  if (!match) return undefined;
+  const unit = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 }[match[2] as "s" | "m" | "h" | "d" | "w"];
+  return Number(match[1]) * unit;
+}
+
+export interface CleanOptions {
+  /** Remove what is older than this many milliseconds. */
+  olderThanMs: number;
+  /** The cached Python environments' folder (skills.python.env_dir), cleaned by the age of their last build. */
+  pythonEnvDir?: string;
+  /** Only say what would be removed. */
+  dryRun?: boolean;
+  now?: Date;
+}
+
+export interface CleanResult {
+  runs: string[];
+  pythonEnvs: string[];
+}
+
+/**
+ * Removes run folders started before now - olderThan (folders without a readable record by their modification
+ * time), and cached Python environments whose ready marker is that old. An environment being built (its lock
+ * folder exists) is left alone.
+ */
+export async function cleanRuns(runsDir: string, options: CleanOptions): Promise<CleanResult> {
+  const cutoff = (options.now ?? new Date()).getTime() - options.olderThanMs;
+  const result: CleanResult = { runs: [], pythonEnvs: [] };
+  const root = resolve(runsDir);
+  const entries = existsSync(root) ? await readdir(root, { withFileTypes: true }) : [];
+  for (const entry of entries) {
+    if (!entry.isDirectory()) continue;
+    const dir = join(root, entry.name);
+    const record = await readRunRecord(root, entry.name);
+    const when = record ? Date.parse(record.started_at) : (await stat(dir)).mtimeMs;
+    if (!(when < cutoff)) continue;
+    if (!options.dryRun) await rm(dir, { recursive: true, force: true });
+    result.runs.push(dir);
+  }
+  const envRoot = options.pythonEnvDir ? resolve(options.pythonEnvDir) : undefined;
+  if (envRoot && existsSync(envRoot)) {
+    for (const entry of await readdir(envRoot, { withFileTypes: true })) {
+      if (!entry.isDirectory() || entry.name.endsWith(".lock")) continue;
+      const dir = join(envRoot, entry.name);
+      if (existsSync(`${dir}.lock`)) continue;
+      const marker = join(dir, ".skillrig-ready");
+      const when = (await stat(existsSync(marker) ? marker : dir)).mtimeMs;
+      if (!(when < cutoff)) continue;
+      if (!options.dryRun) await rm(dir, { recursive: true, force: true });
+      result.pythonEnvs.push(dir);
+    }
+  }
+  return result;
+}

@@ -1,0 +1,248 @@
+/**
+ * The HTTP side of `skillrig view`: the built web app, a read-only JSON API over the runs folder, and, with a
+ * jobs server, a relay of its /v1 API (SSE streams and zip uploads pass through unchanged, the token is added here
+ * so the browser never holds it).
+ *
+ *   GET  /api/info                       {runs_dir, server}
+ *   GET  /api/runs                       every RunRecord, newest first
+ *   GET  /api/runs/{id}                  {record, report}
+ *   GET  /api/runs/{id}/files/{path}     a file of the run folder (?download=1 as an attachment)
+ *   ANY  /api/server/{path}              relayed to <server>/v1/{path}
+ *   GET  /*                              the web app (dist/web)
+ *
+ * Loopback only by default. Requests must name this server in Host (a DNS-rebinding page cannot read runs), and
+ * requests that change something must come from this origin (another site cannot submit jobs through it).
+ */
+import { createReadStream } from "node:fs";
+import { readFile, realpath, stat } from "node:fs/promises";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname, extname, join, relative, resolve, sep, isAbsolute } from "node:path";
+import { Readable } from "node:stream";
+import { fileURLToPath } from "node:url";
+import sirv from "sirv";
+import { listRunRecords, readRunRecord } from "./runs-folder.js";
+
+export interface ViewServerOptions {
+  runsDir: string;
+  /** 0 picks a free port. */
+  port?: number;
+  host?: string;
+  /** A jobs server (`skillrig serve`) to relay to, e.g. http://127.0.0.1:8787. */
+  server?: { url: string; token?: string };
+  /** The built web app; default the package's dist/web. */
+  assetsDir?: string;
+}
+
+export interface RunningView {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+const here = dirname(fileURLToPath(import.meta.url));
+
+const CONTENT_TYPES: Record<string, string> = {
+  ".json": "application/json; charset=utf-8",
+  ".jsonl": "text/plain; charset=utf-8",
+  ".md": "text/markdown; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".log": "text/plain; charset=utf-8",
+  ".py": "text/plain; charset=utf-8",
+  ".csv": "text/plain; charset=utf-8",
+  ".xml": "text/plain; charset=utf-8",
+  ".html": "text/plain; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".jpg": "image/jpeg",
+  ".jpeg": "image/jpeg",
+  ".gif": "image/gif",
+  ".webp": "image/webp",
+};
+
+/** The app's own pages: scripts and styles from this origin only (the bundle has no inline script). */
+const APP_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; connect-src 'self'; object-src 'none'; base-uri 'none'; frame-ancestors 'none'; form-action 'self'";
+/** Files from runs are what agents and deliverables wrote: opened directly they run no script and load nothing. */
+const FILE_CSP = "sandbox; default-src 'none'; img-src 'self'; style-src 'unsafe-inline'";
+
+/** Request headers relayed to the jobs server; everything else (cookies, the browser's own auth) stays here. */
+const RELAYED_REQUEST_HEADERS = ["content-type", "accept", "last-event-id", "content-length"];
+const RELAYED_RESPONSE_HEADERS = ["content-type", "content-disposition", "cache-control", "last-modified", "etag"];
+
+function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json; charset=utf-8", "cache-control": "no-store" });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, status: number, code: string, message: string, extra: Record<string, unknown> = {}): void {
+  sendJson(res, status, { error: { code, message, ...extra } });
+}
+
+/** Whether `child` (absolute, resolved) lies inside `parent`. */
+function inside(parent: string, child: string): boolean {
+  const rel = relative(parent, child);
+  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+}
+
+/** A run id is one folder name: no separators, no dot-only names. */
+function validRunId(id: string): boolean {
+  return /^[A-Za-z0-9._-]+$/.test(id) && id !== "." && id !== "..";
+}
+
+export async function startViewServer(options: ViewServerOptions): Promise<RunningView> {
+  const runsDir = resolve(options.runsDir);
+  const host = options.host ?? "127.0.0.1";
+  const assetsDir = options.assetsDir ?? join(here, "web");
+  const serverUrl = options.server?.url.replace(/\/+$/, "");
+  const assets = sirv(assetsDir, {
+    etag: true,
+    dev: false,
+    setHeaders: (res) => {
+      res.setHeader("content-security-policy", APP_CSP);
+      res.setHeader("x-content-type-options", "nosniff");
+    },
+  });
+  let port = 0;
+
+  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host}:${port}`]);
+
+  async function serveRunFile(res: ServerResponse, id: string, path: string, download: boolean): Promise<void> {
+    const record = await readRunRecord(runsDir, id);
+    if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
+    const folder = await realpath(join(runsDir, id));
+    let real: string;
+    try {
+      // Through symlinks: a link an agent left in its workspace must not reach outside the run folder.
+      real = await realpath(resolve(folder, path));
+    } catch {
+      return sendError(res, 404, "file_not_found", `run "${id}" has no file "${path}"`);
+    }
+    if (!inside(folder, real)) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside run "${id}"`);
+    const info = await stat(real);
+    if (!info.isFile()) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside run "${id}"`);
+    const name = real.split(sep).pop()!;
+    res.writeHead(200, {
+      "content-type": CONTENT_TYPES[extname(name).toLowerCase()] ?? "application/octet-stream",
+      "content-length": info.size,
+      "content-security-policy": FILE_CSP,
+      "x-content-type-options": "nosniff",
+      "cache-control": "no-store",
+      ...(download ? { "content-disposition": `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, "_")}"` } : {}),
+    });
+    createReadStream(real).pipe(res);
+  }
+
+  async function relay(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    if (!serverUrl) return sendError(res, 404, "no_server", "no jobs server: start skillrig view with --server <url>");
+    const headers: Record<string, string> = {};
+    for (const name of RELAYED_REQUEST_HEADERS) {
+      const value = req.headers[name];
+      if (typeof value === "string") headers[name] = value;
+    }
+    if (options.server?.token) headers.authorization = `Bearer ${options.server.token}`;
+    const abort = new AbortController();
+    // An EventSource the browser closes must close the stream to the jobs server too.
+    res.on("close", () => abort.abort());
+    const hasBody = req.method !== "GET" && req.method !== "HEAD";
+    let upstream: Response;
+    try {
+      upstream = await fetch(`${serverUrl}/v1/${path}`, {
+        method: req.method,
+        headers,
+        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+        signal: abort.signal,
+        // Node's fetch needs duplex "half" to send a streamed request body.
+        duplex: hasBody ? "half" : undefined,
+      } as RequestInit);
+    } catch (error) {
+      if (abort.signal.aborted) return;
+      return sendError(res, 502, "server_unreachable", `the jobs server at ${serverUrl} did not answer: ${(error as Error).message}`);
+    }
+    const out: Record<string, string> = { "x-content-type-options": "nosniff" };
+    for (const name of RELAYED_RESPONSE_HEADERS) {
+      const value = upstream.headers.get(name);
+      if (value) out[name] = value;
+    }
+    // Artifacts are agent output: never let one run as a page of this origin.
+    if (path.includes("/artifacts/") || path.endsWith("/bundle")) out["content-security-policy"] = FILE_CSP;
+    res.writeHead(upstream.status, out);
+    if (!upstream.body) return void res.end();
+    try {
+      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+      res.end();
+    } catch {
+      res.destroy();
+    }
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!allowedHosts().has(req.headers.host ?? "")) {
+      return sendError(res, 403, "forbidden_host", `requests must be addressed to this server (Host ${host}:${port})`);
+    }
+    const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD") {
+      const origin = req.headers.origin;
+      if (origin !== undefined && origin !== `http://${req.headers.host}`) {
+        return sendError(res, 403, "forbidden_origin", `requests that change something must come from this page, not ${origin}`);
+      }
+    }
+    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+    const path = url.pathname;
+    if (path === "/api/info") return sendJson(res, 200, { runs_dir: runsDir, server: serverUrl ?? null });
+    if (path === "/api/runs") return sendJson(res, 200, { runs: await listRunRecords(runsDir) });
+    if (path.startsWith("/api/server/")) return relay(req, res, path.slice("/api/server/".length) + url.search);
+    const run = /^\/api\/runs\/([^/]+)(?:\/files\/(.+))?$/.exec(path);
+    if (run) {
+      if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "runs are read-only here");
+      let id: string;
+      let file: string | undefined;
+      try {
+        id = decodeURIComponent(run[1]!);
+        file = run[2] === undefined ? undefined : decodeURIComponent(run[2]);
+      } catch {
+        return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+      }
+      if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not a run id`);
+      if (file !== undefined) {
+        if (file.includes("\0") || isAbsolute(file)) return sendError(res, 400, "usage", `"${file}" is not a relative path`);
+        return serveRunFile(res, id, file, url.searchParams.get("download") === "1");
+      }
+      const record = await readRunRecord(runsDir, id);
+      if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
+      let report: unknown = null;
+      try {
+        const reportPath = resolve(runsDir, id, record.report);
+        if (inside(resolve(runsDir, id), reportPath)) report = JSON.parse(await readFile(reportPath, "utf8"));
+      } catch {
+        report = null;
+      }
+      return sendJson(res, 200, { record, report });
+    }
+    if (path.startsWith("/api/")) return sendError(res, 404, "not_found", `no API route ${path}`);
+    assets(req, res, () => sendError(res, 404, "not_found", `no page ${path}`));
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((error) => {
+      if (!res.headersSent) sendError(res, 500, "internal", `the view server failed: ${(error as Error).message}`);
+      else res.destroy();
+    });
+  });
+  await new Promise<void>((ok, fail) => {
+    server.once("error", fail);
+    server.listen(options.port ?? 0, host, () => ok());
+  });
+  port = (server.address() as AddressInfo).port;
+  const shownHost = host.includes(":") ? `[${host}]` : host;
+  return {
+    url: `http://${shownHost}:${port}/`,
+    port,
+    close: () =>
+      new Promise<void>((ok) => {
+        server.closeAllConnections();
+        server.close(() => ok());
+      }),
+  };
+}

@@ -1,0 +1,62 @@
+/** Talking to the view server: its own /api and the relayed jobs server under /api/server. */
+
+export interface RunRecord {
+  id: string;
+  kind: "test" | "solve" | "run";
+  name: string;
+  engines: string[];
+  started_at: string;
+  duration_ms: number | null;
+  status: "passed" | "failed" | "error";
+  passed: number | null;
+  total: number | null;
+  pass_rate: number | null;
+  report: string;
+}
+
+/** An error the API answered with: its code, message and, for schema violations, each pointer. */
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly violations: Array<{ pointer?: string; message: string }> = [],
+  ) {
+    super(message);
+  }
+}
+
+async function errorOf(response: Response): Promise<ApiError> {
+  const body = await response.json().catch(() => undefined);
+  const e = body?.error;
+  return new ApiError(response.status, e?.code ?? `http_${response.status}`, e?.message ?? `${response.status} ${response.statusText}`, e?.violations ?? []);
+}
+
+export async function getJson<T>(url: string): Promise<T> {
+  const response = await fetch(url, { headers: { accept: "application/json" } });
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as T;
+}
+
+export async function getText(url: string): Promise<string> {
+  const response = await fetch(url);
+  if (!response.ok) throw await errorOf(response);
+  return response.text();
+}
+
+export async function postJson<T>(url: string, body: unknown): Promise<T> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as T;
+}
+
+export async function postBytes<T>(url: string, bytes: Uint8Array, contentType: string): Promise<T> {
+  const response = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: contentType }) });
+  if (!response.ok) throw await errorOf(response);
+  return (await response.json()) as T;
+}
+
+export function runFileUrl(runId: string, path: string, download = false): string {
+  const encoded = path.split("/").map(encodeURIComponent).join("/");
+  return `/api/runs/${encodeURIComponent(runId)}/files/${encoded}${download ? "?download=1" : ""}`;
+}

@@ -1,0 +1,372 @@
+/** The pieces every page uses: statuses, code, diffs, case tables, timelines, artifact previews. */
+import { diffWordsWithSpace } from "diff";
+import hljs from "highlight.js/lib/core";
+import bash from "highlight.js/lib/languages/bash";
+import json from "highlight.js/lib/languages/json";
+import markdown from "highlight.js/lib/languages/markdown";
+import python from "highlight.js/lib/languages/python";
+import MarkdownIt from "markdown-it";
+import { useEffect, useMemo, useState } from "preact/hooks";
+import type { ComponentChildren } from "preact";
+import { asText, duration, isObject } from "./format.js";
+import { getText } from "./api.js";
+
+// Only the grammars deliverables and transcripts use: the whole highlight.js would quadruple the bundle.
+hljs.registerLanguage("python", python);
+hljs.registerLanguage("json", json);
+hljs.registerLanguage("bash", bash);
+hljs.registerLanguage("markdown", markdown);
+
+// Raw HTML off: an agent's Markdown renders as Markdown, never as markup of this page (links are checked too).
+const md = new MarkdownIt({ html: false, linkify: false });
+
+export function Status({ status }: { status: string }) {
+  return <span class={`status s-${status.replace(/[^a-z_]/g, "")}`}>{status}</span>;
+}
+
+export function Code({ code, language }: { code: string; language?: string }) {
+  const html = useMemo(() => {
+    const lang = language && hljs.getLanguage(language) ? language : undefined;
+    return lang ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : undefined;
+  }, [code, language]);
+  return html !== undefined ? (
+    // highlight.js escapes the source; the HTML holds only its own spans.
+    <pre class="code hljs" tabIndex={0} dangerouslySetInnerHTML={{ __html: html }} />
+  ) : (
+    <pre class="code" tabIndex={0}>
+      {code}
+    </pre>
+  );
+}
+
+export function Json({ value }: { value: unknown }) {
+  return <Code code={asText(value)} language={typeof value === "string" ? undefined : "json"} />;
+}
+
+export function Markdown({ text }: { text: string }) {
+  const html = useMemo(() => md.render(text), [text]);
+  return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
+}
+
+/** Expected against actual, word by word: removed words struck through, added ones marked. */
+export function WordDiff({ expected, actual }: { expected: unknown; actual: unknown }) {
+  const parts = useMemo(() => diffWordsWithSpace(asText(expected), asText(actual)), [expected, actual]);
+  return (
+    <pre class="code diff" tabIndex={0} aria-label="word-level diff of expected against actual">
+      {parts.map((p, i) =>
+        p.added ? (
+          <ins key={i}>{p.value}</ins>
+        ) : p.removed ? (
+          <del key={i}>{p.value}</del>
+        ) : (
+          <span key={i}>{p.value}</span>
+        ),
+      )}
+    </pre>
+  );
+}
+
+export function Section({ title, children, open = true }: { title: string; children: ComponentChildren; open?: boolean }) {
+  return (
+    <details class="section" open={open}>
+      <summary>{title}</summary>
+      <div class="section-body">{children}</div>
+    </details>
+  );
+}
+
+export interface CaseLike {
+  name: string;
+  index?: number;
+  status: string;
+  duration_ms?: number;
+  input?: unknown;
+  expected?: unknown;
+  actual?: unknown;
+  message?: string | null;
+  diff?: string;
+  details?: Record<string, unknown>;
+  [key: string]: unknown;
+}
+
+/** The traceback from wherever the deliverable put it: on the case, in an exception object, or in details. */
+export function tracebackOf(c: CaseLike): string | undefined {
+  const candidates = [c.traceback, isObject(c.exception) ? c.exception.traceback : undefined, c.details?.traceback];
+  if (isObject(c.details?.exception)) candidates.push((c.details.exception as Record<string, unknown>).traceback);
+  return candidates.find((t): t is string => typeof t === "string" && t !== "");
+}
+
+function detailText(c: CaseLike, key: string): string | undefined {
+  const v = c.details?.[key] ?? c[key];
+  return typeof v === "string" && v !== "" ? v : undefined;
+}
+
+export function CaseDetail({ c }: { c: CaseLike }) {
+  const traceback = tracebackOf(c);
+  const stdout = detailText(c, "stdout") ?? detailText(c, "prints");
+  const stderr = detailText(c, "stderr");
+  const files = c.details?.files ?? c.files;
+  const shown = new Set(["traceback", "stdout", "stderr", "prints", "files", "exception"]);
+  const rest = Object.fromEntries(Object.entries(c.details ?? {}).filter(([k]) => !shown.has(k)));
+  return (
+    <div class="case-detail">
+      {c.message ? <p class="message">{c.message}</p> : null}
+      <div class="grid3">
+        <div>
+          <h4>input</h4>
+          {"input" in c ? <Json value={c.input} /> : <p class="muted">not in this report</p>}
+        </div>
+        <div>
+          <h4>expected</h4>
+          <Json value={c.expected} />
+        </div>
+        <div>
+          <h4>actual</h4>
+          <Json value={c.actual} />
+        </div>
+      </div>
+      {c.status !== "passed" && c.actual !== undefined && c.actual !== null ? (
+        <>
+          <h4>diff (word level)</h4>
+          <WordDiff expected={c.expected} actual={c.actual} />
+        </>
+      ) : null}
+      {traceback ? (
+        <>
+          <h4>traceback</h4>
+          <Code code={traceback} language="python" />
+        </>
+      ) : null}
+      {stdout ? (
+        <>
+          <h4>stdout</h4>
+          <pre class="code">{stdout}</pre>
+        </>
+      ) : null}
+      {stderr ? (
+        <>
+          <h4>stderr</h4>
+          <pre class="code">{stderr}</pre>
+        </>
+      ) : null}
+      {files !== undefined ? (
+        <>
+          <h4>files</h4>
+          <Json value={files} />
+        </>
+      ) : null}
+      {Object.keys(rest).length > 0 ? (
+        <>
+          <h4>details</h4>
+          <Json value={rest} />
+        </>
+      ) : null}
+    </div>
+  );
+}
+
+/** The cases of one graded deliverable, with a filter by status; each case opens to its detail. */
+export function CaseTable({ cases }: { cases: CaseLike[] }) {
+  const [filter, setFilter] = useState<string>("all");
+  const [open, setOpen] = useState<Set<string>>(new Set());
+  const counts = useMemo(() => {
+    const m = new Map<string, number>();
+    for (const c of cases) m.set(c.status, (m.get(c.status) ?? 0) + 1);
+    return m;
+  }, [cases]);
+  const shown = filter === "all" ? cases : filter === "not-passed" ? cases.filter((c) => c.status !== "passed") : cases.filter((c) => c.status === filter);
+  const key = (c: CaseLike, i: number) => `${c.index ?? i}:${c.name}`;
+  const toggle = (k: string) =>
+    setOpen((prev) => {
+      const next = new Set(prev);
+      if (next.has(k)) next.delete(k);
+      else next.add(k);
+      return next;
+    });
+  const filters: Array<[string, string]> = [
+    ["all", `all ${cases.length}`],
+    ["not-passed", `not passed ${cases.length - (counts.get("passed") ?? 0)}`],
+    ...[...counts.entries()].map(([s, n]): [string, string] => [s, `${s} ${n}`]),
+  ];
+  return (
+    <div class="cases">
+      <div class="chips" role="group" aria-label="filter cases by status">
+        {filters.map(([value, label]) => (
+          <button type="button" class="chip" aria-pressed={filter === value} data-filter={value} onClick={() => setFilter(value)} key={value}>
+            {label}
+          </button>
+        ))}
+      </div>
+      <table class="table">
+        <thead>
+          <tr>
+            <th>#</th>
+            <th>case</th>
+            <th>status</th>
+            <th class="num">time</th>
+            <th>message</th>
+          </tr>
+        </thead>
+        <tbody>
+          {shown.map((c, i) => {
+            const k = key(c, i);
+            const expanded = open.has(k);
+            return [
+              <tr key={k} class="case-row" data-status={c.status}>
+                <td>{c.index ?? i}</td>
+                <td>
+                  <button type="button" class="link" aria-expanded={expanded} onClick={() => toggle(k)}>
+                    {c.name}
+                  </button>
+                </td>
+                <td>
+                  <Status status={c.status} />
+                </td>
+                <td class="num">{duration(c.duration_ms)}</td>
+                <td class="clip">{c.message ?? ""}</td>
+              </tr>,
+              expanded ? (
+                <tr key={`${k}-detail`} class="case-detail-row">
+                  <td colSpan={5}>
+                    <CaseDetail c={c} />
+                  </td>
+                </tr>
+              ) : null,
+            ];
+          })}
+        </tbody>
+      </table>
+      {shown.length === 0 ? <p class="muted">no case with this status</p> : null}
+    </div>
+  );
+}
+
+export interface TimelineEvent {
+  at?: string;
+  type: string;
+  [key: string]: unknown;
+}
+
+function eventSummary(e: TimelineEvent): { label: string; text: string; extra?: unknown } {
+  switch (e.type) {
+    case "message":
+      return { label: String(e.role ?? "message"), text: String(e.text ?? "") };
+    case "tool_call":
+      return { label: "tool call", text: `${e.tool}${e.status ? ` (${e.status})` : ""}`, extra: e.args };
+    case "tool_result":
+      return { label: "tool result", text: `${e.tool ?? ""} ${e.status ?? ""}`.trim(), extra: e.output };
+    case "file_change":
+      return { label: "file", text: `${e.kind} ${e.path}` };
+    case "usage":
+      return { label: "usage", text: `${e.inputTokens ?? "?"} tokens in, ${e.outputTokens ?? "?"} out${e.model ? ` (${e.model})` : ""}` };
+    case "status":
+      return { label: "status", text: `${e.status}${e.message ? `: ${e.message}` : ""}${e.reason ? ` (${e.reason})` : ""}` };
+    case "log":
+      return { label: `log ${e.stream ?? ""}`.trim(), text: String(e.line ?? "") };
+    case "case":
+      return { label: "case", text: `${e.name}: ${e.status}${e.message ? ` - ${e.message}` : ""}` };
+    default:
+      return { label: e.type, text: "", extra: e };
+  }
+}
+
+/** An agent's transcript or a job's events, in order: messages, tool calls (arguments on demand), usage. */
+export function Timeline({ events }: { events: TimelineEvent[] }) {
+  const merged = useMemo(() => {
+    // Streamed assistant deltas read as one message.
+    const out: TimelineEvent[] = [];
+    for (const e of events) {
+      const last = out[out.length - 1];
+      if (e.type === "message" && e.delta && last?.type === "message" && last.delta && last.role === e.role) {
+        out[out.length - 1] = { ...last, text: `${last.text}${e.text}` };
+      } else out.push(e);
+    }
+    return out;
+  }, [events]);
+  if (merged.length === 0) return <p class="muted">no events</p>;
+  const usage = merged.filter((e) => e.type === "usage");
+  const tokensIn = usage.reduce((s, e) => s + (Number(e.inputTokens) || 0), 0);
+  const tokensOut = usage.reduce((s, e) => s + (Number(e.outputTokens) || 0), 0);
+  return (
+    <div>
+      <p class="muted">
+        {merged.length} event(s)
+        {usage.length > 0 ? `; ${tokensIn} tokens in, ${tokensOut} out` : ""}
+      </p>
+      <ol class="timeline">
+        {merged.map((e, i) => {
+          const s = eventSummary(e);
+          return (
+            <li key={i} class={`ev ev-${e.type}`}>
+              <span class="ev-label">{s.label}</span>
+              {e.at ? <time class="muted">{new Date(e.at).toLocaleTimeString()}</time> : null}
+              <div class="ev-text">{s.text}</div>
+              {s.extra !== undefined && s.extra !== null ? (
+                <details>
+                  <summary>details</summary>
+                  <Json value={s.extra} />
+                </details>
+              ) : null}
+            </li>
+          );
+        })}
+      </ol>
+    </div>
+  );
+}
+
+const IMAGE = /\.(png|jpe?g|gif|webp|svg)$/i;
+const TEXT = /\.(txt|md|json|jsonl|csv|log|py|xml|html|ya?ml|toml|sh)$/i;
+
+/** One artifact: shown in place (text, Markdown, image) and downloadable. */
+export function ArtifactPreview({ name, url, downloadUrl }: { name: string; url: string; downloadUrl: string }) {
+  const [text, setText] = useState<string | undefined>();
+  const [error, setError] = useState<string | undefined>();
+  const [shown, setShown] = useState(false);
+  const image = IMAGE.test(name);
+  const textual = TEXT.test(name);
+  useEffect(() => {
+    if (!shown || image || !textual || text !== undefined) return;
+    getText(url).then(setText, (e: Error) => setError(e.message));
+  }, [shown, url]);
+  return (
+    <div class="artifact" data-artifact={name}>
+      <div class="artifact-head">
+        <strong>{name}</strong>
+        {image || textual ? (
+          <button type="button" class="chip" aria-expanded={shown} onClick={() => setShown(!shown)}>
+            {shown ? "hide" : "preview"}
+          </button>
+        ) : null}
+        <a class="chip" href={downloadUrl} download={name}>
+          download
+        </a>
+      </div>
+      {shown && image ? <img src={url} alt={`artifact ${name}`} class="artifact-image" /> : null}
+      {shown && error ? <p class="error">{error}</p> : null}
+      {shown && text !== undefined ? (
+        /\.md$/i.test(name) ? (
+          <Markdown text={text} />
+        ) : (
+          <Code code={text} language={/\.json$/i.test(name) ? "json" : /\.py$/i.test(name) ? "python" : undefined} />
+        )
+      ) : null}
+    </div>
+  );
+}
+
+export function Loading({ what }: { what: string }) {
+  return (
+    <p class="muted" role="status">
+      loading {what}…
+    </p>
+  );
+}
+
+export function ErrorBox({ error }: { error: Error }) {
+  return (
+    <div class="error" role="alert">
+      {error.message}
+    </div>
+  );
+}

@@ -1,0 +1,62 @@
+/**
+ * skillrig view's web app. Preact (a 4 kB React-compatible runtime: components and hooks without a heavy
+ * framework in a bundle the CLI ships), hash routing so every page is a plain link the static server need not know.
+ */
+import { render } from "preact";
+import { useEffect, useState } from "preact/hooks";
+import "highlight.js/styles/github.css";
+import "./style.css";
+import { ErrorBox } from "./components.js";
+import { RunPage, RunsList, useFetch } from "./runs-pages.js";
+import { ServerHome, ServerJob, SubmitJob } from "./server-pages.js";
+
+function useHash(): string {
+  const [hash, setHash] = useState(location.hash);
+  useEffect(() => {
+    const onChange = () => {
+      setHash(location.hash);
+      window.scrollTo(0, 0);
+    };
+    window.addEventListener("hashchange", onChange);
+    return () => window.removeEventListener("hashchange", onChange);
+  }, []);
+  return hash;
+}
+
+function App() {
+  const hash = useHash();
+  const info = useFetch<{ runs_dir: string; server: string | null }>("/api/info");
+  const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  let page;
+  if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;
+  else if (parts[0] === "server" && parts[1] === "job" && parts[2]) page = <ServerJob id={parts[2]} key={parts[2]} />;
+  else if (parts[0] === "server" && parts[1] === "new" && parts[2]) page = <SubmitJob skillId={parts[2]} key={parts[2]} />;
+  else if (parts[0] === "server") page = <ServerHome />;
+  else page = <RunsList server={info.data?.server ?? null} />;
+  return (
+    <>
+      <a class="skip" href="#content" onClick={(e) => {
+        e.preventDefault();
+        document.getElementById("content")?.focus();
+      }}>
+        skip to content
+      </a>
+      <header class="top">
+        <a href="#/" class="brand">
+          skillrig view
+        </a>
+        <nav aria-label="main">
+          <a href="#/">runs</a>
+          {info.data?.server ? <a href="#/server">jobs server</a> : null}
+        </nav>
+        {info.data ? <span class="muted runs-dir">{info.data.runs_dir}</span> : null}
+      </header>
+      {info.error ? <ErrorBox error={info.error} /> : null}
+      <div id="content" tabIndex={-1}>
+        {page}
+      </div>
+    </>
+  );
+}
+
+render(<App />, document.getElementById("app")!);

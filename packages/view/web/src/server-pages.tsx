@@ -1,0 +1,410 @@
+/** Pages over a jobs server (skillrig serve), reached through the view server's relay at /api/server. */
+import { zipSync } from "fflate";
+import { useEffect, useState } from "preact/hooks";
+import { ApiError, getJson, postBytes, postJson } from "./api.js";
+import { ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
+import { duration, isObject, when } from "./format.js";
+import { JobDetail, useFetch } from "./runs-pages.js";
+
+interface JobView {
+  id: string;
+  kind: "skill" | "oracle";
+  status: string;
+  skill_id: string | null;
+  engine: string | null;
+  created_at: string;
+  duration_ms: number | null;
+  reason?: string | null;
+  error?: { code: string; message: string } | null;
+}
+interface SkillSummary {
+  id: string;
+  name?: string;
+  description?: string;
+  engines: string[];
+}
+
+const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
+
+interface SsePayload {
+  seq: number;
+  at: string;
+  type: string;
+  data: Record<string, unknown>;
+}
+
+/** Follows a job's events; the stream ends on its own after the terminal status. */
+function followJob(id: string, onEvent: (payload: SsePayload) => void): () => void {
+  const source = new EventSource(`/api/server/jobs/${encodeURIComponent(id)}/events`);
+  const handler = (m: MessageEvent) => {
+    try {
+      const payload = JSON.parse(m.data) as SsePayload;
+      onEvent(payload);
+      if (payload.type === "status" && TERMINAL.has(String(payload.data.status))) source.close();
+    } catch {
+      // A line that is not JSON is not an event of this API.
+    }
+  };
+  for (const type of ["status", "engine", "log", "case"]) source.addEventListener(type, handler as EventListener);
+  // A dropped stream reconnects on its own with Last-Event-ID; the server replays what was missed.
+  return () => source.close();
+}
+
+export function ServerHome() {
+  const skills = useFetch<{ skills: SkillSummary[] }>("/api/server/skills");
+  const [jobs, setJobs] = useState<JobView[] | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  useEffect(() => {
+    getJson<{ jobs: JobView[] }>("/api/server/jobs?limit=100").then((r) => setJobs(r.jobs), setError);
+  }, []);
+  // Jobs still moving are followed live, so their status changes without a reload.
+  const moving = (jobs ?? []).filter((j) => !TERMINAL.has(j.status)).map((j) => j.id);
+  const movingKey = moving.join(",");
+  useEffect(() => {
+    const stops = moving.slice(0, 20).map((id) =>
+      followJob(id, (p) => {
+        if (p.type !== "status") return;
+        setJobs((prev) => prev?.map((j) => (j.id === id ? { ...j, status: String(p.data.status) } : j)));
+      }),
+    );
+    return () => {
+      for (const stop of stops) stop();
+    };
+  }, [movingKey]);
+  return (
+    <main>
+      <p>
+        <a href="#/">← runs</a>
+      </p>
+      <h1>Jobs server</h1>
+      <h2>Skills</h2>
+      {skills.error ? <ErrorBox error={skills.error} /> : !skills.data ? <Loading what="skills" /> : null}
+      <ul class="skills">
+        {(skills.data?.skills ?? []).map((s) => (
+          <li key={s.id}>
+            <strong>{s.name ?? s.id}</strong> <span class="muted">{s.description}</span> <a href={`#/server/new/${encodeURIComponent(s.id)}`}>new job</a>
+          </li>
+        ))}
+      </ul>
+      <h2>Jobs</h2>
+      {error ? <ErrorBox error={error} /> : !jobs ? <Loading what="jobs" /> : null}
+      {jobs ? (
+        <div class="scroll">
+          <table class="table">
+            <thead>
+              <tr>
+                <th>job</th>
+                <th>kind</th>
+                <th>skill</th>
+                <th>engine</th>
+                <th>created</th>
+                <th>status</th>
+                <th class="num">duration</th>
+              </tr>
+            </thead>
+            <tbody>
+              {jobs.map((j) => (
+                <tr key={j.id} data-job={j.id}>
+                  <td>
+                    <a href={`#/server/job/${encodeURIComponent(j.id)}`}>{j.id.slice(0, 8)}</a>
+                  </td>
+                  <td>{j.kind}</td>
+                  <td>{j.skill_id ?? "–"}</td>
+                  <td>{j.engine ?? "–"}</td>
+                  <td>{when(j.created_at)}</td>
+                  <td>
+                    <Status status={j.status} />
+                  </td>
+                  <td class="num">{duration(j.duration_ms)}</td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {jobs.length === 0 ? <p class="muted">no jobs yet</p> : null}
+        </div>
+      ) : null}
+    </main>
+  );
+}
+
+export function ServerJob({ id }: { id: string }) {
+  const [job, setJob] = useState<JobView | undefined>();
+  const [events, setEvents] = useState<TimelineEvent[]>([]);
+  const [result, setResult] = useState<Record<string, unknown> | undefined>();
+  const [error, setError] = useState<Error | undefined>();
+  const base = `/api/server/jobs/${encodeURIComponent(id)}`;
+  useEffect(() => {
+    getJson<JobView>(base).then(setJob, setError);
+    setEvents([]);
+    return followJob(id, (p) => {
+      const event: TimelineEvent =
+        p.type === "engine" ? { at: p.at, ...(p.data as { type: string }) } : { at: p.at, ...p.data, type: p.type };
+      setEvents((prev) => [...prev, event]);
+      if (p.type === "status") setJob((prev) => (prev ? { ...prev, status: String(p.data.status) } : prev));
+    });
+  }, [id]);
+  const finished = job !== undefined && TERMINAL.has(job.status);
+  useEffect(() => {
+    if (!finished) return;
+    getJson<Record<string, unknown>>(`${base}/result`).then(setResult, (e: Error) => setResult({ error: { code: (e as ApiError).code, message: e.message } }));
+  }, [finished, id]);
+  const cancel = () => postJson(`${base}/cancel`, {}).catch(setError);
+  return (
+    <main>
+      <p>
+        <a href="#/server">← jobs server</a>
+      </p>
+      <h1>
+        job {id.slice(0, 8)} {job ? <Status status={job.status} /> : null}
+      </h1>
+      {error ? <ErrorBox error={error} /> : null}
+      {job ? (
+        <p class="muted">
+          {job.kind} · {job.skill_id} · {job.engine} · created {when(job.created_at)}
+          {job.reason ? ` · ${job.reason}` : ""}
+          {!finished ? (
+            <>
+              {" "}
+              <button type="button" class="chip" onClick={cancel}>
+                cancel
+              </button>
+            </>
+          ) : null}
+        </p>
+      ) : (
+        <Loading what="the job" />
+      )}
+      <JobDetail
+        result={{ ...(result ?? {}), skill_id: job?.skill_id ?? undefined, engine: job?.engine ?? undefined, status: job?.status }}
+        input={isObject(result) && isObject(result.request) ? result.request.input : undefined}
+        parameter={isObject(result) && isObject(result.request) ? result.request.parameter : undefined}
+        events={events}
+        artifactUrl={(a, dl) => `${base}/artifacts/${encodeURIComponent(a.field)}${dl ? "?download=1" : ""}`}
+      />
+    </main>
+  );
+}
+
+interface SkillDetail extends SkillSummary {
+  file_inputs?: string[];
+  schemas: { input: JsonSchema | null; parameter: JsonSchema | null };
+}
+interface JsonSchema {
+  type?: string | string[];
+  properties?: Record<string, JsonSchema>;
+  required?: string[];
+  enum?: unknown[];
+  default?: unknown;
+  description?: string;
+  title?: string;
+  minimum?: number;
+  maximum?: number;
+  "x-input-source"?: string;
+}
+
+type FieldKind = "file" | "text" | "number" | "integer" | "boolean" | "enum" | "json";
+
+function kindOf(schema: JsonSchema): FieldKind {
+  if (schema["x-input-source"] === "file") return "file";
+  if (schema.enum) return "enum";
+  const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
+  if (type === "integer" || type === "number" || type === "boolean") return type;
+  if (type === "string") return "text";
+  return "json";
+}
+
+interface FieldProblem {
+  pointer: string;
+  message: string;
+}
+
+/** Turns the form's text into the values the schema asks for; a value that does not parse is a problem at its pointer. */
+function readFields(group: "input" | "parameter", schema: JsonSchema | null, form: HTMLFormElement, problems: FieldProblem[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
+    const kind = kindOf(prop);
+    if (kind === "file") continue;
+    const element = form.elements.namedItem(`${group}.${name}`) as HTMLInputElement | null;
+    if (!element) continue;
+    if (kind === "boolean") {
+      out[name] = element.checked;
+      continue;
+    }
+    const raw = element.value;
+    if (raw === "") continue;
+    if (kind === "number" || kind === "integer") {
+      const n = Number(raw);
+      if (!Number.isFinite(n) || (kind === "integer" && !Number.isInteger(n))) problems.push({ pointer: `/${group}/${name}`, message: `not ${kind === "integer" ? "a whole number" : "a number"}: ${raw}` });
+      else out[name] = n;
+    } else if (kind === "json") {
+      try {
+        out[name] = JSON.parse(raw);
+      } catch {
+        problems.push({ pointer: `/${group}/${name}`, message: "not valid JSON" });
+      }
+    } else if (kind === "enum") {
+      out[name] = prop.enum?.find((v) => String(v) === raw) ?? raw;
+    } else out[name] = raw;
+  }
+  return out;
+}
+
+function Field({ group, name, schema, required }: { group: string; name: string; schema: JsonSchema; required: boolean }) {
+  const kind = kindOf(schema);
+  const id = `f-${group}-${name}`;
+  const fieldName = `${group}.${name}`;
+  const label = (
+    <label for={id}>
+      {schema.title ?? name}
+      {required ? <span aria-hidden="true"> *</span> : null}
+      {schema.description ? <span class="muted"> {schema.description}</span> : null}
+    </label>
+  );
+  let control;
+  switch (kind) {
+    case "file":
+      control = <input id={id} name={fieldName} type="file" required={required} />;
+      break;
+    case "boolean":
+      control = <input id={id} name={fieldName} type="checkbox" defaultChecked={schema.default === true} />;
+      break;
+    case "number":
+    case "integer":
+      control = (
+        <input
+          id={id}
+          name={fieldName}
+          type="number"
+          step={kind === "integer" ? 1 : "any"}
+          min={schema.minimum}
+          max={schema.maximum}
+          required={required}
+          defaultValue={schema.default === undefined ? "" : String(schema.default)}
+        />
+      );
+      break;
+    case "enum":
+      control = (
+        <select id={id} name={fieldName} required={required} defaultValue={schema.default === undefined ? "" : String(schema.default)}>
+          {!required ? <option value="">–</option> : null}
+          {(schema.enum ?? []).map((v) => (
+            <option key={String(v)} value={String(v)}>
+              {String(v)}
+            </option>
+          ))}
+        </select>
+      );
+      break;
+    case "json":
+      control = <textarea id={id} name={fieldName} rows={3} required={required} placeholder="JSON" defaultValue={schema.default === undefined ? "" : JSON.stringify(schema.default)} />;
+      break;
+    default:
+      control = <input id={id} name={fieldName} type="text" required={required} defaultValue={schema.default === undefined ? "" : String(schema.default)} />;
+  }
+  return (
+    <div class={`field field-${kind}`}>
+      {label}
+      {control}
+    </div>
+  );
+}
+
+/** A job form generated from the skill's input and parameter schemas; file inputs go up as one zip. */
+export function SubmitJob({ skillId }: { skillId: string }) {
+  const skill = useFetch<SkillDetail>(`/api/server/skills/${encodeURIComponent(skillId)}`);
+  const engines = useFetch<{ engines: Array<{ name: string }> }>("/api/server/engines");
+  const [problems, setProblems] = useState<FieldProblem[]>([]);
+  const [failure, setFailure] = useState<string | undefined>();
+  const [busy, setBusy] = useState(false);
+  if (skill.error) return <main>{<ErrorBox error={skill.error} />}</main>;
+  if (!skill.data) return <Loading what="the skill" />;
+  const s = skill.data;
+  const served = new Set((engines.data?.engines ?? []).map((e) => e.name));
+  const usable = s.engines.filter((e) => served.size === 0 || served.has(e));
+  const submit = async (event: Event) => {
+    event.preventDefault();
+    const form = event.currentTarget as HTMLFormElement;
+    const found: FieldProblem[] = [];
+    const input = readFields("input", s.schemas.input, form, found);
+    const parameter = readFields("parameter", s.schemas.parameter, form, found);
+    setProblems(found);
+    setFailure(undefined);
+    if (found.length > 0) return;
+    setBusy(true);
+    try {
+      const engine = (form.elements.namedItem("engine") as HTMLSelectElement).value;
+      const job = await postJson<JobView & { needs_upload?: boolean }>("/api/server/jobs", { skill_id: s.id, engine, input, parameter });
+      if (job.status === "waiting_upload") {
+        // Each file input goes into the zip under its field's name (the Input & File Protocol's strict key match).
+        const entries: Record<string, Uint8Array> = {};
+        for (const [name, prop] of Object.entries(s.schemas.input?.properties ?? {})) {
+          if (kindOf(prop) !== "file") continue;
+          const file = (form.elements.namedItem(`input.${name}`) as HTMLInputElement).files?.[0];
+          if (file) entries[name] = new Uint8Array(await file.arrayBuffer());
+        }
+        await postBytes(`/api/server/jobs/${encodeURIComponent(job.id)}/upload`, zipSync(entries), "application/zip");
+      }
+      location.hash = `#/server/job/${encodeURIComponent(job.id)}`;
+    } catch (error) {
+      const e = error as ApiError;
+      setFailure(`${e.code ?? "error"}: ${e.message}`);
+      setProblems((e.violations ?? []).map((v) => ({ pointer: v.pointer ?? "", message: v.message })));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const section = (group: "input" | "parameter", schema: JsonSchema | null) => {
+    const props = Object.entries(schema?.properties ?? {});
+    if (props.length === 0) return <p class="muted">no {group}s</p>;
+    return props.map(([name, prop]) => <Field key={name} group={group} name={name} schema={prop} required={(schema?.required ?? []).includes(name)} />);
+  };
+  return (
+    <main>
+      <p>
+        <a href="#/server">← jobs server</a>
+      </p>
+      <h1>New job: {s.name ?? s.id}</h1>
+      {s.description ? <p>{s.description}</p> : null}
+      <form class="job-form" onSubmit={submit}>
+        <fieldset>
+          <legend>engine</legend>
+          <div class="field">
+            <label for="f-engine">engine</label>
+            <select id="f-engine" name="engine">
+              {usable.map((e) => (
+                <option key={e} value={e}>
+                  {e}
+                </option>
+              ))}
+            </select>
+          </div>
+        </fieldset>
+        <fieldset>
+          <legend>inputs</legend>
+          {section("input", s.schemas.input)}
+        </fieldset>
+        <fieldset>
+          <legend>parameters</legend>
+          {section("parameter", s.schemas.parameter)}
+        </fieldset>
+        {failure ? (
+          <div class="error" role="alert">
+            {failure}
+          </div>
+        ) : null}
+        {problems.length > 0 ? (
+          <ul class="error" role="alert">
+            {problems.map((p) => (
+              <li key={p.pointer + p.message}>
+                {p.pointer || "(request)"}: {p.message}
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <button type="submit" class="primary" disabled={busy || usable.length === 0}>
+          {busy ? "submitting…" : "submit job"}
+        </button>
+      </form>
+    </main>
+  );
+}
