@@ -14,8 +14,19 @@ import { solveCommand } from "./commands/solve.js";
 import { serveCommand } from "./commands/serve.js";
 import { skillsCommand } from "./commands/skills.js";
 import { pluginsCommand } from "./commands/plugins.js";
+import { runsCommand } from "./commands/runs.js";
+import { viewCommand } from "./commands/view.js";
 
-const COMMANDS: CommandModule[] = [testCommand, runCommand, solveCommand, serveCommand, skillsCommand, pluginsCommand];
+const COMMANDS: CommandModule[] = [
+  testCommand,
+  runCommand,
+  solveCommand,
+  serveCommand,
+  skillsCommand,
+  pluginsCommand,
+  runsCommand,
+  viewCommand,
+];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
 

@@ -72,6 +72,8 @@ export interface CaseVerdict {
   index: number;
   status: CaseStatus;
   duration_ms: number;
+  /** The case's input as the task file gives it (file references not yet resolved), so a report can show it. */
+  input?: unknown;
   expected: unknown;
   /** What the deliverable produced, in the same shape as `expected` where possible. */
   actual: unknown;

@@ -6,7 +6,8 @@ export { CompareModesPlugin, compareModesPlugin } from "./compare/compare-modes-
 export { BUILTIN_MODES } from "./compare/modes.js";
 export type { CompareMode } from "./compare/modes.js";
 export { compactDiff } from "./compare/compact-diff.js";
-export { ConsoleReporter, formatSummary } from "./reporters/console-reporter.js";
+export { ConsoleReporter, formatSummary, useColor } from "./reporters/console-reporter.js";
+export { tracebackOf } from "./reporters/traceback.js";
 export type { ConsoleReporterOptions } from "./reporters/console-reporter.js";
 export { JsonReporter } from "./reporters/json-reporter.js";
 export type { JsonReporterOptions } from "./reporters/json-reporter.js";

@@ -120,6 +120,7 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
       index,
       status: "error",
       duration_ms: 0,
+      input: testCase.input,
       expected: testCase.expected,
       actual: null,
       message: "canceled before it ran",
@@ -151,6 +152,7 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
   const base = {
     name: testCase.name,
     index,
+    input: testCase.input,
     expected: testCase.expected,
     actual: outcome.actual,
     ...(outcome.details ? { details: outcome.details } : {}),
@@ -218,6 +220,7 @@ function invalidVerdict(work: CaseWork, violations: Violation[]): CaseVerdict {
     index: work.index,
     status: "invalid_test_format",
     duration_ms: 0,
+    input: work.testCase.input,
     expected: work.testCase.expected,
     actual: null,
     message: [...new Set(violations.map((v) => v.message))].join("; "),

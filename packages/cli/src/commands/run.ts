@@ -5,7 +5,9 @@
  * schema type is "string" stays the text as typed (`--param language=123` is "123").
  * Exit codes: 0 the job succeeded (or the dry run rendered), 1 the job failed, 2 invalid input, config or usage.
  */
-import { resolve } from "node:path";
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillManifest } from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
@@ -13,6 +15,7 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { reportError } from "../output.js";
 import { skillFromArgument } from "./skills.js";
+import { recordRun } from "../run-record.js";
 
 interface RunOptions {
   engine?: string;
@@ -22,6 +25,7 @@ interface RunOptions {
   dryRun?: boolean;
   timeout?: string;
   runsDir?: string;
+  record?: boolean;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -96,6 +100,7 @@ export const runCommand: CommandModule = {
       .option("--dry-run", "resolve inputs and parameters and render the prompt, without running an engine")
       .addOption(new Option("--timeout <ms>", "job time limit in milliseconds"))
       .option("--runs-dir <dir>", "where run folders go (default: runs_dir of the config, else .skillrig/runs)")
+      .option("--no-record", "put the run folder in a temporary folder instead of the runs folder, unrecorded")
       .addHelpText(
         "after",
         '\nWith no <skill>, runs the config\'s "run" section. <skill> is an id in skills.roots or a path to a skill folder.\nExit codes: 0 job succeeded, 1 job failed, 2 invalid input, config or usage.',
@@ -141,7 +146,12 @@ export const runCommand: CommandModule = {
         let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
         const result = await runJob(runner, request, {
           skill,
-          runsDir: options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : undefined,
+          runsDir:
+            options.record === false
+              ? mkdtempSync(join(tmpdir(), "skillrig-run-"))
+              : options.runsDir !== undefined
+                ? resolve(ctx.cwd, options.runsDir)
+                : undefined,
           onEvent: (event) => {
             const line = eventLine(event);
             if (line) ctx.out.info(line);
@@ -151,6 +161,7 @@ export const runCommand: CommandModule = {
           },
         });
         for (const w of result.warnings ?? []) ctx.out.warn(w);
+        if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 
         if (ctx.out.json) {
           ctx.out.result(

@@ -10,6 +10,7 @@ import { SkillrigError } from "@skillrig/core";
 import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
@@ -20,6 +21,7 @@ interface SolveCommandOptions {
   reporter?: string[];
   out?: string;
   timeout?: number;
+  record?: boolean;
 }
 
 function positiveInteger(value: string): number {
@@ -55,6 +57,7 @@ export const solveCommand: CommandModule = {
       .option("--reporter <name>", `report file to write, repeatable: ${REPORTERS.join(", ")}`, collect)
       .option("--out <dir>", "folder for report files (solve-report.json, solve-report.junit.xml, solve-report.html)")
       .option("--timeout <ms>", "time limit of each engine run in milliseconds", positiveInteger)
+      .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
       .addHelpText(
         "after",
         "\nExit codes: 0 every attempt passed, 1 some attempt did not pass, 2 invalid input or misuse.\n" +
@@ -132,6 +135,7 @@ export const solveCommand: CommandModule = {
         } finally {
           process.removeListener("SIGINT", onInterrupt);
         }
+        if (options.record !== false) await recordRun(ctx, "solve", report, new Date(report.started_at));
         if (options.out) {
           for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out)))
             ctx.out.info(`wrote ${file}`);

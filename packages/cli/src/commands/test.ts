@@ -5,9 +5,10 @@
  */
 import { InvalidArgumentError } from "commander";
 import { SkillrigError, type SkillrigPlugin } from "@skillrig/core";
-import { ConsoleReporter, JsonReporter, JunitReporter, loadTask, resolveDeliverable, runTask } from "@skillrig/oracle";
+import { ConsoleReporter, JsonReporter, JunitReporter, loadTask, resolveDeliverable, runTask, toJsonReport } from "@skillrig/oracle";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
 
@@ -17,6 +18,7 @@ interface TestOptions {
   out?: string;
   jobs?: number;
   strict?: boolean;
+  record?: boolean;
 }
 
 function parseJobs(value: string): number {
@@ -40,6 +42,7 @@ export const testCommand: CommandModule = {
       .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
       .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
       .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
+      .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
       .addHelpText(
         "after",
         "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
@@ -79,6 +82,7 @@ export const testCommand: CommandModule = {
         const abort = new AbortController();
         const onSigint = () => abort.abort();
         process.once("SIGINT", onSigint);
+        const startedAt = new Date();
         try {
           const report = await runTask(runner, {
             loaded,
@@ -87,6 +91,7 @@ export const testCommand: CommandModule = {
             strict: options.strict ?? oracle.strict ?? false,
             signal: abort.signal,
           });
+          if (options.record !== false) await recordRun(ctx, "test", toJsonReport(report), startedAt);
           const s = report.summary;
           setExit(s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure);
         } finally {

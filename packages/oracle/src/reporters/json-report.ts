@@ -1,5 +1,5 @@
 /**
- * The JSON report: `{task_id, summary, cases: [{name, status, duration_ms, expected, actual, message}]}`.
+ * The JSON report: `{task_id, summary, cases: [{name, status, duration_ms, input, expected, actual, message}]}`.
  * Scripts depend on this shape (it is what `skillrig test --json` prints); fields may be added, never removed.
  */
 import type { CaseVerdict, TaskReport, TaskSummary } from "@skillrig/core";
@@ -8,6 +8,8 @@ export interface JsonCase {
   name: string;
   status: CaseVerdict["status"];
   duration_ms: number;
+  /** The case's input as the task file gives it; null when the case has none. */
+  input: unknown;
   expected: unknown;
   actual: unknown;
   /** null for passed cases. */
@@ -36,6 +38,7 @@ export function toJsonReport(report: TaskReport): JsonReport {
       name: v.name,
       status: v.status,
       duration_ms: v.duration_ms,
+      input: v.input ?? null,
       expected: v.expected ?? null,
       actual: v.actual ?? null,
       message: v.message ?? null,

@@ -5,6 +5,7 @@
  */
 import { create } from "xmlbuilder2";
 import type { Runner, SkillrigPlugin, TaskReport } from "@skillrig/core";
+import { tracebackOf } from "./traceback.js";
 import { writeReportFile } from "./report-file.js";
 
 export interface JunitReporterOptions {
@@ -36,11 +37,15 @@ export function toJunitXml(report: TaskReport): string {
   if (report.isolation) suite.ele("properties").ele("property", { name: "isolation", value: report.isolation });
   for (const verdict of report.cases) {
     const testcase = suite.ele("testcase", { name: verdict.name, classname: report.task_id, time: seconds(verdict.duration_ms) });
+    // The input as a testcase property (CI viewers list them) and as the first line of a failure's text.
+    const input = verdict.input === undefined ? undefined : JSON.stringify(verdict.input);
+    if (input !== undefined) testcase.ele("properties").ele("property", { name: "input", value: input });
     const message = verdict.message ?? verdict.status;
+    const inputLine = input !== undefined ? `input: ${input}` : "";
     if (verdict.status === "failed") {
-      testcase.ele("failure", { message, type: "failed" }).txt(verdict.diff || message);
+      testcase.ele("failure", { message, type: "failed" }).txt([inputLine, verdict.diff || message].filter(Boolean).join("\n"));
     } else if (verdict.status !== "passed") {
-      const detail = [message, typeof verdict.details?.traceback === "string" ? verdict.details.traceback : ""].filter(Boolean).join("\n");
+      const detail = [inputLine, message, tracebackOf(verdict) ?? ""].filter(Boolean).join("\n");
       testcase.ele("error", { message, type: verdict.status }).txt(detail);
     }
     const stderr = verdict.details?.stderr;

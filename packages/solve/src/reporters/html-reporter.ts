@@ -157,7 +157,7 @@ function casesTable(cases: CaseVerdict[]): string {
       `<tr class="case" data-case="${e(c.name)}" data-status="${e(c.status)}"><td>${e(c.name)}</td><td class="s-${e(c.status)}">${e(c.status)}</td><td class="num">${c.duration_ms}</td>` +
       `<td>${c.message ? e(c.message) : ""}${c.diff ? `<pre class="diff">${e(c.diff)}</pre>` : ""}${
         c.status !== "passed"
-          ? `<details><summary>expected / actual</summary><pre>${e(c.expected)}</pre><pre>${e(c.actual)}</pre></details>`
+          ? `<details><summary>input / expected / actual</summary>${c.input !== undefined ? `<h4>input</h4><pre class="input">${e(c.input)}</pre>` : ""}<h4>expected</h4><pre>${e(c.expected)}</pre><h4>actual</h4><pre>${e(c.actual)}</pre></details>`
           : ""
       }</td></tr>`,
   );

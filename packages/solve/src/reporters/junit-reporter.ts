@@ -60,6 +60,10 @@ export function toSolveJunit(report: SolveReport): string {
 function caseDetails(a: AttemptResult): string {
   return a.cases
     .filter((c) => c.status !== "passed")
-    .map((c) => [`${c.name}: ${c.status}${c.message ? ` - ${c.message}` : ""}`, c.diff ?? ""].filter(Boolean).join("\n"))
+    .map((c) =>
+      [`${c.name}: ${c.status}${c.message ? ` - ${c.message}` : ""}`, c.input !== undefined ? `input: ${JSON.stringify(c.input)}` : "", c.diff ?? ""]
+        .filter(Boolean)
+        .join("\n"),
+    )
     .join("\n\n");
 }

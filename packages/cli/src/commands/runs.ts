@@ -1,0 +1,98 @@
+/**
+ * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs (docs/view.md), so run
+ * folders and cached Python environments do not pile up unseen.
+ */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { SkillrigError } from "@skillrig/core";
+import { cleanRuns, listRunRecords, parseAge, readRunRecord, type RunRecord } from "@skillrig/view";
+import type { CommandModule } from "../command.js";
+import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
+
+const KINDS = ["test", "solve", "run"];
+
+function rate(r: RunRecord): string {
+  return r.pass_rate === null ? "-" : `${Math.round(r.pass_rate * 1000) / 10}% (${r.passed}/${r.total})`;
+}
+
+function seconds(ms: number | null): string {
+  return ms === null ? "-" : `${(ms / 1000).toFixed(1)} s`;
+}
+
+/** Rows padded to their widest cell, the last column left ragged. */
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => [...r[col]!].length)));
+  return rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  ").trimEnd()).join("\n");
+}
+
+export const runsCommand: CommandModule = {
+  register(program, context) {
+    const runs = program.command("runs").description("List, show and clean the recorded runs (the runs folder, .skillrig/runs)");
+    runs
+      .command("list")
+      .description("Recorded runs, newest first")
+      .option("--kind <kind>", `only runs of this kind: ${KINDS.join(", ")}`)
+      .action(async (options: { kind?: string }, command) => {
+        const ctx = context(command);
+        if (options.kind !== undefined && !KINDS.includes(options.kind)) {
+          throw new SkillrigError("usage", `--kind "${options.kind}": expected one of ${KINDS.join(", ")}`, { field: "--kind" });
+        }
+        const dir = runsDirOf(await ctx.runner());
+        const records = (await listRunRecords(dir)).filter((r) => options.kind === undefined || r.kind === options.kind);
+        const human =
+          records.length === 0
+            ? `no recorded runs in ${dir}`
+            : table([
+                ["id", "kind", "name", "engine", "status", "pass rate", "duration"],
+                ...records.map((r) => [r.id, r.kind, r.name, r.engines.join(",") || "-", r.status, rate(r), seconds(r.duration_ms)]),
+              ]);
+        ctx.out.result({ runs_dir: dir, runs: records }, human);
+      });
+    runs
+      .command("show <id>")
+      .description("One recorded run: its record and where its report is (with --json, the report too)")
+      .action(async (id: string, _options, command) => {
+        const ctx = context(command);
+        const dir = runsDirOf(await ctx.runner());
+        const record = /^[A-Za-z0-9._-]+$/.test(id) ? await readRunRecord(dir, id) : undefined;
+        if (!record) {
+          throw new SkillrigError("usage", `no recorded run "${id}" in ${dir}`, { field: "id", hint: "skillrig runs list shows the ids" });
+        }
+        const reportFile = join(dir, id, record.report);
+        let report: unknown = null;
+        try {
+          report = JSON.parse(await readFile(reportFile, "utf8"));
+        } catch {
+          report = null;
+        }
+        const human = [
+          `${record.kind} ${record.name}: ${record.status}, pass rate ${rate(record)}, ${seconds(record.duration_ms)}`,
+          `started ${record.started_at}${record.engines.length > 0 ? `, engine ${record.engines.join(", ")}` : ""}`,
+          `folder ${join(dir, id)}`,
+          `report ${reportFile}${report === null ? " (missing or not JSON)" : ""}`,
+        ].join("\n");
+        ctx.out.result({ record, folder: join(dir, id), report }, human);
+      });
+    runs
+      .command("clean")
+      .description("Remove recorded runs, and cached Python environments, older than an age")
+      .requiredOption("--older-than <age>", "e.g. 12h, 7d, 2w (units s, m, h, d, w)")
+      .option("--dry-run", "only list what would be removed")
+      .action(async (options: { olderThan: string; dryRun?: boolean }, command) => {
+        const ctx = context(command);
+        const olderThanMs = parseAge(options.olderThan);
+        if (olderThanMs === undefined) {
+          throw new SkillrigError("usage", `--older-than "${options.olderThan}": expected a number and a unit, like 12h, 7d or 2w`, {
+            field: "--older-than",
+          });
+        }
+        const runner = await ctx.runner();
+        const dir = runsDirOf(runner);
+        const removed = await cleanRuns(dir, { olderThanMs, pythonEnvDir: pythonEnvDirOf(runner), dryRun: options.dryRun === true });
+        const verb = options.dryRun ? "would remove" : "removed";
+        const lines = [...removed.runs.map((r) => `${verb} run ${r}`), ...removed.pythonEnvs.map((p) => `${verb} python env ${p}`)];
+        lines.push(`${verb} ${removed.runs.length} run(s) and ${removed.pythonEnvs.length} Python environment(s) older than ${options.olderThan}`);
+        ctx.out.result({ dry_run: options.dryRun === true, runs: removed.runs, python_envs: removed.pythonEnvs }, lines.join("\n"));
+      });
+  },
+};

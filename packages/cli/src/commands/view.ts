@@ -1,0 +1,79 @@
+/**
+ * `skillrig view [--port N] [--server URL]`: serves the web UI over the recorded runs (and a jobs server's jobs)
+ * on 127.0.0.1, prints its URL, and runs until Ctrl-C. It opens no browser by itself.
+ */
+import { resolve } from "node:path";
+import { SkillrigError } from "@skillrig/core";
+import { startViewServer } from "@skillrig/view";
+import type { CommandModule } from "../command.js";
+import { runsDirOf } from "../run-record.js";
+
+interface ViewOptions {
+  port: string;
+  server?: string;
+  serverTokenEnv: string;
+  runsDir?: string;
+}
+
+/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
+function stopRequested(): Promise<string> {
+  return new Promise((done) => {
+    const onSignal = (signal: string) => {
+      process.off("SIGINT", onSignal);
+      process.off("SIGTERM", onSignal);
+      done(signal);
+    };
+    process.on("SIGINT", onSignal);
+    process.on("SIGTERM", onSignal);
+  });
+}
+
+export const viewCommand: CommandModule = {
+  register(program, context) {
+    program
+      .command("view")
+      .description("Serve a web UI on 127.0.0.1 over the recorded runs and, with --server, a jobs server's jobs")
+      .option("-p, --port <port>", "TCP port, 0 for any free one", "7878")
+      .option("--server <url>", "a jobs server (skillrig serve) whose jobs to show and to submit jobs to")
+      .option("--server-token-env <name>", "environment variable holding the jobs server's token", "SKILLRIG_SERVER_TOKEN")
+      .option("--runs-dir <dir>", "the runs folder (default: runs_dir of the config, else .skillrig/runs)")
+      .addHelpText("after", "\nWith --json, prints {url, runs_dir, server} as one JSON document, then serves until Ctrl-C.\n")
+      .action(async (options: ViewOptions, command) => {
+        const ctx = context(command);
+        if (!/^\d+$/.test(options.port) || Number(options.port) > 65535) {
+          throw new SkillrigError("usage", `--port must be a whole number from 0 to 65535, not "${options.port}"`, { field: "--port" });
+        }
+        let server: { url: string; token?: string } | undefined;
+        if (options.server !== undefined) {
+          let url: URL;
+          try {
+            url = new URL(options.server);
+          } catch {
+            throw new SkillrigError("usage", `--server "${options.server}" is not a URL`, { field: "--server", hint: "e.g. --server http://127.0.0.1:8765" });
+          }
+          if (url.protocol !== "http:" && url.protocol !== "https:") {
+            throw new SkillrigError("usage", `--server "${options.server}": expected an http or https URL`, { field: "--server" });
+          }
+          const token = process.env[options.serverTokenEnv];
+          server = { url: url.href.replace(/\/+$/, ""), ...(token ? { token } : {}) };
+        }
+        const runsDir = options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : runsDirOf(await ctx.runner());
+        let view: Awaited<ReturnType<typeof startViewServer>>;
+        try {
+          view = await startViewServer({ runsDir, port: Number(options.port), server });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
+            throw new SkillrigError("usage", `port ${options.port} on 127.0.0.1 is in use`, { field: "--port", hint: "pass --port 0 for any free port" });
+          }
+          throw error;
+        }
+        ctx.out.result(
+          { url: view.url, runs_dir: runsDir, server: server?.url ?? null },
+          `skillrig view at ${view.url} (runs from ${runsDir}${server ? `; jobs server ${server.url}` : ""}); Ctrl-C stops it`,
+        );
+        const signal = await stopRequested();
+        ctx.out.info(`${signal}: stopping`);
+        await view.close();
+      });
+  },
+};

@@ -1,0 +1,86 @@
+/**
+ * Records a finished `skillrig test`, `solve` or `run` in the project's runs folder (layout: docs/view.md and
+ * @skillrig/view's runs-folder.ts), so `skillrig runs` and `skillrig view` can show it later. One call per
+ * command; the record's name, status and pass counts are read from the report's own shape.
+ */
+import { resolve } from "node:path";
+import type { Runner } from "@skillrig/core";
+import { recordExistingFolder, writeRunRecord, type NewRecord, type RunKind } from "@skillrig/view";
+import type { CommandContext } from "./context.js";
+
+/** The project's runs folder: `runs_dir` of the config (relative to it), else .skillrig/runs beside it. */
+export function runsDirOf(runner: Pick<Runner, "config" | "configDir">): string {
+  return resolve(runner.configDir, runner.config.runs_dir ?? ".skillrig/runs");
+}
+
+/** The cached Python environments' folder (skills.python.env_dir), which `runs clean` also prunes. */
+export function pythonEnvDirOf(runner: Pick<Runner, "config" | "configDir">): string {
+  return resolve(runner.configDir, runner.config.skills?.python?.env_dir ?? ".skillrig/python-envs");
+}
+
+type Report = Record<string, unknown>;
+
+const isObject = (v: unknown): v is Report => typeof v === "object" && v !== null && !Array.isArray(v);
+const list = (v: unknown): Report[] => (Array.isArray(v) ? v.filter(isObject) : []);
+
+/** name, status and pass counts of a report of any of the shapes the commands write. */
+export function describeReport(kind: RunKind, report: Report): Omit<NewRecord, "kind" | "startedAt" | "durationMs"> {
+  if (kind === "run") {
+    const ok = report.status === "succeeded";
+    return {
+      name: String(report.skill_id ?? "skill"),
+      engines: typeof report.engine === "string" ? [report.engine] : [],
+      status: ok ? "passed" : "failed",
+      passed: ok ? 1 : 0,
+      total: 1,
+    };
+  }
+  const tasks = list(report.tasks);
+  const taskNames = tasks.map((t) => String(t.task_id ?? "")).filter(Boolean);
+  const name = taskNames.length > 0 ? (taskNames.length > 3 ? `${taskNames.slice(0, 3).join(",")}+${taskNames.length - 3}` : taskNames.join(",")) : String(report.task_id ?? kind);
+  if (report.kind === "skillrig-solve-report") {
+    const summary = isObject(report.summary) ? report.summary : {};
+    const passed = Number(summary.passed ?? 0);
+    const total = Number(summary.attempts ?? 0);
+    return {
+      name,
+      engines: list(report.engines).map((e) => String(e.engine)),
+      status: total > 0 && passed === total ? "passed" : "failed",
+      passed,
+      total,
+    };
+  }
+  if (tasks.length > 0) {
+    // A suite: every sample of every task counts once; a sample passes when all of its cases pass.
+    const samples = tasks.flatMap((t) => list(t.samples));
+    const passed = samples.filter((s) => list(s.cases).length > 0 && list(s.cases).every((c) => c.status === "passed")).length;
+    return { name, status: samples.length > 0 && passed === samples.length ? "passed" : "failed", passed, total: samples.length };
+  }
+  const summary = isObject(report.summary) ? report.summary : {};
+  const passed = Number(summary.passed ?? 0);
+  const total = Number(summary.total ?? 0);
+  return { name, status: total > 0 && passed === total ? "passed" : "failed", passed, total };
+}
+
+/**
+ * Writes the run's record (and, for test and solve, its report) into the runs folder and says where on stderr.
+ * A skill run's folder already is in the runs folder: it only gets its record.
+ */
+export async function recordRun(ctx: CommandContext, kind: RunKind, report: unknown, startedAt: Date): Promise<string | undefined> {
+  if (!isObject(report)) return undefined;
+  const runner = await ctx.runner();
+  const described = describeReport(kind, report);
+  const durationMs =
+    typeof report.duration_ms === "number"
+      ? report.duration_ms
+      : isObject(report.timings) && typeof report.timings.duration_ms === "number"
+        ? report.timings.duration_ms
+        : Date.now() - startedAt.getTime();
+  const record: NewRecord = { kind, startedAt, durationMs, ...described };
+  const dir =
+    kind === "run" && typeof report.run_dir === "string"
+      ? await recordExistingFolder(report.run_dir, record)
+      : await writeRunRecord(runsDirOf(runner), record, report);
+  ctx.out.info(`recorded in ${dir} (skillrig runs list; skillrig view)`);
+  return dir;
+}
