@@ -8,8 +8,12 @@ import type { Runner } from "@skillrig/core";
 import { recordExistingFolder, writeRunRecord, type NewRecord, type RunKind } from "@skillrig/view";
 import type { CommandContext } from "./context.js";
 
-/** The project's runs folder: `runs_dir` of the config (relative to it), else .skillrig/runs beside it. */
-export function runsDirOf(runner: Pick<Runner, "config" | "configDir">): string {
+/**
+ * The project's runs folder: $SKILLRIG_RUNS_DIR when set (CI, tests), else `runs_dir` of the config (relative
+ * to it), else .skillrig/runs beside it.
+ */
+export function runsDirOf(runner: Pick<Runner, "config" | "configDir">, env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SKILLRIG_RUNS_DIR) return resolve(env.SKILLRIG_RUNS_DIR);
   return resolve(runner.configDir, runner.config.runs_dir ?? ".skillrig/runs");
 }
 

@@ -15,7 +15,8 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { reportError } from "../output.js";
 import { skillFromArgument } from "./skills.js";
-import { recordRun } from "../run-record.js";
+import { recordRun, runsDirOf } from "../run-record.js";
+import { seconds, startHeartbeat } from "../heartbeat.js";
 
 interface RunOptions {
   engine?: string;
@@ -143,6 +144,10 @@ export const runCommand: CommandModule = {
         };
 
         const runner = await ctx.runner();
+        const heartbeat = startHeartbeat(
+          (line) => ctx.out.info(line),
+          (elapsed, quiet) => `... still running: engine ${engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
+        );
         let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
         const result = await runJob(runner, request, {
           skill,
@@ -151,15 +156,18 @@ export const runCommand: CommandModule = {
               ? mkdtempSync(join(tmpdir(), "skillrig-run-"))
               : options.runsDir !== undefined
                 ? resolve(ctx.cwd, options.runsDir)
-                : undefined,
+                : runsDirOf(runner),
           onEvent: (event) => {
             const line = eventLine(event);
-            if (line) ctx.out.info(line);
+            if (line) {
+              heartbeat.touch();
+              ctx.out.info(line);
+            }
           },
           onPrompt: ({ input, parameter, prompt }) => {
             shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
           },
-        });
+        }).finally(() => heartbeat.stop());
         for (const w of result.warnings ?? []) ctx.out.warn(w);
         if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 

@@ -10,7 +10,8 @@ import { SkillrigError } from "@skillrig/core";
 import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { recordRun } from "../run-record.js";
+import { recordRun, runsDirOf } from "../run-record.js";
+import { seconds, startHeartbeat } from "../heartbeat.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
@@ -104,10 +105,16 @@ export const solveCommand: CommandModule = {
           canceled.abort();
         };
         process.on("SIGINT", onInterrupt);
+        let done = 0;
+        const heartbeat = startHeartbeat(
+          (line) => ctx.out.info(line),
+          (elapsed, quiet) => `... still running: ${done} attempt(s) done, ${seconds(elapsed)} so far, nothing new for ${seconds(quiet)}`,
+        );
         let report: SolveReport;
         try {
           report = await solve(runner, {
             signal: canceled.signal,
+            runsDir: runsDirOf(runner),
             tasks,
             engines: engines.map((name) => {
               const variant = variants.get(name);
@@ -117,6 +124,8 @@ export const solveCommand: CommandModule = {
             jobs: options.jobs ?? defaults.jobs ?? 2,
             timeoutMs: options.timeout,
             onProgress: (event) => {
+              heartbeat.touch();
+              if (event.type !== "reference") done = event.done;
               if (event.type === "reference") {
                 const c = event.check;
                 ctx.out.info(
@@ -133,6 +142,7 @@ export const solveCommand: CommandModule = {
             },
           });
         } finally {
+          heartbeat.stop();
           process.removeListener("SIGINT", onInterrupt);
         }
         if (options.record !== false) await recordRun(ctx, "solve", report, new Date(report.started_at));
