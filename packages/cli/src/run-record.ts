@@ -3,9 +3,9 @@
  * @skillrig/view's runs-folder.ts), so `skillrig runs` and `skillrig view` can show it later. One call per
  * command; the record's name, status and pass counts are read from the report's own shape.
  */
-import { resolve } from "node:path";
 import type { Runner } from "@skillrig/core";
-import { recordExistingFolder, writeRunRecord, type NewRecord, type RunKind } from "@skillrig/view";
+import { join, resolve } from "node:path";
+import { newRunId, recordExistingFolder, writeRunRecord, type NewRecord, type RunKind } from "@skillrig/view";
 import type { CommandContext } from "./context.js";
 
 /**
@@ -41,7 +41,12 @@ export function describeReport(kind: RunKind, report: Report): Omit<NewRecord, "
   }
   const tasks = list(report.tasks);
   const taskNames = tasks.map((t) => String(t.task_id ?? "")).filter(Boolean);
-  const name = taskNames.length > 0 ? (taskNames.length > 3 ? `${taskNames.slice(0, 3).join(",")}+${taskNames.length - 3}` : taskNames.join(",")) : String(report.task_id ?? kind);
+  const name =
+    taskNames.length > 0
+      ? taskNames.length > 3
+        ? `${taskNames.slice(0, 3).join(",")}+${taskNames.length - 3}`
+        : taskNames.join(",")
+      : String(report.task_id ?? kind);
   if (report.kind === "skillrig-solve-report") {
     const summary = isObject(report.summary) ? report.summary : {};
     const passed = Number(summary.passed ?? 0);
@@ -70,7 +75,13 @@ export function describeReport(kind: RunKind, report: Report): Omit<NewRecord, "
  * Writes the run's record (and, for test and solve, its report) into the runs folder and says where on stderr.
  * A skill run's folder already is in the runs folder: it only gets its record.
  */
-export async function recordRun(ctx: CommandContext, kind: RunKind, report: unknown, startedAt: Date): Promise<string | undefined> {
+export async function recordRun(
+  ctx: CommandContext,
+  kind: RunKind,
+  report: unknown,
+  startedAt: Date,
+  folder?: RunFolderReservation,
+): Promise<string | undefined> {
   if (!isObject(report)) return undefined;
   const runner = await ctx.runner();
   const described = describeReport(kind, report);
@@ -84,7 +95,19 @@ export async function recordRun(ctx: CommandContext, kind: RunKind, report: unkn
   const dir =
     kind === "run" && typeof report.run_dir === "string"
       ? await recordExistingFolder(report.run_dir, record)
-      : await writeRunRecord(runsDirOf(runner), record, report);
+      : await writeRunRecord(runsDirOf(runner), record, report, folder?.id);
   ctx.out.info(`recorded in ${dir} (skillrig runs list; skillrig view)`);
   return dir;
+}
+
+export interface RunFolderReservation {
+  id: string;
+  /** Where the run's own job folders go (a solve's attempts), inside its run folder. */
+  jobsDir: string;
+}
+
+/** Names the run folder before the run starts, so what the run creates lands inside it (and is cleaned with it). */
+export async function reserveRunFolder(ctx: CommandContext, kind: RunKind, name: string, startedAt: Date): Promise<RunFolderReservation> {
+  const id = newRunId(kind, name, startedAt);
+  return { id, jobsDir: join(runsDirOf(await ctx.runner()), id, "jobs") };
 }

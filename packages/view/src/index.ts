@@ -2,6 +2,7 @@ export {
   cleanRuns,
   folderSafeName,
   listRunRecords,
+  newRunId,
   parseAge,
   readRunRecord,
   recordExistingFolder,

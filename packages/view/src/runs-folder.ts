@@ -5,6 +5,7 @@
  *   <runs_dir>/<id>/                   id = <UTC stamp>-<kind>-<name>-<6 hex>
  *     record.json                      what `runs list` and the view show: RunRecord below
  *     report.json                      test: the JSON report; solve: the solve report
+ *     jobs/<job_id>/                   solve: each attempt's job run folder
  *   <runs_dir>/<job_id>/               run: the job's run folder (see packages/skills run-folder.ts), plus
  *     record.json                      its record; the report is the folder's result.json
  *
@@ -86,9 +87,21 @@ function toRecord(id: string, r: NewRecord, report: string): RunRecord {
   };
 }
 
-/** Writes a new run folder holding record.json and report.json; returns its absolute path. */
-export async function writeRunRecord(runsDir: string, record: NewRecord, report: unknown): Promise<string> {
-  const id = `${stamp(record.startedAt)}-${record.kind}-${folderSafeName(record.name)}-${randomBytes(3).toString("hex")}`;
+/** A new run folder's name: `<UTC stamp>-<kind>-<name>-<6 hex>`. */
+export function newRunId(kind: RunKind, name: string, startedAt: Date): string {
+  return `${stamp(startedAt)}-${kind}-${folderSafeName(name)}-${randomBytes(3).toString("hex")}`;
+}
+
+/**
+ * Writes record.json and report.json into a run folder, created when it does not exist yet; `id` names a folder
+ * made earlier with newRunId (a solve puts its attempts' job folders in it while it runs). Returns its path.
+ */
+export async function writeRunRecord(
+  runsDir: string,
+  record: NewRecord,
+  report: unknown,
+  id = newRunId(record.kind, record.name, record.startedAt),
+): Promise<string> {
   const dir = join(resolve(runsDir), id);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);

@@ -15,7 +15,15 @@ describe("the runs folder", () => {
     const runs = await listRunRecords(dir);
     expect(runs.map((r) => r.id)).toEqual([ids.test, ids.suite, ids.solve, ids.job]);
     const test = runs[0]!;
-    expect(test).toMatchObject({ kind: "test", name: "parse-numbers", status: "failed", passed: 1, total: 3, pass_rate: 0.3333, report: "report.json" });
+    expect(test).toMatchObject({
+      kind: "test",
+      name: "parse-numbers",
+      status: "failed",
+      passed: 1,
+      total: 3,
+      pass_rate: 0.3333,
+      report: "report.json",
+    });
     expect(test.id).toMatch(/^20261121T090000Z-test-parse-numbers-[0-9a-f]{6}$/);
     expect(JSON.parse(readFileSync(join(dir, test.id, "report.json"), "utf8")).task_id).toBe("parse-numbers");
     expect(runs[3]).toMatchObject({ kind: "run", name: "word-report", report: "result.json", engines: ["gemini"] });
@@ -25,12 +33,23 @@ describe("the runs folder", () => {
     const dir = temp();
     const job = join(dir, "20261101T000000Z-old-job-aaaaaa");
     mkdirSync(job);
-    writeFileSync(join(job, "result.json"), JSON.stringify({ skill_id: "old-job", engine: "codex", status: "failed", timings: { started_at: "2026-11-01T00:00:00Z", duration_ms: 5 } }));
+    writeFileSync(
+      join(job, "result.json"),
+      JSON.stringify({
+        skill_id: "old-job",
+        engine: "codex",
+        status: "failed",
+        timings: { started_at: "2026-11-01T00:00:00Z", duration_ms: 5 },
+      }),
+    );
     mkdirSync(join(dir, "scratch"));
     mkdirSync(join(dir, "half-written"));
     writeFileSync(join(dir, "half-written", "record.json"), '{"format": "skillrig-run-rec');
     mkdirSync(join(dir, "tampered"));
-    writeFileSync(join(dir, "tampered", "record.json"), JSON.stringify({ format: "skillrig-run-record", kind: "rm -rf", name: "x", started_at: "now", report: "r" }));
+    writeFileSync(
+      join(dir, "tampered", "record.json"),
+      JSON.stringify({ format: "skillrig-run-record", kind: "rm -rf", name: "x", started_at: "now", report: "r" }),
+    );
     const runs = await listRunRecords(dir);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ kind: "run", name: "old-job", status: "failed", pass_rate: 0, engines: ["codex"] });
@@ -42,7 +61,11 @@ describe("the runs folder", () => {
     expect(folderSafeName("a b/c")).toBe("a-b-c");
     expect(folderSafeName("")).toBe("unnamed");
     const dir = temp();
-    const written = await writeRunRecord(dir, { kind: "test", name: "../escape", startedAt: new Date(), durationMs: 1, status: "passed", passed: 1, total: 1 }, {});
+    const written = await writeRunRecord(
+      dir,
+      { kind: "test", name: "../escape", startedAt: new Date(), durationMs: 1, status: "passed", passed: 1, total: 1 },
+      {},
+    );
     expect(written.startsWith(`${dir}/`)).toBe(true);
     expect(await readRunRecord(dir, written.split("/").pop()!)).toBeDefined();
   });

@@ -69,7 +69,11 @@ describe("the view server", () => {
     const png = await fetch(`${view.url}api/runs/${ids.job}/files/artifacts/chart.png?download=1`);
     expect(png.headers.get("content-type")).toBe("image/png");
     expect(png.headers.get("content-disposition")).toBe('attachment; filename="chart.png"');
-    expect(Buffer.from(await png.arrayBuffer()).subarray(1, 4).toString()).toBe("PNG");
+    expect(
+      Buffer.from(await png.arrayBuffer())
+        .subarray(1, 4)
+        .toString(),
+    ).toBe("PNG");
   });
 
   it("never serves a file outside the run folder: dot-dot, encoded dot-dot, absolute paths, symlinks", async () => {
@@ -78,7 +82,7 @@ describe("the view server", () => {
       `/api/runs/${ids.job}/files/..%2F..%2F..%2Fetc%2Fpasswd`,
       `/api/runs/${ids.job}/files/%2Fetc%2Fpasswd`,
       `/api/runs/${ids.job}/files/workspace/leak.txt`,
-      `/api/runs/..%2F..%2Fetc/files/passwd`,
+      "/api/runs/..%2F..%2Fetc/files/passwd",
       `/api/runs/${ids.job}/files/workspace`,
     ]) {
       const res = await raw(view.url, path, { host: new URL(view.url).host });

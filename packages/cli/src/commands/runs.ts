@@ -22,7 +22,14 @@ function seconds(ms: number | null): string {
 /** Rows padded to their widest cell, the last column left ragged. */
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => [...r[col]!].length)));
-  return rows.map((r) => r.map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!))).join("  ").trimEnd()).join("\n");
+  return rows
+    .map((r) =>
+      r
+        .map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!)))
+        .join("  ")
+        .trimEnd(),
+    )
+    .join("\n");
 }
 
 export const runsCommand: CommandModule = {
@@ -91,7 +98,9 @@ export const runsCommand: CommandModule = {
         const removed = await cleanRuns(dir, { olderThanMs, pythonEnvDir: pythonEnvDirOf(runner), dryRun: options.dryRun === true });
         const verb = options.dryRun ? "would remove" : "removed";
         const lines = [...removed.runs.map((r) => `${verb} run ${r}`), ...removed.pythonEnvs.map((p) => `${verb} python env ${p}`)];
-        lines.push(`${verb} ${removed.runs.length} run(s) and ${removed.pythonEnvs.length} Python environment(s) older than ${options.olderThan}`);
+        lines.push(
+          `${verb} ${removed.runs.length} run(s) and ${removed.pythonEnvs.length} Python environment(s) older than ${options.olderThan}`,
+        );
         ctx.out.result({ dry_run: options.dryRun === true, runs: removed.runs, python_envs: removed.pythonEnvs }, lines.join("\n"));
       });
   },

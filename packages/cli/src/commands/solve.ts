@@ -10,7 +10,7 @@ import { SkillrigError } from "@skillrig/core";
 import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { recordRun, runsDirOf } from "../run-record.js";
+import { recordRun, reserveRunFolder, runsDirOf } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
@@ -105,6 +105,11 @@ export const solveCommand: CommandModule = {
           canceled.abort();
         };
         process.on("SIGINT", onInterrupt);
+        const startedAt = new Date();
+        const folder =
+          options.record !== false
+            ? await reserveRunFolder(ctx, "solve", tasks.map((t) => t.task.task_id).join(","), startedAt)
+            : undefined;
         let done = 0;
         const heartbeat = startHeartbeat(
           (line) => ctx.out.info(line),
@@ -114,7 +119,7 @@ export const solveCommand: CommandModule = {
         try {
           report = await solve(runner, {
             signal: canceled.signal,
-            runsDir: runsDirOf(runner),
+            runsDir: folder?.jobsDir ?? runsDirOf(runner),
             tasks,
             engines: engines.map((name) => {
               const variant = variants.get(name);
@@ -145,7 +150,7 @@ export const solveCommand: CommandModule = {
           heartbeat.stop();
           process.removeListener("SIGINT", onInterrupt);
         }
-        if (options.record !== false) await recordRun(ctx, "solve", report, new Date(report.started_at));
+        if (folder) await recordRun(ctx, "solve", report, startedAt, folder);
         if (options.out) {
           for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out)))
             ctx.out.info(`wrote ${file}`);

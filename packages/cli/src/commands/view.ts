@@ -49,7 +49,10 @@ export const viewCommand: CommandModule = {
           try {
             url = new URL(options.server);
           } catch {
-            throw new SkillrigError("usage", `--server "${options.server}" is not a URL`, { field: "--server", hint: "e.g. --server http://127.0.0.1:8765" });
+            throw new SkillrigError("usage", `--server "${options.server}" is not a URL`, {
+              field: "--server",
+              hint: "e.g. --server http://127.0.0.1:8765",
+            });
           }
           if (url.protocol !== "http:" && url.protocol !== "https:") {
             throw new SkillrigError("usage", `--server "${options.server}": expected an http or https URL`, { field: "--server" });
@@ -63,7 +66,10 @@ export const viewCommand: CommandModule = {
           view = await startViewServer({ runsDir, port: Number(options.port), server });
         } catch (error) {
           if ((error as NodeJS.ErrnoException).code === "EADDRINUSE") {
-            throw new SkillrigError("usage", `port ${options.port} on 127.0.0.1 is in use`, { field: "--port", hint: "pass --port 0 for any free port" });
+            throw new SkillrigError("usage", `port ${options.port} on 127.0.0.1 is in use`, {
+              field: "--port",
+              hint: "pass --port 0 for any free port",
+            });
           }
           throw error;
         }

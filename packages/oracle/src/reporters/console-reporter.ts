@@ -90,7 +90,8 @@ export class ConsoleReporter implements SkillrigPlugin {
       this.#progress.write(`  [${done}/${total}] ${mark} ${verdict.name} ${c.dim(`(${verdict.duration_ms} ms)`)}${why}\n`);
     });
     runner.hooks.runEnd.tap(this.name, (info) => {
-      if (info.kind === "task" && info.report) this.#summary.write(formatSummary(info.report, { color: this.#colors.summary.isColorSupported }));
+      if (info.kind === "task" && info.report)
+        this.#summary.write(formatSummary(info.report, { color: this.#colors.summary.isColorSupported }));
     });
   }
 }

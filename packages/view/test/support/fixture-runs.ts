@@ -57,19 +57,47 @@ export const suiteReport = {
       task_id: "add",
       pass_at_k: { "1": 1, "2": 1 },
       samples: [
-        { sample: 1, cases: [{ name: "one plus one", index: 0, status: "passed", duration_ms: 3, input: { args: [1, 1] }, expected: 2, actual: 2 }] },
-        { sample: 2, cases: [{ name: "one plus one", index: 0, status: "passed", duration_ms: 3, input: { args: [1, 1] }, expected: 2, actual: 2 }] },
+        {
+          sample: 1,
+          cases: [{ name: "one plus one", index: 0, status: "passed", duration_ms: 3, input: { args: [1, 1] }, expected: 2, actual: 2 }],
+        },
+        {
+          sample: 2,
+          cases: [{ name: "one plus one", index: 0, status: "passed", duration_ms: 3, input: { args: [1, 1] }, expected: 2, actual: 2 }],
+        },
       ],
     },
     {
       task_id: "greet",
       pass_at_k: { "1": 0.5, "2": 1 },
       samples: [
-        { sample: 1, cases: [{ name: "hello", index: 0, status: "passed", duration_ms: 4, input: { args: ["Ann"] }, expected: "hello Ann", actual: "hello Ann" }] },
+        {
+          sample: 1,
+          cases: [
+            {
+              name: "hello",
+              index: 0,
+              status: "passed",
+              duration_ms: 4,
+              input: { args: ["Ann"] },
+              expected: "hello Ann",
+              actual: "hello Ann",
+            },
+          ],
+        },
         {
           sample: 2,
           cases: [
-            { name: "hello", index: 0, status: "failed", duration_ms: 4, input: { args: ["Ann"] }, expected: "hello Ann", actual: "hi Ann", message: "return value differs" },
+            {
+              name: "hello",
+              index: 0,
+              status: "failed",
+              duration_ms: 4,
+              input: { args: ["Ann"] },
+              expected: "hello Ann",
+              actual: "hi Ann",
+              message: "return value differs",
+            },
           ],
         },
       ],
@@ -115,8 +143,28 @@ export const solveReport = {
   duration_ms: 5400,
   attempts_per_task: 1,
   engines: [
-    { engine: "gemini-correct", engine_name: "gemini", attempts: 1, passed: 1, pass_rate: 1, pass_at_k: { "1": 1 }, tasks_solved: 1, statuses: { passed: 1 }, usage: { inputTokens: 1200, outputTokens: 80, totalTokens: 1280, engineMs: 2100, durationMs: 2600, reported: true } },
-    { engine: "gemini-buggy", engine_name: "gemini", attempts: 1, passed: 0, pass_rate: 0, pass_at_k: { "1": 0 }, tasks_solved: 0, statuses: { failed: 1 }, usage: { inputTokens: 1200, outputTokens: 80, totalTokens: 1280, engineMs: 2100, durationMs: 2600, reported: true } },
+    {
+      engine: "gemini-correct",
+      engine_name: "gemini",
+      attempts: 1,
+      passed: 1,
+      pass_rate: 1,
+      pass_at_k: { "1": 1 },
+      tasks_solved: 1,
+      statuses: { passed: 1 },
+      usage: { inputTokens: 1200, outputTokens: 80, totalTokens: 1280, engineMs: 2100, durationMs: 2600, reported: true },
+    },
+    {
+      engine: "gemini-buggy",
+      engine_name: "gemini",
+      attempts: 1,
+      passed: 0,
+      pass_rate: 0,
+      pass_at_k: { "1": 0 },
+      tasks_solved: 0,
+      statuses: { failed: 1 },
+      usage: { inputTokens: 1200, outputTokens: 80, totalTokens: 1280, engineMs: 2100, durationMs: 2600, reported: true },
+    },
   ],
   tasks: [
     {
@@ -140,17 +188,42 @@ export async function writeFixtureRuns(runsDir: string): Promise<{ test: string;
   const id = (dir: string) => dir.split("/").pop()!;
   const test = await writeRunRecord(
     runsDir,
-    { kind: "test", name: "parse-numbers", startedAt: new Date("2026-11-21T09:00:00Z"), durationMs: 412, status: "failed", passed: 1, total: 3 },
+    {
+      kind: "test",
+      name: "parse-numbers",
+      startedAt: new Date("2026-11-21T09:00:00Z"),
+      durationMs: 412,
+      status: "failed",
+      passed: 1,
+      total: 3,
+    },
     testReport,
   );
   const suite = await writeRunRecord(
     runsDir,
-    { kind: "test", name: "add,greet", startedAt: new Date("2026-11-21T08:00:00Z"), durationMs: 900, status: "failed", passed: 3, total: 4 },
+    {
+      kind: "test",
+      name: "add,greet",
+      startedAt: new Date("2026-11-21T08:00:00Z"),
+      durationMs: 900,
+      status: "failed",
+      passed: 3,
+      total: 4,
+    },
     suiteReport,
   );
   const solve = await writeRunRecord(
     runsDir,
-    { kind: "solve", name: "run-length-encode", engines: ["gemini-correct", "gemini-buggy"], startedAt: new Date("2026-11-20T10:00:00Z"), durationMs: 5400, status: "failed", passed: 1, total: 2 },
+    {
+      kind: "solve",
+      name: "run-length-encode",
+      engines: ["gemini-correct", "gemini-buggy"],
+      startedAt: new Date("2026-11-20T10:00:00Z"),
+      durationMs: 5400,
+      status: "failed",
+      passed: 1,
+      total: 2,
+    },
     solveReport,
   );
   // A skill job's run folder, as packages/skills writes it.
@@ -161,7 +234,15 @@ export async function writeFixtureRuns(runsDir: string): Promise<{ test: string;
   copyFileSync(join(FIXTURES, "chart.png"), join(jobDir, "artifacts", "chart.png"));
   writeFileSync(
     join(jobDir, "run.json"),
-    JSON.stringify({ job_id: "20261119T120000Z-word-report-abc123", request: { skill_id: "word-report", engine: "gemini", input: { text_file: "uploads/text_file", label: "notes" }, parameter: { top: 3 } } }),
+    JSON.stringify({
+      job_id: "20261119T120000Z-word-report-abc123",
+      request: {
+        skill_id: "word-report",
+        engine: "gemini",
+        input: { text_file: "uploads/text_file", label: "notes" },
+        parameter: { top: 3 },
+      },
+    }),
   );
   writeFileSync(
     join(jobDir, "logs", "events.jsonl"),
@@ -174,7 +255,14 @@ export async function writeFixtureRuns(runsDir: string): Promise<{ test: string;
       .map((e) => JSON.stringify(e))
       .join("\n"),
   );
-  const art = (field: string, filename: string) => ({ field, role: "report", filename, path: join(jobDir, "artifacts", filename), relativePath: `artifacts/${filename}`, bytes: 10 });
+  const art = (field: string, filename: string) => ({
+    field,
+    role: "report",
+    filename,
+    path: join(jobDir, "artifacts", filename),
+    relativePath: `artifacts/${filename}`,
+    bytes: 10,
+  });
   writeFileSync(
     join(jobDir, "result.json"),
     JSON.stringify({

@@ -29,7 +29,12 @@ export class ApiError extends Error {
 async function errorOf(response: Response): Promise<ApiError> {
   const body = await response.json().catch(() => undefined);
   const e = body?.error;
-  return new ApiError(response.status, e?.code ?? `http_${response.status}`, e?.message ?? `${response.status} ${response.statusText}`, e?.violations ?? []);
+  return new ApiError(
+    response.status,
+    e?.code ?? `http_${response.status}`,
+    e?.message ?? `${response.status} ${response.statusText}`,
+    e?.violations ?? [],
+  );
 }
 
 export async function getJson<T>(url: string): Promise<T> {
@@ -51,7 +56,11 @@ export async function postJson<T>(url: string, body: unknown): Promise<T> {
 }
 
 export async function postBytes<T>(url: string, bytes: Uint8Array, contentType: string): Promise<T> {
-  const response = await fetch(url, { method: "POST", headers: { "content-type": contentType }, body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: contentType }) });
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "content-type": contentType },
+    body: new Blob([bytes as Uint8Array<ArrayBuffer>], { type: contentType }),
+  });
   if (!response.ok) throw await errorOf(response);
   return (await response.json()) as T;
 }

@@ -29,10 +29,13 @@ export function Code({ code, language }: { code: string; language?: string }) {
     const lang = language && hljs.getLanguage(language) ? language : undefined;
     return lang ? hljs.highlight(code, { language: lang, ignoreIllegals: true }).value : undefined;
   }, [code, language]);
+  // Code blocks scroll, so they take focus: a keyboard user scrolls them with the arrow keys.
   return html !== undefined ? (
-    // highlight.js escapes the source; the HTML holds only its own spans.
+    // biome-ignore lint/security/noDangerouslySetInnerHtml: highlight.js escapes the source; the HTML holds only its own spans.
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard.
     <pre class="code hljs" tabIndex={0} dangerouslySetInnerHTML={{ __html: html }} />
   ) : (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard.
     <pre class="code" tabIndex={0}>
       {code}
     </pre>
@@ -45,6 +48,7 @@ export function Json({ value }: { value: unknown }) {
 
 export function Markdown({ text }: { text: string }) {
   const html = useMemo(() => md.render(text), [text]);
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: markdown-it with html off escapes raw HTML and refuses script links.
   return <div class="markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
@@ -52,15 +56,11 @@ export function Markdown({ text }: { text: string }) {
 export function WordDiff({ expected, actual }: { expected: unknown; actual: unknown }) {
   const parts = useMemo(() => diffWordsWithSpace(asText(expected), asText(actual)), [expected, actual]);
   return (
+    // biome-ignore lint/a11y/noNoninteractiveTabindex: a scrolling region must be reachable by keyboard.
     <pre class="code diff" tabIndex={0} aria-label="word-level diff of expected against actual">
       {parts.map((p, i) =>
-        p.added ? (
-          <ins key={i}>{p.value}</ins>
-        ) : p.removed ? (
-          <del key={i}>{p.value}</del>
-        ) : (
-          <span key={i}>{p.value}</span>
-        ),
+        // biome-ignore lint/suspicious/noArrayIndexKey: diff parts have no identity but their place; the list is rebuilt whole.
+        p.added ? <ins key={i}>{p.value}</ins> : p.removed ? <del key={i}>{p.value}</del> : <span key={i}>{p.value}</span>,
       )}
     </pre>
   );
@@ -174,7 +174,12 @@ export function CaseTable({ cases }: { cases: CaseLike[] }) {
     for (const c of cases) m.set(c.status, (m.get(c.status) ?? 0) + 1);
     return m;
   }, [cases]);
-  const shown = filter === "all" ? cases : filter === "not-passed" ? cases.filter((c) => c.status !== "passed") : cases.filter((c) => c.status === filter);
+  const shown =
+    filter === "all"
+      ? cases
+      : filter === "not-passed"
+        ? cases.filter((c) => c.status !== "passed")
+        : cases.filter((c) => c.status === filter);
   const key = (c: CaseLike, i: number) => `${c.index ?? i}:${c.name}`;
   const toggle = (k: string) =>
     setOpen((prev) => {
@@ -190,52 +195,62 @@ export function CaseTable({ cases }: { cases: CaseLike[] }) {
   ];
   return (
     <div class="cases">
+      {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would draw a box around a row of chips; the role says the same. */}
       <div class="chips" role="group" aria-label="filter cases by status">
         {filters.map(([value, label]) => (
-          <button type="button" class="chip" aria-pressed={filter === value} data-filter={value} onClick={() => setFilter(value)} key={value}>
+          <button
+            type="button"
+            class="chip"
+            aria-pressed={filter === value}
+            data-filter={value}
+            onClick={() => setFilter(value)}
+            key={value}
+          >
             {label}
           </button>
         ))}
       </div>
-      <table class="table">
-        <thead>
-          <tr>
-            <th>#</th>
-            <th>case</th>
-            <th>status</th>
-            <th class="num">time</th>
-            <th>message</th>
-          </tr>
-        </thead>
-        <tbody>
-          {shown.map((c, i) => {
-            const k = key(c, i);
-            const expanded = open.has(k);
-            return [
-              <tr key={k} class="case-row" data-status={c.status}>
-                <td>{c.index ?? i}</td>
-                <td>
-                  <button type="button" class="link" aria-expanded={expanded} onClick={() => toggle(k)}>
-                    {c.name}
-                  </button>
-                </td>
-                <td>
-                  <Status status={c.status} />
-                </td>
-                <td class="num">{duration(c.duration_ms)}</td>
-                <td class="clip">{c.message ?? ""}</td>
-              </tr>,
-              expanded ? (
-                <tr key={`${k}-detail`} class="case-detail-row">
-                  <td colSpan={5}>
-                    <CaseDetail c={c} />
+      <div class="scroll">
+        <table class="table">
+          <thead>
+            <tr>
+              <th>#</th>
+              <th>case</th>
+              <th>status</th>
+              <th class="num">time</th>
+              <th>message</th>
+            </tr>
+          </thead>
+          <tbody>
+            {shown.map((c, i) => {
+              const k = key(c, i);
+              const expanded = open.has(k);
+              return [
+                <tr key={k} class="case-row" data-status={c.status}>
+                  <td>{c.index ?? i}</td>
+                  <td>
+                    <button type="button" class="link" aria-expanded={expanded} onClick={() => toggle(k)}>
+                      {c.name}
+                    </button>
                   </td>
-                </tr>
-              ) : null,
-            ];
-          })}
-        </tbody>
-      </table>
+                  <td>
+                    <Status status={c.status} />
+                  </td>
+                  <td class="num">{duration(c.duration_ms)}</td>
+                  <td class="clip">{c.message ?? ""}</td>
+                </tr>,
+                expanded ? (
+                  <tr key={`${k}-detail`} class="case-detail-row">
+                    <td colSpan={5}>
+                      <CaseDetail c={c} />
+                    </td>
+                  </tr>
+                ) : null,
+              ];
+            })}
+          </tbody>
+        </table>
+      </div>
       {shown.length === 0 ? <p class="muted">no case with this status</p> : null}
     </div>
   );
@@ -297,6 +312,7 @@ export function Timeline({ events }: { events: TimelineEvent[] }) {
         {merged.map((e, i) => {
           const s = eventSummary(e);
           return (
+            // biome-ignore lint/suspicious/noArrayIndexKey: events only ever append; their place is their identity.
             <li key={i} class={`ev ev-${e.type}`}>
               <span class="ev-label">{s.label}</span>
               {e.at ? <time class="muted">{new Date(e.at).toLocaleTimeString()}</time> : null}
@@ -328,7 +344,7 @@ export function ArtifactPreview({ name, url, downloadUrl }: { name: string; url:
   useEffect(() => {
     if (!shown || image || !textual || text !== undefined) return;
     getText(url).then(setText, (e: Error) => setError(e.message));
-  }, [shown, url]);
+  }, [shown, url, image, textual, text]);
   return (
     <div class="artifact" data-artifact={name}>
       <div class="artifact-head">
@@ -356,11 +372,7 @@ export function ArtifactPreview({ name, url, downloadUrl }: { name: string; url:
 }
 
 export function Loading({ what }: { what: string }) {
-  return (
-    <p class="muted" role="status">
-      loading {what}…
-    </p>
-  );
+  return <output class="muted">loading {what}…</output>;
 }
 
 export function ErrorBox({ error }: { error: Error }) {

@@ -2,7 +2,7 @@
  * skillrig view's web app. Preact (a 4 kB React-compatible runtime: components and hooks without a heavy
  * framework in a bundle the CLI ships), hash routing so every page is a plain link the static server need not know.
  */
-import { render } from "preact";
+import { render, type VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "highlight.js/styles/github.css";
 import "./style.css";
@@ -27,7 +27,7 @@ function App() {
   const hash = useHash();
   const info = useFetch<{ runs_dir: string; server: string | null }>("/api/info");
   const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
-  let page;
+  let page: VNode;
   if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;
   else if (parts[0] === "server" && parts[1] === "job" && parts[2]) page = <ServerJob id={parts[2]} key={parts[2]} />;
   else if (parts[0] === "server" && parts[1] === "new" && parts[2]) page = <SubmitJob skillId={parts[2]} key={parts[2]} />;
@@ -35,12 +35,10 @@ function App() {
   else page = <RunsList server={info.data?.server ?? null} />;
   return (
     <>
-      <a class="skip" href="#content" onClick={(e) => {
-        e.preventDefault();
-        document.getElementById("content")?.focus();
-      }}>
+      {/* A button, not a link: links here change the route (hash routing). */}
+      <button type="button" class="skip" onClick={() => document.getElementById("content")?.focus()}>
         skip to content
-      </a>
+      </button>
       <header class="top">
         <a href="#/" class="brand">
           skillrig view

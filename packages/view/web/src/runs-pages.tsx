@@ -76,7 +76,13 @@ export function RunsList({ server }: { server: string | null }) {
         </label>
         <label>
           search{" "}
-          <input type="search" value={search} placeholder="task, skill, engine" onInput={(e) => setSearch((e.target as HTMLInputElement).value)} name="search" />
+          <input
+            type="search"
+            value={search}
+            placeholder="task, skill, engine"
+            onInput={(e) => setSearch((e.target as HTMLInputElement).value)}
+            name="search"
+          />
         </label>
       </div>
       {error ? <ErrorBox error={error} /> : !data ? <Loading what="runs" /> : null}
@@ -108,7 +114,12 @@ export function RunsList({ server }: { server: string | null }) {
                   </td>
                   <td class="num">
                     {percent(r.pass_rate)}
-                    {r.total !== null ? <span class="muted"> ({r.passed}/{r.total})</span> : null}
+                    {r.total !== null ? (
+                      <span class="muted">
+                        {" "}
+                        ({r.passed}/{r.total})
+                      </span>
+                    ) : null}
                   </td>
                   <td class="num">{duration(r.duration_ms)}</td>
                 </tr>
@@ -116,7 +127,9 @@ export function RunsList({ server }: { server: string | null }) {
             </tbody>
           </table>
           {runs.length === 0 ? (
-            <p class="muted">{data.runs.length === 0 ? "no recorded runs yet: run skillrig test, solve or run in this project" : "no run matches"}</p>
+            <p class="muted">
+              {data.runs.length === 0 ? "no recorded runs yet: run skillrig test, solve or run in this project" : "no run matches"}
+            </p>
           ) : null}
         </div>
       ) : null}
@@ -173,8 +186,8 @@ function TestView({ report }: { report: TestReport }) {
     <>
       <p>
         task <strong>{report.task_id}</strong>
-        {report.deliverable_type ? ` (${report.deliverable_type})` : ""}: {s.passed}/{s.total} passed, {s.failed} failed, {s.errored} errored,{" "}
-        {s.invalid} invalid{report.isolation ? ` · isolation ${report.isolation}` : ""}
+        {report.deliverable_type ? ` (${report.deliverable_type})` : ""}: {s.passed}/{s.total} passed, {s.failed} failed, {s.errored}{" "}
+        errored, {s.invalid} invalid{report.isolation ? ` · isolation ${report.isolation}` : ""}
       </p>
       {(report.warnings ?? []).map((w) => (
         <p class="warning" key={w}>
@@ -236,6 +249,7 @@ function SuiteView({ report }: { report: SuiteReport }) {
             <tr>
               <th>task</th>
               {Array.from({ length: width }, (_, i) => (
+                // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the column's identity.
                 <th key={i}>sample {i + 1}</th>
               ))}
               <th>pass@k</th>
@@ -247,10 +261,12 @@ function SuiteView({ report }: { report: SuiteReport }) {
                 <td>{t.task_id}</td>
                 {Array.from({ length: width }, (_, si) => {
                   const s = t.samples?.[si];
+                  // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the cell's identity.
                   if (!s) return <td key={si} />;
                   const st = sampleStatus(s);
                   const passed = s.cases.filter((c) => c.status === "passed").length;
                   return (
+                    // biome-ignore lint/suspicious/noArrayIndexKey: the column number is the cell's identity.
                     <td key={si}>
                       <button
                         type="button"
@@ -308,8 +324,23 @@ interface Attempt {
 interface SolveReport {
   kind: "skillrig-solve-report";
   attempts_per_task: number;
-  engines: Array<{ engine: string; attempts: number; passed: number; pass_rate: number; pass_at_k: Record<string, number>; tasks_solved: number; usage: { inputTokens: number; outputTokens: number; engineMs: number; reported: boolean } }>;
-  tasks: Array<{ task_id: string; deliverable_type: string; scored_cases: number; total_cases: number; attempts: Attempt[]; reference?: { flagged: Array<{ name: string }> } }>;
+  engines: Array<{
+    engine: string;
+    attempts: number;
+    passed: number;
+    pass_rate: number;
+    pass_at_k: Record<string, number>;
+    tasks_solved: number;
+    usage: { inputTokens: number; outputTokens: number; engineMs: number; reported: boolean };
+  }>;
+  tasks: Array<{
+    task_id: string;
+    deliverable_type: string;
+    scored_cases: number;
+    total_cases: number;
+    attempts: Attempt[];
+    reference?: { flagged: Array<{ name: string }> };
+  }>;
   summary: { tasks: number; attempts: number; passed: number; not_passed: number };
 }
 
@@ -319,7 +350,8 @@ function SolveView({ report }: { report: SolveReport }) {
   return (
     <>
       <p>
-        {report.summary.passed}/{report.summary.attempts} attempts passed over {report.summary.tasks} task(s), {report.attempts_per_task} attempt(s) per engine
+        {report.summary.passed}/{report.summary.attempts} attempts passed over {report.summary.tasks} task(s), {report.attempts_per_task}{" "}
+        attempt(s) per engine
       </p>
       <div class="scroll">
         <table class="table">
@@ -370,7 +402,9 @@ function SolveView({ report }: { report: SolveReport }) {
               <tr key={t.task_id}>
                 <td>
                   {t.task_id}
-                  {t.reference && t.reference.flagged.length > 0 ? <span class="warning"> (reference fails {t.reference.flagged.length})</span> : null}
+                  {t.reference && t.reference.flagged.length > 0 ? (
+                    <span class="warning"> (reference fails {t.reference.flagged.length})</span>
+                  ) : null}
                 </td>
                 <td class="num">
                   {t.scored_cases}/{t.total_cases}
@@ -398,7 +432,11 @@ function SolveView({ report }: { report: SolveReport }) {
           </tbody>
         </table>
       </div>
-      {selected ? <AttemptDetail attempt={selected} /> : <p class="muted">choose an attempt to see its deliverable, cases, transcript and prompt</p>}
+      {selected ? (
+        <AttemptDetail attempt={selected} />
+      ) : (
+        <p class="muted">choose an attempt to see its deliverable, cases, transcript and prompt</p>
+      )}
     </>
   );
 }
@@ -415,7 +453,11 @@ function AttemptDetail({ attempt: a }: { attempt: Attempt }) {
         {a.usage.inputTokens !== undefined ? `, ${a.usage.inputTokens} tokens in, ${a.usage.outputTokens ?? "?"} out` : ""}
       </p>
       <Section title={`deliverable ${a.deliverable ? a.deliverable.file : "(none collected)"}`}>
-        {a.deliverable ? <Code code={a.deliverable.content} language={/\.py$/.test(a.deliverable.file) ? "python" : undefined} /> : <p class="muted">the engine wrote no deliverable</p>}
+        {a.deliverable ? (
+          <Code code={a.deliverable.content} language={/\.py$/.test(a.deliverable.file) ? "python" : undefined} />
+        ) : (
+          <p class="muted">the engine wrote no deliverable</p>
+        )}
       </Section>
       <Section title={`cases ${a.score.passed}/${a.score.total}`}>
         <CaseTable cases={a.cases} />
@@ -470,7 +512,15 @@ function SkillRunView({ runId, result }: { runId: string; result: Record<string,
       () => setEvents([]),
     );
   }, [runId]);
-  return <JobDetail result={r} input={meta.data?.request?.input} parameter={meta.data?.request?.parameter} events={events} artifactUrl={(a, dl) => runFileUrl(runId, a.relativePath, dl)} />;
+  return (
+    <JobDetail
+      result={r}
+      input={meta.data?.request?.input}
+      parameter={meta.data?.request?.parameter}
+      events={events}
+      artifactUrl={(a, dl) => runFileUrl(runId, a.relativePath, dl)}
+    />
+  );
 }
 
 export function JobDetail({
@@ -508,7 +558,9 @@ export function JobDetail({
       <Section title="rendered prompt" open={false}>
         <Code code={r.prompt ?? "(not recorded)"} language="markdown" />
       </Section>
-      <Section title={`events${events ? ` (${events.length})` : ""}`}>{events ? <Timeline events={events} /> : <Loading what="events" />}</Section>
+      <Section title={`events${events ? ` (${events.length})` : ""}`}>
+        {events ? <Timeline events={events} /> : <Loading what="events" />}
+      </Section>
       <Section title="output">{r.output === undefined ? <p class="muted">no output</p> : <Json value={r.output} />}</Section>
       <Section title={`artifacts (${r.artifacts?.length ?? 0})`}>
         {(r.artifacts ?? []).length === 0 ? <p class="muted">no artifacts</p> : null}

@@ -1,7 +1,8 @@
 /** Pages over a jobs server (skillrig serve), reached through the view server's relay at /api/server. */
 import { zipSync } from "fflate";
+import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import { ApiError, getJson, postBytes, postJson } from "./api.js";
+import { type ApiError, getJson, postBytes, postJson } from "./api.js";
 import { ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
 import { duration, isObject, when } from "./format.js";
 import { JobDetail, useFetch } from "./runs-pages.js";
@@ -58,9 +59,12 @@ export function ServerHome() {
     getJson<{ jobs: JobView[] }>("/api/server/jobs?limit=100").then((r) => setJobs(r.jobs), setError);
   }, []);
   // Jobs still moving are followed live, so their status changes without a reload.
-  const moving = (jobs ?? []).filter((j) => !TERMINAL.has(j.status)).map((j) => j.id);
-  const movingKey = moving.join(",");
+  const movingKey = (jobs ?? [])
+    .filter((j) => !TERMINAL.has(j.status))
+    .map((j) => j.id)
+    .join(",");
   useEffect(() => {
+    const moving = movingKey === "" ? [] : movingKey.split(",");
     const stops = moving.slice(0, 20).map((id) =>
       followJob(id, (p) => {
         if (p.type !== "status") return;
@@ -82,7 +86,8 @@ export function ServerHome() {
       <ul class="skills">
         {(skills.data?.skills ?? []).map((s) => (
           <li key={s.id}>
-            <strong>{s.name ?? s.id}</strong> <span class="muted">{s.description}</span> <a href={`#/server/new/${encodeURIComponent(s.id)}`}>new job</a>
+            <strong>{s.name ?? s.id}</strong> <code>{s.id}</code> <span class="muted">{s.description}</span>{" "}
+            <a href={`#/server/new/${encodeURIComponent(s.id)}`}>new job</a>
           </li>
         ))}
       </ul>
@@ -142,12 +147,14 @@ export function ServerJob({ id }: { id: string }) {
       setEvents((prev) => [...prev, event]);
       if (p.type === "status") setJob((prev) => (prev ? { ...prev, status: String(p.data.status) } : prev));
     });
-  }, [id]);
+  }, [id, base]);
   const finished = job !== undefined && TERMINAL.has(job.status);
   useEffect(() => {
     if (!finished) return;
-    getJson<Record<string, unknown>>(`${base}/result`).then(setResult, (e: Error) => setResult({ error: { code: (e as ApiError).code, message: e.message } }));
-  }, [finished, id]);
+    getJson<Record<string, unknown>>(`${base}/result`).then(setResult, (e: Error) =>
+      setResult({ error: { code: (e as ApiError).code, message: e.message } }),
+    );
+  }, [finished, base]);
   const cancel = () => postJson(`${base}/cancel`, {}).catch(setError);
   return (
     <main>
@@ -219,7 +226,12 @@ interface FieldProblem {
 }
 
 /** Turns the form's text into the values the schema asks for; a value that does not parse is a problem at its pointer. */
-function readFields(group: "input" | "parameter", schema: JsonSchema | null, form: HTMLFormElement, problems: FieldProblem[]): Record<string, unknown> {
+function readFields(
+  group: "input" | "parameter",
+  schema: JsonSchema | null,
+  form: HTMLFormElement,
+  problems: FieldProblem[],
+): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
     const kind = kindOf(prop);
@@ -234,7 +246,8 @@ function readFields(group: "input" | "parameter", schema: JsonSchema | null, for
     if (raw === "") continue;
     if (kind === "number" || kind === "integer") {
       const n = Number(raw);
-      if (!Number.isFinite(n) || (kind === "integer" && !Number.isInteger(n))) problems.push({ pointer: `/${group}/${name}`, message: `not ${kind === "integer" ? "a whole number" : "a number"}: ${raw}` });
+      if (!Number.isFinite(n) || (kind === "integer" && !Number.isInteger(n)))
+        problems.push({ pointer: `/${group}/${name}`, message: `not ${kind === "integer" ? "a whole number" : "a number"}: ${raw}` });
       else out[name] = n;
     } else if (kind === "json") {
       try {
@@ -260,7 +273,7 @@ function Field({ group, name, schema, required }: { group: string; name: string;
       {schema.description ? <span class="muted"> {schema.description}</span> : null}
     </label>
   );
-  let control;
+  let control: VNode;
   switch (kind) {
     case "file":
       control = <input id={id} name={fieldName} type="file" required={required} />;
@@ -296,10 +309,27 @@ function Field({ group, name, schema, required }: { group: string; name: string;
       );
       break;
     case "json":
-      control = <textarea id={id} name={fieldName} rows={3} required={required} placeholder="JSON" defaultValue={schema.default === undefined ? "" : JSON.stringify(schema.default)} />;
+      control = (
+        <textarea
+          id={id}
+          name={fieldName}
+          rows={3}
+          required={required}
+          placeholder="JSON"
+          defaultValue={schema.default === undefined ? "" : JSON.stringify(schema.default)}
+        />
+      );
       break;
     default:
-      control = <input id={id} name={fieldName} type="text" required={required} defaultValue={schema.default === undefined ? "" : String(schema.default)} />;
+      control = (
+        <input
+          id={id}
+          name={fieldName}
+          type="text"
+          required={required}
+          defaultValue={schema.default === undefined ? "" : String(schema.default)}
+        />
+      );
   }
   return (
     <div class={`field field-${kind}`}>
@@ -356,7 +386,9 @@ export function SubmitJob({ skillId }: { skillId: string }) {
   const section = (group: "input" | "parameter", schema: JsonSchema | null) => {
     const props = Object.entries(schema?.properties ?? {});
     if (props.length === 0) return <p class="muted">no {group}s</p>;
-    return props.map(([name, prop]) => <Field key={name} group={group} name={name} schema={prop} required={(schema?.required ?? []).includes(name)} />);
+    return props.map(([name, prop]) => (
+      <Field key={name} group={group} name={name} schema={prop} required={(schema?.required ?? []).includes(name)} />
+    ));
   };
   return (
     <main>
