@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { convert } from "xmlbuilder2";
-import { ConsoleReporter, JsonReporter, JunitReporter, type JsonReport } from "@skillrig/oracle";
+import { ConsoleReporter, JsonReporter, JunitReporter, formatSummary, useColor, type JsonReport } from "@skillrig/oracle";
 
 interface JunitCase {
   "@name": string;
@@ -51,7 +51,52 @@ describe("reporters", () => {
     expect(table).toMatch(/#\s+case\s+status\s+ms\s+message/);
     expect(table).toMatch(/2\s+times out\s+timeout\s+\d+\s+timed out after 500 ms/);
     expect(table).toContain("report-demo: 4 case(s): 1 passed, 1 failed, 1 errored, 1 invalid");
-    expect(table).toContain("--- fails <&>\n--- expected stdout\n+++ actual stdout");
+    // Every case that did not pass, with its input; a failed one with its diff, others with their message.
+    expect(table).toContain('--- fails <&> (failed)\ninput: {"stdin":"b"}\n--- expected stdout\n+++ actual stdout');
+    expect(table).toContain('--- times out (timeout)\ninput: {"stdin":"sleep"}\ntimed out after 500 ms');
+    expect(table).toContain('--- invalid (invalid_test_format)\ninput: {"argv":[]}');
+    expect(table).not.toContain("--- passes");
+    // Not a terminal: no colour codes.
+    expect(progress.text() + table).not.toContain("\u001b[");
+  });
+
+  it("console: colours when asked, following NO_COLOR and FORCE_COLOR otherwise", async () => {
+    const summary = sink();
+    await runTaskWith(
+      TASK,
+      { "main.py": MAIN },
+      { runner: makeRunner([new ConsoleReporter({ progress: sink().stream, summary: summary.stream, color: true })]) },
+    );
+    expect(summary.text()).toContain("\u001b[32m+B");
+    expect(summary.text()).toContain("\u001b[31m-X");
+    const tty = Object.assign(new PassThrough(), { isTTY: true });
+    expect(useColor(tty, {})).toBe(true);
+    expect(useColor(tty, { NO_COLOR: "1" })).toBe(false);
+    expect(useColor(tty, { TERM: "dumb" })).toBe(false);
+    expect(useColor(new PassThrough(), {})).toBe(false);
+    expect(useColor(new PassThrough(), { FORCE_COLOR: "1" })).toBe(true);
+    expect(useColor(tty, { FORCE_COLOR: "0" })).toBe(true);
+  });
+
+  it("console: prints a case's traceback from whichever field holds it, its last lines only", () => {
+    const long = ["Traceback (most recent call last):", ...Array.from({ length: 30 }, (_, i) => `  frame ${i}`), "KeyError: 'total'"].join("\n");
+    const base = { index: 0, duration_ms: 1, expected: 1, actual: null, message: "KeyError: 'total'" };
+    const report = {
+      task_id: "tb",
+      deliverable_type: "function" as const,
+      summary: { total: 3, passed: 0, failed: 0, errored: 3, invalid: 0 },
+      cases: [
+        { ...base, name: "in details", status: "error" as const, input: [1], details: { traceback: long } },
+        { ...base, index: 1, name: "as data", status: "error" as const, details: { exception: { type: "KeyError", traceback: "Traceback\nKeyError: 'a'" } } },
+        { ...base, index: 2, name: "stderr only", status: "error" as const, details: { stderr: "Segmentation fault" } },
+      ],
+    };
+    const text = formatSummary(report);
+    expect(text).toContain("--- in details (error)\ninput: [1]\nKeyError: 'total'\n  ... 12 earlier traceback lines\n  frame 11");
+    expect(text).toContain("KeyError: 'total'\n");
+    expect(text).not.toContain("frame 10\n");
+    expect(text).toContain("--- as data (error)\nKeyError: 'total'\nTraceback\nKeyError: 'a'");
+    expect(text).toContain("--- stderr only (error)\nKeyError: 'total'\nstderr:\nSegmentation fault");
   });
 
   it("json: the documented shape, with every case's message (null when passed)", async () => {
@@ -77,6 +122,7 @@ describe("reporters", () => {
       ["invalid", "invalid_test_format"],
     ]);
     expect(report.cases[0]!.message).toBeNull();
+    expect(report.cases.map((c) => c.input)).toEqual([{ stdin: "a" }, { stdin: "b" }, { stdin: "sleep" }, { argv: [] }]);
     expect((report.cases[0]!.actual as { stdout: string }).stdout).toBe("A\n");
     expect(report.cases[3]!.message).toBe(
       'invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")',
@@ -99,6 +145,8 @@ describe("reporters", () => {
     expect(cases.passes!.failure ?? cases.passes!.error).toBeUndefined();
     expect(cases["fails <&>"]!.failure!["@type"]).toBe("failed");
     expect(cases["fails <&>"]!.failure!["#"]).toContain("+B");
+    expect(cases["fails <&>"]!.failure!["#"]).toMatch(/^input: \{"stdin":"b"\}\n/);
+    expect(xml).toContain('<property name="input" value="{&quot;stdin&quot;:&quot;sleep&quot;}"/>');
     expect(cases["times out"]!.error!["@type"]).toBe("timeout");
     expect(cases.invalid!.error!["@type"]).toBe("invalid_test_format");
   });
