@@ -45,6 +45,7 @@ function attempt(
                     index: 1,
                     status: "failed" as const,
                     duration_ms: 4,
+                    input: [`in ${HOSTILE}`],
                     expected: "x",
                     actual: HOSTILE,
                     message: "return value differs",

@@ -45,6 +45,8 @@ describe("JUnit report", () => {
     expect(xml).toMatch(/<error message="not passed[^"]*" type="engine_failed"/);
     expect(xml).not.toContain("<script>");
     expect(xml).toContain("&lt;script&gt;");
+    // A failing case's input is in the failure text.
+    expect(xml).toMatch(/input: \[&quot;in &lt;\/pre&gt;&lt;script&gt;|input: \["in &lt;\/pre&gt;&lt;script&gt;/);
   });
 });
 
@@ -54,6 +56,8 @@ describe("HTML report", () => {
     expect(html).not.toContain("<script>window.__pwned");
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("&lt;/pre&gt;&lt;script&gt;window.__pwned = 1;");
+    // The failing case's input, escaped like everything else.
+    expect(html).toMatch(/<pre class="input">\[\n  &quot;in &lt;\/pre&gt;&lt;script&gt;window.__pwned/);
     expect(html.match(/<script>/g)).toHaveLength(1); // the report's own
     expect(html).not.toMatch(/<(link|img|iframe)\b|src="http|href="http/);
   });
