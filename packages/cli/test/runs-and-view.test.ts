@@ -2,7 +2,7 @@
  * Recording runs and looking at them: `skillrig test` records its report (and what the console shows of a
  * failing case: input, diff, traceback), `skillrig runs list|show|clean`, `skillrig view`, and the heartbeat.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -11,9 +11,25 @@ import { startHeartbeat } from "../src/heartbeat.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
 
-function skillrig(args: string[], cwd: string, env: NodeJS.ProcessEnv = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The built CLI as a child process; asynchronous, so a slow run does not block the test worker's event loop. */
+function skillrig(
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((ok, fail) => {
+    const child = spawn(process.execPath, [bin, ...args], {
+      cwd,
+      env: { ...process.env, NO_COLOR: "1", ...env },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c));
+    child.stderr.on("data", (c: Buffer) => (stderr += c));
+    child.on("error", fail);
+    child.on("close", (code) => ok({ code, stdout, stderr }));
+  });
 }
 
 /** A project with a function task: one case passes, one returns a wrong value, one raises. */
@@ -43,9 +59,9 @@ function project(): string {
 }
 
 describe("recorded runs", () => {
-  it("skillrig test prints a failing case's input, diff and traceback, and records the run with each case's input", () => {
+  it("skillrig test prints a failing case's input, diff and traceback, and records the run with each case's input", async () => {
     const dir = project();
-    const r = skillrig(["test", "task.json", "--deliverable", "solution"], dir);
+    const r = await skillrig(["test", "task.json", "--deliverable", "solution"], dir);
     expect(r.code).toBe(1);
     expect(r.stdout).toContain('--- wrong answer (failed)\ninput: ["7"]');
     expect(r.stdout).toMatch(/-7\n\+8/);
@@ -55,54 +71,54 @@ describe("recorded runs", () => {
     expect(r.stdout).not.toContain("\u001b[");
     expect(r.stderr).toMatch(/recorded in .*\.skillrig\/runs\/\d{8}T\d{6}Z-test-parse-int-[0-9a-f]{6} /);
 
-    const list = skillrig(["runs", "list", "--json"], dir);
+    const list = await skillrig(["runs", "list", "--json"], dir);
     expect(list.code).toBe(0);
     const runs = JSON.parse(list.stdout).runs;
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ kind: "test", name: "parse-int", status: "failed", passed: 1, total: 3, pass_rate: 0.3333 });
-    expect(skillrig(["runs", "list"], dir).stdout).toMatch(/test\s+parse-int\s+-\s+failed\s+33\.3% \(1\/3\)/);
+    expect((await skillrig(["runs", "list"], dir)).stdout).toMatch(/test\s+parse-int\s+-\s+failed\s+33\.3% \(1\/3\)/);
 
-    const show = skillrig(["runs", "show", runs[0].id, "--json"], dir);
+    const show = await skillrig(["runs", "show", runs[0].id, "--json"], dir);
     expect(show.code).toBe(0);
     const report = JSON.parse(show.stdout).report;
     expect(report.cases.map((c: { input: unknown }) => c.input)).toEqual([["12"], ["7"], ["x"]]);
     expect(report.cases[2].details.traceback).toContain("ValueError");
   });
 
-  it("--no-record leaves the runs folder alone", () => {
+  it("--no-record leaves the runs folder alone", async () => {
     const dir = project();
-    expect(skillrig(["test", "task.json", "--deliverable", "solution", "--no-record"], dir).code).toBe(1);
+    expect((await skillrig(["test", "task.json", "--deliverable", "solution", "--no-record"], dir)).code).toBe(1);
     expect(existsSync(join(dir, ".skillrig", "runs"))).toBe(false);
-    expect(skillrig(["runs", "list"], dir).stdout).toContain("no recorded runs");
+    expect((await skillrig(["runs", "list"], dir)).stdout).toContain("no recorded runs");
   });
 
-  it("runs show and runs clean refuse what they cannot use, naming the option", () => {
+  it("runs show and runs clean refuse what they cannot use, naming the option", async () => {
     const dir = project();
-    const show = skillrig(["runs", "show", "../../etc"], dir);
+    const show = await skillrig(["runs", "show", "../../etc"], dir);
     expect(show.code).toBe(2);
     expect(show.stderr).toContain('no recorded run "../../etc"');
-    const clean = skillrig(["runs", "clean", "--older-than", "soon"], dir);
+    const clean = await skillrig(["runs", "clean", "--older-than", "soon"], dir);
     expect(clean.code).toBe(2);
     expect(clean.stderr).toContain('--older-than "soon": expected a number and a unit');
-    expect(skillrig(["runs", "list", "--kind", "bench"], dir).stderr).toContain('--kind "bench"');
+    expect((await skillrig(["runs", "list", "--kind", "bench"], dir)).stderr).toContain('--kind "bench"');
   });
 
-  it("runs clean --older-than removes old runs and Python environments, and --dry-run only lists them", () => {
+  it("runs clean --older-than removes old runs and Python environments, and --dry-run only lists them", async () => {
     const dir = project();
     const env = { SKILLRIG_RUNS_DIR: join(dir, "elsewhere") };
-    expect(skillrig(["test", "task.json", "--deliverable", "solution"], dir, env).code).toBe(1);
+    expect((await skillrig(["test", "task.json", "--deliverable", "solution"], dir, env)).code).toBe(1);
     expect(readdirSync(join(dir, "elsewhere"))).toHaveLength(1);
     mkdirSync(join(dir, ".skillrig", "python-envs", "py3.11-abc"), { recursive: true });
-    const kept = skillrig(["runs", "clean", "--older-than", "1d"], dir, env);
+    const kept = await skillrig(["runs", "clean", "--older-than", "1d"], dir, env);
     expect(kept.stdout).toContain("removed 0 run(s) and 0 Python environment(s) older than 1d");
-    const dry = skillrig(["runs", "clean", "--older-than", "0s", "--dry-run", "--json"], dir, env);
+    const dry = await skillrig(["runs", "clean", "--older-than", "0s", "--dry-run", "--json"], dir, env);
     expect(JSON.parse(dry.stdout)).toMatchObject({
       dry_run: true,
       runs: [expect.stringContaining("-test-parse-int-")],
       python_envs: [expect.stringContaining("py3.11-abc")],
     });
     expect(readdirSync(join(dir, "elsewhere"))).toHaveLength(1);
-    const gone = skillrig(["runs", "clean", "--older-than", "0s"], dir, env);
+    const gone = await skillrig(["runs", "clean", "--older-than", "0s"], dir, env);
     expect(gone.code).toBe(0);
     expect(readdirSync(join(dir, "elsewhere"))).toHaveLength(0);
     expect(existsSync(join(dir, ".skillrig", "python-envs", "py3.11-abc"))).toBe(false);
@@ -112,7 +128,7 @@ describe("recorded runs", () => {
 describe("skillrig view", () => {
   it("prints its 127.0.0.1 URL as JSON, serves the recorded runs, and stops on SIGTERM", async () => {
     const dir = project();
-    skillrig(["test", "task.json", "--deliverable", "solution"], dir);
+    await skillrig(["test", "task.json", "--deliverable", "solution"], dir);
     const child = spawn(process.execPath, [bin, "view", "--port", "0", "--json"], { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     const info = await new Promise<{ url: string; runs_dir: string; server: null }>((ok, fail) => {
@@ -136,12 +152,12 @@ describe("skillrig view", () => {
     expect(await exited).toBe(0);
   });
 
-  it("refuses a bad port or server URL with exit code 2", () => {
+  it("refuses a bad port or server URL with exit code 2", async () => {
     const dir = project();
-    const port = skillrig(["view", "--port", "eighty"], dir);
+    const port = await skillrig(["view", "--port", "eighty"], dir);
     expect(port.code).toBe(2);
     expect(port.stderr).toContain('--port must be a whole number from 0 to 65535, not "eighty"');
-    const server = skillrig(["view", "--port", "0", "--server", "ftp://x"], dir);
+    const server = await skillrig(["view", "--port", "0", "--server", "ftp://x"], dir);
     expect(server.code).toBe(2);
     expect(server.stderr).toContain("expected an http or https URL");
   });
