@@ -46,7 +46,7 @@ export const testCommand: CommandModule = {
       .addHelpText(
         "after",
         "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
-          "With --json, stdout holds only {task_id, summary, cases: [{name, status, duration_ms, expected, actual, message}]}.\n",
+          "With --json, stdout holds only {task_id, summary, cases: [{name, status, duration_ms, input, expected, actual, message}]}.\n",
       )
       .action(async (taskFile: string, options: TestOptions, command) => {
         const ctx = context(command);
