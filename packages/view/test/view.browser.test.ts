@@ -100,12 +100,14 @@ describe("skillrig view in Chromium", () => {
   it("shows a real test run: cases filtered by status, a failing case's input and diff", async () => {
     const { page, shot } = await open(`#/run/${recordedTest}`);
     await page.getByRole("heading", { name: /test oracle-receipt-parser/ }).waitFor();
+    await page.locator('tr.case-row[data-status="passed"]').first().waitFor();
     const all = await page.locator("tr.case-row").count();
     await page.click('button[data-filter="not-passed"]');
+    // The filter re-renders on the next tick: wait for the passed rows to go.
+    await expect.poll(() => page.locator('tr.case-row[data-status="passed"]').count()).toBe(0);
     const failing = await page.locator("tr.case-row").count();
     expect(failing).toBeGreaterThan(0);
     expect(failing).toBeLessThan(all);
-    expect(await page.locator('tr.case-row[data-status="passed"]').count()).toBe(0);
     await page.locator("tr.case-row button.link").first().click();
     const detail = page.locator(".case-detail").first();
     await detail.getByRole("heading", { name: "input" }).waitFor();
