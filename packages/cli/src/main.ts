@@ -20,12 +20,36 @@ interface LazyCommand {
 
 /** One line per command: name, the description `skillrig --help` lists, and the module that defines it. */
 const COMMANDS: LazyCommand[] = [
-  { name: "test", description: "Grade deliverables against task files: one task, or a suite of many tasks and samples with pass@k", load: async () => (await import("./commands/test.js")).testCommand },
-  { name: "run", description: "Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts", load: async () => (await import("./commands/run.js")).runCommand },
-  { name: "solve", description: "Have an engine write the deliverable for a task, then grade it on the task's hidden tests", load: async () => (await import("./commands/solve.js")).solveCommand },
-  { name: "serve", description: "Serve skill jobs and oracle runs over HTTP (SQLite queue, uploads, live events, artifacts)", load: async () => (await import("./commands/serve.js")).serveCommand },
-  { name: "skills", description: "List, show and validate skill packages", load: async () => (await import("./commands/skills.js")).skillsCommand },
-  { name: "plugins", description: "Show the config file in use, the plugins applied (in order) and what each claims", load: async () => (await import("./commands/plugins.js")).pluginsCommand },
+  {
+    name: "test",
+    description: "Grade deliverables against task files: one task, or a suite of many tasks and samples with pass@k",
+    load: async () => (await import("./commands/test.js")).testCommand,
+  },
+  {
+    name: "run",
+    description: "Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts",
+    load: async () => (await import("./commands/run.js")).runCommand,
+  },
+  {
+    name: "solve",
+    description: "Have an engine write the deliverable for a task, then grade it on the task's hidden tests",
+    load: async () => (await import("./commands/solve.js")).solveCommand,
+  },
+  {
+    name: "serve",
+    description: "Serve skill jobs and oracle runs over HTTP (SQLite queue, uploads, live events, artifacts)",
+    load: async () => (await import("./commands/serve.js")).serveCommand,
+  },
+  {
+    name: "skills",
+    description: "List, show and validate skill packages",
+    load: async () => (await import("./commands/skills.js")).skillsCommand,
+  },
+  {
+    name: "plugins",
+    description: "Show the config file in use, the plugins applied (in order) and what each claims",
+    load: async () => (await import("./commands/plugins.js")).pluginsCommand,
+  },
 ];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;

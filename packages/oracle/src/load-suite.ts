@@ -35,7 +35,12 @@ async function taskFilesIn(dir: string): Promise<string[]> {
   const named = entries
     .filter((e) => e.isFile() && e.name === "task.json")
     .map((e) => join(e.parentPath ?? (e as unknown as { path: string }).path, e.name))
-    .filter((file) => !relative(dir, file).split("/").some((part) => part === "node_modules" || part.startsWith(".")));
+    .filter(
+      (file) =>
+        !relative(dir, file)
+          .split("/")
+          .some((part) => part === "node_modules" || part.startsWith(".")),
+    );
   if (named.length > 0) return named.sort();
   return entries
     .filter((e) => e.isFile() && e.name.endsWith(".json") && (e.parentPath ?? (e as unknown as { path: string }).path) === dir)
@@ -90,4 +95,3 @@ function listedError(code: "usage" | "invalid_task", problems: Violation[], what
     hint: code === "usage" ? "name task files, or folders holding task.json files (or *.json task files)" : undefined,
   });
 }
-

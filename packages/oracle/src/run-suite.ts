@@ -5,7 +5,15 @@
  * pass@k; over the suite: the mean pass@k over the tasks that have at least k samples.
  */
 import pLimit from "p-limit";
-import { isSkillrigError, type CaseVerdict, type Deliverable, type LoadedTask, type Runner, type TaskReport, type TaskSummary } from "@skillrig/core";
+import {
+  isSkillrigError,
+  type CaseVerdict,
+  type Deliverable,
+  type LoadedTask,
+  type Runner,
+  type TaskReport,
+  type TaskSummary,
+} from "@skillrig/core";
 import { passAtK, suiteKs } from "./pass-at-k.js";
 import { runTask } from "./run-task.js";
 import type { SuiteEntry } from "./suite-deliverables.js";
@@ -100,7 +108,8 @@ export async function gradeSample(
     const report = await runTask(runner, options);
     return { status: sampleStatus(report.summary), report };
   } catch (error) {
-    if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: { code: error.code, message: error.message } };
+    if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code))
+      return { status: "error", error: { code: error.code, message: error.message } };
     throw error;
   }
 }
@@ -129,11 +138,18 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
         if (fatal) return;
         const pairStarted = performance.now();
         let graded: GradedSample;
-        if (sample.problem || !sample.deliverable) graded = { status: "error", error: { code: "usage", message: sample.problem ?? "no deliverable" } };
+        if (sample.problem || !sample.deliverable)
+          graded = { status: "error", error: { code: "usage", message: sample.problem ?? "no deliverable" } };
         else if (signal.aborted) graded = { status: "error", error: { code: "interrupted", message: "canceled before it ran" } };
         else {
           try {
-            graded = await gradeSample(runner, { loaded: entry.loaded, deliverable: sample.deliverable, jobs: caseJobs, strict: options.strict, signal });
+            graded = await gradeSample(runner, {
+              loaded: entry.loaded,
+              deliverable: sample.deliverable,
+              jobs: caseJobs,
+              strict: options.strict,
+              signal,
+            });
           } catch (error) {
             fatal ??= { error };
             return;
@@ -162,7 +178,12 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
   return buildSuiteReport(options.entries, results, options.ks ?? [], performance.now() - started);
 }
 
-function buildSuiteReport(entries: SuiteEntry[], results: Map<SuiteEntry, SampleResult[]>, requestedKs: number[], durationMs: number): SuiteReport {
+function buildSuiteReport(
+  entries: SuiteEntry[],
+  results: Map<SuiteEntry, SampleResult[]>,
+  requestedKs: number[],
+  durationMs: number,
+): SuiteReport {
   const maxSamples = Math.max(0, ...entries.map((e) => e.samples.length));
   const ks = suiteKs(maxSamples, requestedKs);
   const tasks: SuiteTaskResult[] = entries.map((entry) => {

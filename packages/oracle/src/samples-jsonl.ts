@@ -103,12 +103,15 @@ export async function deliverablesFromSamples(
     if (problems.length > LISTED) listed.push(`  ... and ${problems.length - LISTED} more`);
     throw new SkillrigError(
       "usage",
-      problems.length === 1 ? `samples file ${shown} ${problems[0]!.message}` : `samples file ${shown} has ${problems.length} problems:\n${listed.join("\n")}`,
+      problems.length === 1
+        ? `samples file ${shown} ${problems[0]!.message}`
+        : `samples file ${shown} has ${problems.length} problems:\n${listed.join("\n")}`,
       { file: shown, line: problems[0]!.line, field: "--samples", violations: problems },
     );
   }
   const result = [...entries.values()];
-  for (const entry of result) if (entry.samples.length === 0) entry.problem = `no sample in ${shown} has task_id "${entry.loaded.task.task_id}"`;
+  for (const entry of result)
+    if (entry.samples.length === 0) entry.problem = `no sample in ${shown} has task_id "${entry.loaded.task.task_id}"`;
   return result;
 }
 

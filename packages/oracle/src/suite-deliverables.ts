@@ -39,7 +39,11 @@ export async function deliverablesFromFolder(tasks: LoadedTask[], dir: string, c
     const file = `${folder}.py`;
     const inside = relative(root, folder);
     if (inside === "" || inside.startsWith("..") || isAbsolute(inside)) {
-      entries.push({ loaded, samples: [], problem: `task_id "${id}" does not name a path inside ${dir}; give this task's deliverable with --samples` });
+      entries.push({
+        loaded,
+        samples: [],
+        problem: `task_id "${id}" does not name a path inside ${dir}; give this task's deliverable with --samples`,
+      });
       continue;
     }
     const [folderKind, fileKind] = await Promise.all([kindOf(folder), kindOf(file)]);
@@ -47,7 +51,11 @@ export async function deliverablesFromFolder(tasks: LoadedTask[], dir: string, c
     const shownFolder = relative(cwd, folder) || folder;
     let path: string | undefined;
     if (folderKind === "dir" && fileKind === "file") {
-      entries.push({ loaded, samples: [], problem: `both ${shownFile} and ${shownFolder}/ exist; keep one as the deliverable of task ${id}` });
+      entries.push({
+        loaded,
+        samples: [],
+        problem: `both ${shownFile} and ${shownFolder}/ exist; keep one as the deliverable of task ${id}`,
+      });
       continue;
     }
     if (folderKind === "dir") path = folder;

@@ -74,7 +74,9 @@ describe("finding a suite's task files", () => {
 
 describe("a suite's deliverables", () => {
   it("--deliverable DIR: <task_id>.py or <task_id>/ per task; a missing one is named and the others still resolve", async () => {
-    const tasks = await loadSuite([writeTree({ "1.json": doublerTask("HumanEval/1"), "2.json": doublerTask("two"), "3.json": doublerTask("three") })]);
+    const tasks = await loadSuite([
+      writeTree({ "1.json": doublerTask("HumanEval/1"), "2.json": doublerTask("two"), "3.json": doublerTask("three") }),
+    ]);
     const dir = writeTree({ "HumanEval/1.py": DOUBLE, "two/main.py": DOUBLE });
     const entries = await deliverablesFromFolder(tasks, dir);
     expect(entries.map((e) => [e.loaded.task.task_id, e.samples.length, e.problem ?? null])).toEqual([
@@ -98,12 +100,11 @@ describe("a suite's deliverables", () => {
   it("--samples: solution and path lines; several lines are several samples, in file order", async () => {
     const tasks = await loadSuite([writeTree({ "a.json": doublerTask("a"), "b.json": doublerTask("b") })]);
     const dir = writeTree({ "sols/b.py": DOUBLE });
-    const lines = [
-      { task_id: "a", solution: DOUBLE, extra: "ignored" },
-      { task_id: "b", path: "sols/b.py" },
-      {},
-    ].slice(0, 2);
-    writeTree({ "samples.jsonl": `${lines.map((l) => JSON.stringify(l)).join("\n")}\n\n${JSON.stringify({ task_id: "a", solution: WRONG })}\n` }, dir);
+    const lines = [{ task_id: "a", solution: DOUBLE, extra: "ignored" }, { task_id: "b", path: "sols/b.py" }, {}].slice(0, 2);
+    writeTree(
+      { "samples.jsonl": `${lines.map((l) => JSON.stringify(l)).join("\n")}\n\n${JSON.stringify({ task_id: "a", solution: WRONG })}\n` },
+      dir,
+    );
     const workDir = tempDir();
     const entries = await deliverablesFromSamples(tasks, join(dir, "samples.jsonl"), { workDir });
     const a = entries.find((e) => e.loaded.task.task_id === "a")!;
@@ -209,7 +210,13 @@ describe("suite progress when the stream is not a terminal", () => {
     const lines: string[] = [];
     const stream = { write: (s: string) => lines.push(s) !== 0, isTTY: false } as unknown as NodeJS.WritableStream;
     const progress = await createSuiteProgress({ stream, intervalMs: 60_000 });
-    const at = (done: number): SuiteProgress => ({ done, total: 4, samplesPassed: done - 1, elapsedMs: done * 1000, last: { task_id: "t", sample: 0, status: "passed" } });
+    const at = (done: number): SuiteProgress => ({
+      done,
+      total: 4,
+      samplesPassed: done - 1,
+      elapsedMs: done * 1000,
+      last: { task_id: "t", sample: 0, status: "passed" },
+    });
     for (const done of [1, 2, 3, 4]) progress.update(at(done));
     progress.done();
     expect(lines).toEqual([

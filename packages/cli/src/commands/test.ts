@@ -67,12 +67,25 @@ export const testCommand: CommandModule = {
       .command("test")
       .description("Grade deliverables against task files: one task, or a suite of many tasks and samples with pass@k")
       .argument("<task-files...>", "task files (JSON, Task Oracle Input Contract v1.0) and/or folders of them")
-      .option("-d, --deliverable <file-or-folder>", "one task: the code under test (a .py file or a folder holding it); a suite: a folder with <task_id>.py or <task_id>/ per task")
-      .option("--samples <file.jsonl>", 'a suite\'s samples, one JSON line each: {"task_id", "solution": "<Python source>"} or {"task_id", "path"}')
+      .option(
+        "-d, --deliverable <file-or-folder>",
+        "one task: the code under test (a .py file or a folder holding it); a suite: a folder with <task_id>.py or <task_id>/ per task",
+      )
+      .option(
+        "--samples <file.jsonl>",
+        'a suite\'s samples, one JSON line each: {"task_id", "solution": "<Python source>"} or {"task_id", "path"}',
+      )
       .option("--k <n>", "also report pass@<n> (1 and the powers of ten up to the sample count always are); repeatable", collectKs)
       .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect)
-      .option("--out <dir>", "folder for report files (one task: <task_id>.json, <task_id>.junit.xml; a suite: suite.json, suite.junit.xml)")
-      .option("-j, --jobs <n>", "cases (one task) or task samples (a suite) run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
+      .option(
+        "--out <dir>",
+        "folder for report files (one task: <task_id>.json, <task_id>.junit.xml; a suite: suite.json, suite.junit.xml)",
+      )
+      .option(
+        "-j, --jobs <n>",
+        "cases (one task) or task samples (a suite) run at once (default: oracle.jobs from the config, else the number of cores)",
+        parseJobs,
+      )
       .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
       .addHelpText(
         "after",
@@ -99,7 +112,8 @@ export const testCommand: CommandModule = {
             hint: "skillrig test task.json --deliverable solution.py, or skillrig test tasks/ --samples samples.jsonl",
           });
         }
-        const suite = paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
+        const suite =
+          paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
         if (suite) setExit(await testSuite(ctx, paths, options, requested));
         else setExit(await testOneTask(ctx, paths[0]!, options, requested));
       });
@@ -140,7 +154,8 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const reporters: SkillrigPlugin[] = [];
   // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
   if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
-  if (json) reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
+  if (json)
+    reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
   else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
   if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
   for (const reporter of reporters) runner.use(reporter);

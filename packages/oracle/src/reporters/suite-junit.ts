@@ -9,7 +9,10 @@ import type { SuiteReport } from "../run-suite.js";
 
 export function toSuiteJunitXml(report: SuiteReport): string {
   const seconds = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(3);
-  const root = create({ version: "1.0", encoding: "UTF-8" }).ele("testsuites", { name: "skillrig", time: seconds(report.summary.duration_ms) });
+  const root = create({ version: "1.0", encoding: "UTF-8" }).ele("testsuites", {
+    name: "skillrig",
+    time: seconds(report.summary.duration_ms),
+  });
   let allTests = 0;
   let allFailures = 0;
   let allErrors = 0;
@@ -23,7 +26,10 @@ export function toSuiteJunitXml(report: SuiteReport): string {
     if (task.problem) {
       tests += 1;
       errors += 1;
-      suite.ele("testcase", { name: "deliverable", classname: task.task_id, time: "0.000" }).ele("error", { message: task.problem, type: "usage" }).txt(task.problem);
+      suite
+        .ele("testcase", { name: "deliverable", classname: task.task_id, time: "0.000" })
+        .ele("error", { message: task.problem, type: "usage" })
+        .txt(task.problem);
     }
     for (const sample of task.samples) {
       time += sample.duration_ms;
@@ -33,7 +39,11 @@ export function toSuiteJunitXml(report: SuiteReport): string {
         errors += 1;
         const message = sample.error?.message ?? sample.status;
         suite
-          .ele("testcase", { name: `${prefix || `sample ${sample.sample}: `}not graded`, classname: task.task_id, time: seconds(sample.duration_ms) })
+          .ele("testcase", {
+            name: `${prefix || `sample ${sample.sample}: `}not graded`,
+            classname: task.task_id,
+            time: seconds(sample.duration_ms),
+          })
           .ele("error", { message, type: sample.error?.code ?? "error" })
           .txt(message);
         continue;

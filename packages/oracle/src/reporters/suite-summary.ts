@@ -23,7 +23,9 @@ export function formatSuiteSummary(report: SuiteReport): string {
     `${s.tasks} task(s)${notGraded}, ${s.samples} sample(s): ${s.samples_passed} passed every case, ${s.samples_failed} failed, ` +
       `${s.samples_invalid} invalid, ${s.samples_errored} not graded; ${s.cases_passed}/${s.cases} cases passed in ${(s.duration_ms / 1000).toFixed(1)} s`,
   );
-  const ks = Object.entries(report.pass_at_k).map(([k, v]) => `${k} ${(v.value * 100).toFixed(1)}%${v.tasks < s.tasks ? ` (${v.tasks} tasks)` : ""}`);
+  const ks = Object.entries(report.pass_at_k).map(
+    ([k, v]) => `${k} ${(v.value * 100).toFixed(1)}%${v.tasks < s.tasks ? ` (${v.tasks} tasks)` : ""}`,
+  );
   if (ks.length > 0) out.push(ks.join("  "));
   return `${out.join("\n")}\n`;
 }
