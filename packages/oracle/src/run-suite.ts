@@ -11,6 +11,7 @@ import {
   type Deliverable,
   type LoadedTask,
   type Runner,
+  type SerializedError,
   type TaskReport,
   type TaskSummary,
 } from "@skillrig/core";
@@ -24,8 +25,8 @@ export type SampleStatus = "passed" | "failed" | "invalid" | "error";
 export interface GradedSample {
   status: SampleStatus;
   report?: TaskReport;
-  /** Why the sample could not be graded (a refused task, an unusable deliverable). */
-  error?: { code: string; message: string };
+  /** Why the sample could not be graded (a refused task, an unusable deliverable): the error as `--json` shows errors. */
+  error?: { code: string; message: string } & Partial<SerializedError>;
 }
 
 export interface SampleResult extends GradedSample {
@@ -108,8 +109,7 @@ export async function gradeSample(
     const report = await runTask(runner, options);
     return { status: sampleStatus(report.summary), report };
   } catch (error) {
-    if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code))
-      return { status: "error", error: { code: error.code, message: error.message } };
+    if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: error.toJSON() };
     throw error;
   }
 }

@@ -16,7 +16,7 @@ export interface SuiteJsonSample {
   duration_ms: number;
   isolation?: string;
   warnings?: string[];
-  error?: { code: string; message: string };
+  error?: { code: string; message: string } & Record<string, unknown>;
 }
 
 export function toSuiteJson(report: SuiteReport): unknown {
