@@ -77,7 +77,7 @@ async function walls(settings: BenchSettings, label: string, measure: () => Prom
 }
 
 export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcome> {
-  const taskCount = settings.quick ? 30 : 150;
+  const taskCount = settings.suiteTasks;
   const suite = humanEvalSuite(settings.workDir, taskCount, [1, 10]);
   const config = join(suite.dir, "skillrig.config.json");
   // Per-case isolation at the strongest level, asked for by name: no silent fallback to a weaker one.
@@ -93,7 +93,7 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
     const file = suite.samplesFiles.get(samplesPerTask)!;
     const count = taskCount * samplesPerTask;
     // Whole-suite runs are long: two rounds of the one-sample suite, one of the ten-sample suite (quick: one each).
-    const rounds = settings.quick || samplesPerTask > 1 ? 1 : Math.min(settings.repeats, 2);
+    const rounds = settings.quick || samplesPerTask > 1 || taskCount < 150 ? 1 : Math.min(settings.repeats, 2);
     const sk: number[] = [];
     const base: number[] = [];
     let isolation: string | undefined;

@@ -101,7 +101,7 @@ export const testCommand: CommandModule = {
         const ctx = context(command);
         const requested = options.reporter ?? [];
         if (requested.includes("junit") && !options.out) {
-          throw new SkillrigError("usage", "--reporter junit writes a file and needs --out <dir>", { field: "--out" });
+          throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
         }
         if (options.deliverable && options.samples) {
           throw new SkillrigError("usage", "give either --deliverable or --samples, not both", { field: "--samples" });
