@@ -50,7 +50,7 @@ const FAMILIES: Family[] = [
   },
   {
     name: "is_palindrome",
-    source: () => `def is_palindrome(s):\n    t = s.lower()\n    return t == t[::-1]\n`,
+    source: () => "def is_palindrome(s):\n    t = s.lower()\n    return t == t[::-1]\n",
     cases: (p) =>
       range(7).map((i) => {
         const s = words[(i * 3 + p) % words.length]!;
@@ -60,7 +60,7 @@ const FAMILIES: Family[] = [
   {
     name: "running_max",
     source: () =>
-      `def running_max(xs):\n    out = []\n    best = None\n    for x in xs:\n        best = x if best is None or x > best else best\n        out.append(best)\n    return out\n`,
+      "def running_max(xs):\n    out = []\n    best = None\n    for x in xs:\n        best = x if best is None or x > best else best\n        out.append(best)\n    return out\n",
     cases: (p) =>
       range(7).map((i) => {
         const xs = range(i + 1).map((k) => ((k * 7 + p * 3 + i) % 11) - 5);
@@ -104,7 +104,7 @@ const FAMILIES: Family[] = [
   },
   {
     name: "gcd",
-    source: () => `def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return abs(a)\n`,
+    source: () => "def gcd(a, b):\n    while b:\n        a, b = b, a % b\n    return abs(a)\n",
     cases: (p) =>
       range(7).map((i) => {
         const a = (i + 2) * (p + 3) * 6;
@@ -115,7 +115,7 @@ const FAMILIES: Family[] = [
   },
   {
     name: "filter_even_squares",
-    source: () => `def filter_even_squares(xs):\n    return [x * x for x in xs if x % 2 == 0]\n`,
+    source: () => "def filter_even_squares(xs):\n    return [x * x for x in xs if x % 2 == 0]\n",
     cases: (p) =>
       range(7).map((i) => {
         const xs = range(i + 2).map((k) => k * 3 + p - 4);
@@ -134,7 +134,7 @@ const FAMILIES: Family[] = [
   },
   {
     name: "count_char_freq",
-    source: () => `def count_char_freq(s):\n    out = {}\n    for c in s:\n        out[c] = out.get(c, 0) + 1\n    return out\n`,
+    source: () => "def count_char_freq(s):\n    out = {}\n    for c in s:\n        out[c] = out.get(c, 0) + 1\n    return out\n",
     cases: (p) =>
       range(7).map((i) => {
         const s = words[(i * 2 + p) % words.length]!;

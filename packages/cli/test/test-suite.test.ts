@@ -67,13 +67,18 @@ describe("skillrig test with a suite", () => {
   it("--deliverable DIR: the task without a deliverable is named, the others are graded, exit 2", () => {
     const r = skillrig(["test", "tasks/HumanEval_0.json", "tasks/HumanEval_1.json", "--deliverable", "by-id", "--json"], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("error[usage]: no deliverable for task HumanEval/1: neither by-id/HumanEval/1.py nor by-id/HumanEval/1/ exists");
+    expect(r.stderr).toContain(
+      "error[usage]: no deliverable for task HumanEval/1: neither by-id/HumanEval/1.py nor by-id/HumanEval/1/ exists",
+    );
     const report = JSON.parse(r.stdout);
     expect(report.summary).toMatchObject({ tasks: 2, tasks_not_graded: 1, samples: 1, samples_passed: 1 });
   });
 
   it("console and JUnit: a summary with pass@k, and one <testsuite> per task", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "console", "--reporter", "junit", "--out", "reports"], dir);
+    const r = skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "--reporter", "console", "--reporter", "junit", "--out", "reports"],
+      dir,
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("HumanEval/0: 1/2 samples passed; sample 1: scale(1): failed");
     expect(r.stdout).toContain("pass@1 75.0%");
@@ -83,7 +88,10 @@ describe("skillrig test with a suite", () => {
   });
 
   it("a malformed samples line is an error naming its line, before anything runs", () => {
-    const bad = writeTree({ "t/task.json": scaleTask("a", 2), "s.jsonl": `${JSON.stringify({ task_id: "a", solution: "x" })}\n{"task_id": "a", "solution": }\n` });
+    const bad = writeTree({
+      "t/task.json": scaleTask("a", 2),
+      "s.jsonl": `${JSON.stringify({ task_id: "a", solution: "x" })}\n{"task_id": "a", "solution": }\n`,
+    });
     const r = skillrig(["test", "t", "--samples", "s.jsonl"], bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error\[usage\]: samples file s\.jsonl line 2: not valid JSON/);
@@ -130,8 +138,14 @@ export async function resolve(specifier, context, next) {
   it("--version and --help load no plugin, no core and no command module", () => {
     for (const args of [["--version"], ["--help"]]) {
       const loaded = loadedBy(args);
-      expect(loaded.filter((url) => /@skillrig|\/packages\/(core|oracle|sandbox|server|skills|solve)\/|\/plugins\/|commands\//.test(url)), args[0]).toEqual([]);
-      expect(loaded.filter((url) => /ajv|fastify|nunjucks/.test(url)), args[0]).toEqual([]);
+      expect(
+        loaded.filter((url) => /@skillrig|\/packages\/(core|oracle|sandbox|server|skills|solve)\/|\/plugins\/|commands\//.test(url)),
+        args[0],
+      ).toEqual([]);
+      expect(
+        loaded.filter((url) => /ajv|fastify|nunjucks/.test(url)),
+        args[0],
+      ).toEqual([]);
     }
   });
 
