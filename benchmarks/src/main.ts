@@ -3,7 +3,7 @@
  * pnpm bench: runs every suite, prints one Markdown table per suite on stdout (progress on stderr), and writes
  * the figures, with every sample, to bench-results/latest.json (and the tables to latest.md).
  *
- *   node dist/main.js [--quick] [--only function,process,jobs] [--out <dir>]
+ *   node dist/main.js [--quick] [--only function,process,jobs,suites] [--suite-tasks N] [--out <dir>]
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -17,11 +17,13 @@ import { type BenchSettings, sizes } from "./settings.js";
 import { functionCases } from "./suites/function-cases.js";
 import { jobOverhead } from "./suites/job-overhead.js";
 import { processCases } from "./suites/process-cases.js";
+import { suiteGrading } from "./suites/suite-grading.js";
 
 const SUITES = {
   function: functionCases,
   process: processCases,
   jobs: jobOverhead,
+  suites: suiteGrading,
 } as const;
 type SuiteName = keyof typeof SUITES;
 
@@ -34,6 +36,7 @@ async function main(): Promise<number> {
       only: { type: "string" },
       out: { type: "string", default: join(REPO_ROOT, "bench-results") },
       keep: { type: "boolean", default: false },
+      "suite-tasks": { type: "string" },
     },
   });
   const only = (values.only?.split(",").map((s) => s.trim()) ?? Object.keys(SUITES)) as SuiteName[];
@@ -51,6 +54,7 @@ async function main(): Promise<number> {
     ...sizes(quick),
     workDir,
     python: resolvePython(),
+    ...(values["suite-tasks"] ? { suiteTasks: Number(values["suite-tasks"]) } : {}),
     log: (message) => process.stderr.write(`bench: ${message}\n`),
   };
   const machine = describeMachine(settings.python);

@@ -18,6 +18,8 @@ export interface BenchSettings {
   jobWarmup: number;
   /** Time one skillrig figure may take across its rounds; past it the figure keeps the rounds it has (at least one). */
   figureBudgetMs: number;
+  /** Tasks of the generated HumanEval-shaped suite (the issue asks for ~150; --suite-tasks overrides). */
+  suiteTasks: number;
   /** Temporary folder holding every generated task, deliverable and config. */
   workDir: string;
   python: PythonInfo;
@@ -29,7 +31,7 @@ export function sizes(
   quick: boolean,
 ): Pick<
   BenchSettings,
-  "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup" | "figureBudgetMs"
+  "repeats" | "trivialCaseCounts" | "workCases" | "baselineSample" | "processCases" | "jobs" | "jobWarmup" | "figureBudgetMs" | "suiteTasks"
 > {
   return quick
     ? {
@@ -41,6 +43,7 @@ export function sizes(
         jobs: 10,
         jobWarmup: 2,
         figureBudgetMs: 30_000,
+        suiteTasks: 30,
       }
     : {
         repeats: 3,
@@ -51,5 +54,6 @@ export function sizes(
         jobs: 60,
         jobWarmup: 5,
         figureBudgetMs: 150_000,
+        suiteTasks: 150,
       };
 }

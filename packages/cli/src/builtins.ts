@@ -1,22 +1,25 @@
 /**
  * The plugins the CLI applies after the config's own (unless the config says `builtins: false`).
- * Each line imports one plugin package that the CLI depends on.
+ * Each line imports one plugin package that the CLI depends on; they are imported (in parallel) only when a
+ * command builds a runner, so `skillrig --version`, `--help` and commands that need no runner never load them.
  */
 import type { LoadedConfig, SkillrigPlugin } from "@skillrig/core";
-import sandboxPlugin from "@skillrig/sandbox";
-import { compareModesPlugin } from "@skillrig/oracle";
-import scriptPlugin from "@skillrig/deliverable-script";
-import cliPlugin from "@skillrig/deliverable-cli";
-import functionPlugin from "@skillrig/deliverable-function";
-import { skillProtocolPlugin } from "@skillrig/skills";
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
+  const [sandbox, oracle, script, cli, fn, skills] = await Promise.all([
+    import("@skillrig/sandbox"),
+    import("@skillrig/oracle"),
+    import("@skillrig/deliverable-script"),
+    import("@skillrig/deliverable-cli"),
+    import("@skillrig/deliverable-function"),
+    import("@skillrig/skills"),
+  ]);
   return [
-    compareModesPlugin(),
-    scriptPlugin(),
-    cliPlugin(),
-    functionPlugin(),
-    skillProtocolPlugin(),
-    sandboxPlugin(), // last: the default sandbox answers only when no other plugin does
+    oracle.compareModesPlugin(),
+    script.default(),
+    cli.default(),
+    fn.default(),
+    skills.skillProtocolPlugin(),
+    sandbox.default(), // last: the default sandbox answers only when no other plugin does
   ];
 }

@@ -1,34 +1,83 @@
 /**
  * The skillrig command line. Exit codes: 0 success, 1 the work ran and something failed, 2 invalid input,
  * config or usage (see exit-codes.ts).
+ *
+ * Start-up is kept small: every command is listed here with its one-line description and imports its module (and
+ * with it core, plugins and heavy dependencies) only when it is the command being run; `--version` and `--help`
+ * import none of them.
  */
 import { createRequire } from "node:module";
 import { Command, CommanderError } from "commander";
-import { createContext, type CommandContext, type GlobalOptions } from "./context.js";
-import { ExitCode } from "./exit-codes.js";
-import { reportError } from "./output.js";
 import type { CommandModule } from "./command.js";
-import { testCommand } from "./commands/test.js";
-import { runCommand } from "./commands/run.js";
-import { solveCommand } from "./commands/solve.js";
-import { serveCommand } from "./commands/serve.js";
-import { skillsCommand } from "./commands/skills.js";
-import { pluginsCommand } from "./commands/plugins.js";
-import { runsCommand } from "./commands/runs.js";
-import { viewCommand } from "./commands/view.js";
+import type { CommandContext } from "./context.js";
+import { ExitCode } from "./exit-codes.js";
 
-const COMMANDS: CommandModule[] = [
-  testCommand,
-  runCommand,
-  solveCommand,
-  serveCommand,
-  skillsCommand,
-  pluginsCommand,
-  runsCommand,
-  viewCommand,
+interface LazyCommand {
+  name: string;
+  description: string;
+  load(): Promise<CommandModule>;
+}
+
+/** One line per command: name, the description `skillrig --help` lists, and the module that defines it. */
+const COMMANDS: LazyCommand[] = [
+  {
+    name: "test",
+    description: "Grade deliverables against task files: one task, or a suite of many tasks and samples with pass@k",
+    load: async () => (await import("./commands/test.js")).testCommand,
+  },
+  {
+    name: "run",
+    description: "Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts",
+    load: async () => (await import("./commands/run.js")).runCommand,
+  },
+  {
+    name: "solve",
+    description: "Have an engine write the deliverable for a task, then grade it on the task's hidden tests",
+    load: async () => (await import("./commands/solve.js")).solveCommand,
+  },
+  {
+    name: "serve",
+    description: "Serve skill jobs and oracle runs over HTTP (SQLite queue, uploads, live events, artifacts)",
+    load: async () => (await import("./commands/serve.js")).serveCommand,
+  },
+  {
+    name: "skills",
+    description: "List, show and validate skill packages",
+    load: async () => (await import("./commands/skills.js")).skillsCommand,
+  },
+  {
+    name: "plugins",
+    description: "Show the config file in use, the plugins applied (in order) and what each claims",
+    load: async () => (await import("./commands/plugins.js")).pluginsCommand,
+  },
+  {
+    name: "runs",
+    description: "List, show and clean the recorded runs (the runs folder, .skillrig/runs)",
+    load: async () => (await import("./commands/runs.js")).runsCommand,
+  },
+  {
+    name: "view",
+    description: "Serve a web UI on 127.0.0.1 over the recorded runs and, with --server, a jobs server's jobs",
+    load: async () => (await import("./commands/view.js")).viewCommand,
+  },
 ];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
+
+/** Global options that take a value: their value is not the command name. */
+const GLOBAL_OPTIONS_WITH_VALUE = new Set(["-c", "--config"]);
+
+/** The command `argv` runs (`help <name>` counts as `<name>`), found without parsing the command's own options. */
+export function commandNamed(argv: string[]): string | undefined {
+  const words: string[] = [];
+  for (let i = 0; i < argv.length && words.length < 2; i++) {
+    const arg = argv[i]!;
+    if (arg === "--") break;
+    if (GLOBAL_OPTIONS_WITH_VALUE.has(arg)) i++;
+    else if (!arg.startsWith("-")) words.push(arg);
+  }
+  return words[0] === "help" ? words[1] : words[0];
+}
 
 export interface MainOptions {
   cwd?: string;
@@ -57,19 +106,28 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       "\nExit codes:\n  0  success\n  1  the work ran and something failed (a test case, a job)\n  2  invalid input, config or usage\n",
     );
 
-  const contexts = new WeakMap<Command, CommandContext>();
-  const context = (command: Command): CommandContext => {
-    let ctx = contexts.get(command);
-    if (!ctx) {
-      ctx = createContext(command.optsWithGlobals() as GlobalOptions, options.cwd, { stdout, stderr });
-      contexts.set(command, ctx);
-    }
-    return ctx;
-  };
   const setExit = (code: number) => {
     exitCode = code;
   };
-  for (const module of COMMANDS) module.register(program, context, setExit);
+  const named = commandNamed(argv);
+  for (const entry of COMMANDS) {
+    if (entry.name !== named) {
+      // Listed for --help only; never run (the command being run is the one registered in full below).
+      program.command(entry.name).description(entry.description);
+      continue;
+    }
+    const [module, { createContext }] = await Promise.all([entry.load(), import("./context.js")]);
+    const contexts = new WeakMap<Command, CommandContext>();
+    const context = (command: Command): CommandContext => {
+      let ctx = contexts.get(command);
+      if (!ctx) {
+        ctx = createContext(command.optsWithGlobals(), options.cwd, { stdout, stderr });
+        contexts.set(command, ctx);
+      }
+      return ctx;
+    };
+    module.register(program, context, setExit);
+  }
   for (const sub of program.commands)
     sub.exitOverride().configureOutput({ writeOut: (s) => stdout.write(s), writeErr: (s) => stderr.write(s) });
 
@@ -88,6 +146,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       return ExitCode.InvalidInput;
     }
     const json = argv.includes("--json");
+    const { reportError } = await import("./output.js");
     reportError(error, json, { stdout, stderr });
     return ExitCode.InvalidInput;
   }

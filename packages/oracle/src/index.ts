@@ -15,3 +15,24 @@ export { toJsonReport } from "./reporters/json-report.js";
 export type { JsonReport, JsonCase } from "./reporters/json-report.js";
 export { JunitReporter, toJunitXml } from "./reporters/junit-reporter.js";
 export type { JunitReporterOptions } from "./reporters/junit-reporter.js";
+export { passAtK, suiteKs } from "./pass-at-k.js";
+export { findTaskFiles, loadSuite } from "./load-suite.js";
+export { deliverablesFromFolder } from "./suite-deliverables.js";
+export type { SuiteEntry, SuiteSample } from "./suite-deliverables.js";
+export { deliverablesFromSamples } from "./samples-jsonl.js";
+export { gradeSample, runSuite, sampleStatus } from "./run-suite.js";
+export type {
+  GradedSample,
+  RunSuiteOptions,
+  SampleResult,
+  SampleStatus,
+  SuiteProgress,
+  SuiteReport,
+  SuiteSummary,
+  SuiteTaskResult,
+} from "./run-suite.js";
+export { toSuiteJson } from "./reporters/suite-json.js";
+export { toSuiteJunitXml } from "./reporters/suite-junit.js";
+export { formatSuiteSummary } from "./reporters/suite-summary.js";
+export { createSuiteProgress, formatProgress } from "./reporters/suite-progress.js";
+export type { SuiteProgressDisplay, SuiteProgressOptions } from "./reporters/suite-progress.js";

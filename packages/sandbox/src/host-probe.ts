@@ -7,6 +7,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { SYSTEM_PATH } from "./environment.js";
+import { hostFingerprint, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
 import { SLOT_UID_BASE } from "./slot-uids.js";
 
 export interface PythonInstallation {
@@ -86,13 +87,22 @@ function probePython(): PythonInstallation | undefined {
 
 let cached: HostProbe | undefined;
 
-/** Probes once per process; `fresh` re-probes (tests). */
+/**
+ * Probes once per process, and across processes through the probe cache (probe-cache.ts) while the tools and
+ * kernel settings stay the same; `fresh` re-probes and refreshes the cache (tests).
+ */
 export function probeHost(fresh = false): HostProbe {
   if (cached && !fresh) return cached;
   const isRoot = process.getuid?.() === 0;
   const bwrap = findExecutable("bwrap");
   const prlimit = findExecutable("prlimit");
   const setpriv = findExecutable("setpriv");
+  const fingerprint = hostFingerprint({ bwrap, prlimit, setpriv, python3: findExecutable("python3") });
+  const hit = fresh ? undefined : readCachedProbe(fingerprint);
+  if (hit) {
+    cached = hit;
+    return hit;
+  }
   const parentDeathSignal =
     setpriv !== undefined && spawnSync(setpriv, ["--help"], { encoding: "utf8", timeout: 10_000 }).stdout?.includes("--pdeathsig") === true;
   const probe: HostProbe = { isRoot, bwrap, prlimit, setpriv, parentDeathSignal, namespacesWork: false, python: probePython() };
@@ -125,6 +135,7 @@ export function probeHost(fresh = false): HostProbe {
       probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;
   }
   cached = probe;
+  writeCachedProbe(fingerprint, probe);
   return probe;
 }
 

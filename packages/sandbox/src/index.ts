@@ -2,6 +2,8 @@ export { createSandbox, availableLevels, ISOLATION_LEVELS } from "./create-sandb
 export type { SandboxOptions, LevelAvailability } from "./create-sandbox.js";
 export { probeHost } from "./host-probe.js";
 export type { HostProbe, PythonInstallation } from "./host-probe.js";
+export { hostFingerprint, probeCacheFile, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
+export type { ProbedTools } from "./probe-cache.js";
 export { scrubbedEnvironment } from "./environment.js";
 export { RUN_MARKER_VARIABLE } from "./process-tree.js";
 export type { LevelName } from "./launch-plan.js";

@@ -1,12 +1,12 @@
 /**
  * One attempt: the engine runs the solve skill for a task (through @skillrig/skills' `runJob`), the collected
- * deliverable is graded by the Task Oracle (`runTask`, sandboxed like every deliverable), and both are folded
- * into one `AttemptResult`.
+ * deliverable is graded by the Task Oracle's suite path (`gradeSample`, the unit `skillrig test` suites schedule:
+ * one sample of one task, sandboxed like every deliverable), and both are folded into one `AttemptResult`.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { isSkillrigError, type EngineEvent, type JobResult, type LoadedTask, type Runner, type SkillManifest } from "@skillrig/core";
-import { resolveDeliverable, runTask } from "@skillrig/oracle";
+import { gradeSample, resolveDeliverable } from "@skillrig/oracle";
 import { runJob } from "@skillrig/skills";
 import type { AttemptResult } from "./report.js";
 import { solveInputs } from "./solve-skill.js";
@@ -114,7 +114,13 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
 
   try {
     const deliverable = await resolveDeliverable(artifact.path, spec.scored.task);
-    const report = await runTask(runner, { loaded: spec.scored, deliverable, jobs: spec.caseJobs, signal: spec.signal });
+    const graded = await gradeSample(runner, { loaded: spec.scored, deliverable, jobs: spec.caseJobs, signal: spec.signal });
+    if (!graded.report) {
+      result.status = "grading_error";
+      result.message = `the deliverable could not be graded: [${graded.error?.code}] ${graded.error?.message}`;
+      return finish();
+    }
+    const report = graded.report;
     result.cases = report.cases;
     result.score = { passed: report.summary.passed, total: report.summary.total };
     result.status = report.summary.total > 0 && report.summary.passed === report.summary.total ? "passed" : "failed";

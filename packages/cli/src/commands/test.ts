@@ -1,11 +1,38 @@
 /**
- * `skillrig test <task-file> --deliverable <file-or-folder>`: grades a deliverable against a task file.
- * Exit 0 when every case passed, 1 when any case did not pass, 2 when the task file or any case is invalid
- * or the command is misused. With --json, stdout holds only the JSON report.
+ * `skillrig test`: grades deliverables against task files.
+ *
+ * - One task: `skillrig test <task-file> --deliverable <file-or-folder>`, exactly as before (per-case report).
+ * - A suite: several task files and/or folders (a folder is searched for task.json files; one without any has
+ *   its *.json files taken as task files), with `--deliverable DIR` (DIR/<task_id>.py or DIR/<task_id>/ per task)
+ *   or `--samples FILE.jsonl` (any number of samples per task), graded in this one process with pass@k.
+ *
+ * Exit 0 when everything passed, 1 when something did not pass, 2 when a task file, a case or a deliverable is
+ * invalid or missing, or the command is misused. With --json, stdout holds only the JSON report.
  */
+import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { availableParallelism, tmpdir } from "node:os";
+import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { SkillrigError, type SkillrigPlugin } from "@skillrig/core";
-import { ConsoleReporter, JsonReporter, JunitReporter, loadTask, resolveDeliverable, runTask, toJsonReport } from "@skillrig/oracle";
+import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
+import {
+  ConsoleReporter,
+  createSuiteProgress,
+  deliverablesFromFolder,
+  deliverablesFromSamples,
+  formatSuiteSummary,
+  JsonReporter,
+  JunitReporter,
+  loadSuite,
+  loadTask,
+  resolveDeliverable,
+  runSuite,
+  runTask,
+  toJsonReport,
+  toSuiteJson,
+  toSuiteJunitXml,
+  type SuiteReport,
+} from "@skillrig/oracle";
+import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { recordRun } from "../run-record.js";
@@ -13,7 +40,9 @@ import { recordRun } from "../run-record.js";
 const REPORTERS = ["console", "json", "junit"] as const;
 
 interface TestOptions {
-  deliverable: string;
+  deliverable?: string;
+  samples?: string;
+  k?: number[];
   reporter?: string[];
   out?: string;
   jobs?: number;
@@ -31,72 +60,198 @@ function collect(value: string, previous: string[] = []): string[] {
   return [...previous, ...value.split(",").filter(Boolean)];
 }
 
+function collectKs(value: string, previous: number[] = []): number[] {
+  return [...previous, ...value.split(",").filter(Boolean).map(parseJobs)];
+}
+
 export const testCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("test")
-      .description("Grade a deliverable (function, script or cli) against a task file's test cases")
-      .argument("<task-file>", "task file (JSON, Task Oracle Input Contract v1.0)")
-      .requiredOption("-d, --deliverable <file-or-folder>", "the code under test: a .py file, or a folder holding it")
+      .description("Grade deliverables against task files: one task, or a suite of many tasks and samples with pass@k")
+      .argument("<task-files...>", "task files (JSON, Task Oracle Input Contract v1.0) and/or folders of them")
+      .option(
+        "-d, --deliverable <file-or-folder>",
+        "one task: the code under test (a .py file or a folder holding it); a suite: a folder with <task_id>.py or <task_id>/ per task",
+      )
+      .option(
+        "--samples <file.jsonl>",
+        'a suite\'s samples, one JSON line each: {"task_id", "solution": "<Python source>"} or {"task_id", "path"}',
+      )
+      .option("--k <n>", "also report pass@<n> (1 and the powers of ten up to the sample count always are); repeatable", collectKs)
       .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect)
-      .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
-      .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
-      .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
+      .option(
+        "--out <dir>",
+        "folder for report files (one task: <task_id>.json, <task_id>.junit.xml; a suite: suite.json, suite.junit.xml)",
+      )
+      .option(
+        "-j, --jobs <n>",
+        "cases (one task) or task samples (a suite) run at once (default: oracle.jobs from the config, else the number of cores)",
+        parseJobs,
+      )
+      .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
       .addHelpText(
         "after",
-        "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
-          "With --json, stdout holds only {task_id, summary, cases: [{name, status, duration_ms, input, expected, actual, message}]}.\n",
+        "\nA suite is more than one task file, a folder, or --samples. A folder is searched (recursively) for files named\n" +
+          "task.json; a folder without any has the *.json files directly in it taken as task files. --samples paths are\n" +
+          "relative to the samples file. Several lines with one task_id are several samples of that task.\n" +
+          "\nExit codes: 0 everything passed, 1 something did not pass, 2 a task file, case or deliverable is invalid or\n" +
+          "missing, or misuse.\n" +
+          "With --json, stdout holds only the report: one task {task_id, summary, cases: [{name, status, duration_ms,\n" +
+          "expected, actual, message}]}; a suite {summary, pass_at_k, tasks: [{task_id, pass_at_k, samples: [{status, cases}]}]}.\n",
       )
-      .action(async (taskFile: string, options: TestOptions, command) => {
+      .action(async (paths: string[], options: TestOptions, command) => {
         const ctx = context(command);
-        const json = ctx.global.json ?? false;
         const requested = options.reporter ?? [];
         if (requested.includes("junit") && !options.out) {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
         }
-
-        const loaded = await loadTask(taskFile, ctx.cwd);
-        const deliverable = await resolveDeliverable(options.deliverable, loaded.task, ctx.cwd);
-        const runner = await ctx.runner();
-        // Reporters a config plugin claims are already applied: naming them is fine; any other name is a typo.
-        const available = [...new Set([...REPORTERS, ...runner.claims("reporter").map((c) => c.name)])];
-        const unknown = requested.filter((r) => !available.includes(r));
-        if (unknown.length > 0) {
-          const names = unknown.map((r) => `"${r}"`).join(", ");
-          throw new SkillrigError("usage", `unknown reporter ${names}; available: ${available.join(", ")}`, { field: "--reporter" });
+        if (options.deliverable && options.samples) {
+          throw new SkillrigError("usage", "give either --deliverable or --samples, not both", { field: "--samples" });
         }
-        const { stdout, stderr } = ctx.out.streams;
-        const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
-        const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
-        const reporters: SkillrigPlugin[] = [];
-        // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
-        if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
-        if (json)
-          reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
-        else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
-        if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
-        for (const reporter of reporters) runner.use(reporter);
-
-        const oracle = runner.config.oracle ?? {};
-        const abort = new AbortController();
-        const onSigint = () => abort.abort();
-        process.once("SIGINT", onSigint);
-        const startedAt = new Date();
-        try {
-          const report = await runTask(runner, {
-            loaded,
-            deliverable,
-            jobs: options.jobs ?? oracle.jobs,
-            strict: options.strict ?? oracle.strict ?? false,
-            signal: abort.signal,
+        if (!options.deliverable && !options.samples) {
+          throw new SkillrigError("usage", "nothing to grade: give --deliverable <file-or-folder> or --samples <file.jsonl>", {
+            field: "--deliverable",
+            hint: "skillrig test task.json --deliverable solution.py, or skillrig test tasks/ --samples samples.jsonl",
           });
-          if (options.record !== false) await recordRun(ctx, "test", toJsonReport(report), startedAt);
-          const s = report.summary;
-          setExit(s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure);
-        } finally {
-          process.off("SIGINT", onSigint);
         }
+        const suite =
+          paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
+        if (suite) setExit(await testSuite(ctx, paths, options, requested));
+        else setExit(await testOneTask(ctx, paths[0]!, options, requested));
       });
   },
 };
+
+async function checkReporters(runner: Runner, requested: string[]): Promise<void> {
+  // Reporters a config plugin claims are already applied: naming them is fine; any other name is a typo.
+  const available = [...new Set([...REPORTERS, ...runner.claims("reporter").map((c) => c.name)])];
+  const unknown = requested.filter((r) => !available.includes(r));
+  if (unknown.length > 0) {
+    const names = unknown.map((r) => `"${r}"`).join(", ");
+    throw new SkillrigError("usage", `unknown reporter ${names}; available: ${available.join(", ")}`, { field: "--reporter" });
+  }
+}
+
+/** Ctrl-C cancels the run: cases not yet started are reported as canceled, not run. */
+async function withSigint<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const abort = new AbortController();
+  const onSigint = () => abort.abort();
+  process.once("SIGINT", onSigint);
+  try {
+    return await run(abort.signal);
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+}
+
+async function testOneTask(ctx: CommandContext, taskFile: string, options: TestOptions, requested: string[]): Promise<number> {
+  const json = ctx.global.json ?? false;
+  const loaded = await loadTask(taskFile, ctx.cwd);
+  const deliverable = await resolveDeliverable(options.deliverable!, loaded.task, ctx.cwd);
+  const runner = await ctx.runner();
+  await checkReporters(runner, requested);
+  const { stdout, stderr } = ctx.out.streams;
+  const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
+  const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
+  const reporters: SkillrigPlugin[] = [];
+  // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
+  if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
+  if (json)
+    reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
+  else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
+  if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
+  for (const reporter of reporters) runner.use(reporter);
+
+  const oracle = runner.config.oracle ?? {};
+  const startedAt = new Date();
+  const report = await withSigint((signal) =>
+    runTask(runner, {
+      loaded,
+      deliverable,
+      jobs: options.jobs ?? oracle.jobs,
+      strict: options.strict ?? oracle.strict ?? false,
+      signal,
+    }),
+  );
+  if (options.record !== false) await recordRun(ctx, "test", toJsonReport(report), startedAt);
+  const s = report.summary;
+  return s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure;
+}
+
+async function testSuite(ctx: CommandContext, paths: string[], options: TestOptions, requested: string[]): Promise<number> {
+  const json = ctx.global.json ?? false;
+  const { stdout, stderr } = ctx.out.streams;
+  const tasks = await loadSuite(paths, ctx.cwd);
+  const workDir = await mkdtemp(join(tmpdir(), "skillrig-samples-"));
+  try {
+    const entries = options.samples
+      ? await deliverablesFromSamples(tasks, options.samples, { cwd: ctx.cwd, workDir })
+      : await deliverablesFromFolder(tasks, options.deliverable!, ctx.cwd);
+    const runner = await ctx.runner();
+    await checkReporters(runner, requested);
+    // Each task whose deliverable is missing is said up front; the others still run.
+    for (const entry of entries) if (entry.problem) stderr.write(`error[usage]: ${entry.problem}\n`);
+
+    const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
+    const oracle = runner.config.oracle ?? {};
+    const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
+    const startedAt = new Date();
+    const report = await withSigint((signal) =>
+      runSuite(runner, {
+        entries,
+        jobs: options.jobs ?? oracle.jobs ?? defaultJobs(),
+        ks: options.k,
+        strict: options.strict ?? oracle.strict ?? false,
+        signal,
+        onProgress: (p) => progress?.update(p),
+      }),
+    );
+    progress?.done();
+    if (options.record !== false) await recordRun(ctx, "test", toSuiteJson(report), startedAt);
+    await writeSuiteReports(report, { ctx, chosen, json, out: options.out });
+    return suiteExitCode(report);
+  } finally {
+    await rm(workDir, { recursive: true, force: true });
+  }
+}
+
+async function writeSuiteReports(
+  report: SuiteReport,
+  options: { ctx: CommandContext; chosen: Set<string>; json: boolean; out?: string },
+): Promise<void> {
+  const { stdout, stderr } = options.ctx.out.streams;
+  const write = async (name: string, text: string) => {
+    const dir = resolve(options.ctx.cwd, options.out!);
+    await mkdir(dir, { recursive: true });
+    const file = join(dir, name);
+    await writeFile(file, text);
+    stderr.write(`wrote ${file}\n`);
+  };
+  const jsonText = `${JSON.stringify(toSuiteJson(report), null, 2)}\n`;
+  if (options.chosen.has("console")) (options.json ? stderr : stdout).write(formatSuiteSummary(report));
+  if (options.json) stdout.write(jsonText);
+  if (options.chosen.has("json")) {
+    if (options.out) await write("suite.json", jsonText);
+    else if (!options.json) stdout.write(jsonText);
+  }
+  if (options.chosen.has("junit")) await write("suite.junit.xml", `${toSuiteJunitXml(report)}\n`);
+}
+
+/** 2 when anything could not be judged for a reason of input (a missing deliverable, an invalid case), else 1 when any sample failed. */
+function suiteExitCode(report: SuiteReport): number {
+  const inputProblem = (code: string | undefined) => code === "usage" || code === "invalid_task" || code === "invalid_test_format";
+  const samples = report.tasks.flatMap((t) => t.samples);
+  if (report.summary.tasks_not_graded > 0 || report.summary.samples_invalid > 0 || samples.some((s) => inputProblem(s.error?.code)))
+    return ExitCode.InvalidInput;
+  return report.summary.samples_passed === report.summary.samples && report.summary.samples > 0 ? ExitCode.Success : ExitCode.Failure;
+}
+
+function defaultJobs(): number {
+  return Math.max(1, availableParallelism());
+}
+
+async function isFolder(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
+}

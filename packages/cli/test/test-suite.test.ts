@@ -1,0 +1,158 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { describe, expect, it } from "vitest";
+
+const bin = resolve(__dirname, "../dist/bin.js");
+
+function skillrig(args: string[], cwd: string, nodeArgs: string[] = []) {
+  const r = spawnSync(process.execPath, [...nodeArgs, bin, ...args], { cwd, encoding: "utf8" });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+function writeTree(files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-suite-cli-"));
+  for (const [path, content] of Object.entries(files)) {
+    mkdirSync(dirname(join(dir, path)), { recursive: true });
+    writeFileSync(join(dir, path), content);
+  }
+  return dir;
+}
+
+/** A HumanEval-shaped function task: `scale(x)` returns x * factor. */
+function scaleTask(id: string, factor: number): string {
+  return JSON.stringify({
+    contract_version: "1.0",
+    task_id: id,
+    deliverable_type: "function",
+    entrypoint: "scale",
+    tests: [1, 2, 3].map((x) => ({ name: `scale(${x})`, input: [x], expected: x * factor })),
+  });
+}
+const solution = (factor: number) => `def scale(x):\n    return x * ${factor}\n`;
+
+describe("skillrig test with a suite", () => {
+  const dir = writeTree({
+    "tasks/HumanEval_0.json": scaleTask("HumanEval/0", 2),
+    "tasks/HumanEval_1.json": scaleTask("HumanEval/1", 3),
+    "samples.jsonl": [
+      { task_id: "HumanEval/0", solution: solution(2) },
+      { task_id: "HumanEval/0", solution: solution(5) },
+      { task_id: "HumanEval/1", solution: solution(3) },
+      { task_id: "HumanEval/1", path: "sols/one.py" },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n"),
+    "sols/one.py": solution(3),
+    "by-id/HumanEval/0.py": solution(2),
+  });
+
+  it("--samples --json: stdout is only the report, with per-sample per-case verdicts and pass@k; progress on stderr", () => {
+    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--json", "--jobs", "2"], dir);
+    expect(r.code, r.stderr).toBe(1);
+    const report = JSON.parse(r.stdout);
+    expect(report.summary).toMatchObject({ tasks: 2, samples: 4, samples_passed: 3, samples_failed: 1, cases: 12 });
+    expect(report.pass_at_k["pass@1"]).toEqual({ value: 0.75, tasks: 2 });
+    const [first, second] = report.tasks;
+    expect(first.task_id).toBe("HumanEval/0");
+    expect(first.samples_passed).toBe(1);
+    expect(first.pass_at_k).toEqual({ "pass@1": 0.5 });
+    expect(first.samples[1].status).toBe("failed");
+    expect(first.samples[1].cases[0]).toMatchObject({ name: "scale(1)", status: "failed", expected: 2, actual: 5 });
+    expect(second.samples.map((s: { source: string }) => s.source)).toEqual(["samples.jsonl:3", "samples.jsonl:4"]);
+    expect(r.stderr).toMatch(/graded 4\/4 samples \(100%\), 75\.0% passed/);
+  });
+
+  it("--deliverable DIR: the task without a deliverable is named, the others are graded, exit 2", () => {
+    const r = skillrig(["test", "tasks/HumanEval_0.json", "tasks/HumanEval_1.json", "--deliverable", "by-id", "--json"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain(
+      "error[usage]: no deliverable for task HumanEval/1: neither by-id/HumanEval/1.py nor by-id/HumanEval/1/ exists",
+    );
+    const report = JSON.parse(r.stdout);
+    expect(report.summary).toMatchObject({ tasks: 2, tasks_not_graded: 1, samples: 1, samples_passed: 1 });
+  });
+
+  it("console and JUnit: a summary with pass@k, and one <testsuite> per task", () => {
+    const r = skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "--reporter", "console", "--reporter", "junit", "--out", "reports"],
+      dir,
+    );
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain("HumanEval/0: 1/2 samples passed; sample 1: scale(1): failed");
+    expect(r.stdout).toContain("pass@1 75.0%");
+    const xml = readFileSync(join(dir, "reports", "suite.junit.xml"), "utf8");
+    expect(xml.match(/<testsuite /g)).toHaveLength(2);
+    expect(xml).toContain('<testcase name="sample 1: scale(1)" classname="HumanEval/0"');
+  });
+
+  it("a malformed samples line is an error naming its line, before anything runs", () => {
+    const bad = writeTree({
+      "t/task.json": scaleTask("a", 2),
+      "s.jsonl": `${JSON.stringify({ task_id: "a", solution: "x" })}\n{"task_id": "a", "solution": }\n`,
+    });
+    const r = skillrig(["test", "t", "--samples", "s.jsonl"], bad);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toMatch(/^error\[usage\]: samples file s\.jsonl line 2: not valid JSON/);
+    expect(r.stderr).not.toContain("graded");
+  });
+
+  it("one task and one deliverable keep the one-task report", () => {
+    const r = skillrig(["test", "tasks/HumanEval_0.json", "--deliverable", "by-id/HumanEval/0.py", "--json"], dir);
+    expect(r.code).toBe(0);
+    const report = JSON.parse(r.stdout);
+    expect(report.task_id).toBe("HumanEval/0");
+    expect(report.cases.map((c: { status: string }) => c.status)).toEqual(["passed", "passed", "passed"]);
+  });
+
+  it("--help says how folders are searched", () => {
+    const r = skillrig(["test", "--help"], dir);
+    expect(r.stdout).toContain("A folder is searched (recursively) for files named\ntask.json");
+  });
+});
+
+describe("start-up", () => {
+  // A module hook that lists every module the process loads, so the test sees what --version really imports.
+  const hooks = writeTree({
+    "hooks.mjs": `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(process.env.LOADED_LOG, result.url + "\\n");
+  return result;
+}`,
+    "register.mjs": `import { register } from "node:module"; register("./hooks.mjs", import.meta.url);`,
+  });
+
+  function loadedBy(args: string[]): string[] {
+    const log = join(hooks, `${args.join("_").replace(/\W/g, "")}.log`);
+    const r = spawnSync(process.execPath, ["--import", join(hooks, "register.mjs"), bin, ...args], {
+      cwd: hooks,
+      encoding: "utf8",
+      env: { ...process.env, LOADED_LOG: log },
+    });
+    expect(r.status).toBe(0);
+    return readFileSync(log, "utf8").split("\n").filter(Boolean);
+  }
+
+  it("--version and --help load no plugin, no core and no command module", () => {
+    for (const args of [["--version"], ["--help"]]) {
+      const loaded = loadedBy(args);
+      expect(
+        loaded.filter((url) => /@skillrig|\/packages\/(core|oracle|sandbox|server|skills|solve)\/|\/plugins\/|commands\//.test(url)),
+        args[0],
+      ).toEqual([]);
+      expect(
+        loaded.filter((url) => /ajv|fastify|nunjucks/.test(url)),
+        args[0],
+      ).toEqual([]);
+    }
+  });
+
+  it("a command loads its own module and not the others'", () => {
+    const loaded = loadedBy(["plugins", "--help"]);
+    expect(loaded.some((url) => url.endsWith("/commands/plugins.js"))).toBe(true);
+    expect(loaded.filter((url) => /commands\/(test|run|solve|serve|skills)\.js$/.test(url))).toEqual([]);
+    expect(loaded.filter((url) => /fastify|\/packages\/server\//.test(url))).toEqual([]);
+  });
+});

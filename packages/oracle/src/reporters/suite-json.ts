@@ -1,0 +1,43 @@
+/**
+ * The suite's JSON document (`skillrig test <many> --json`):
+ *   {kind, version, summary, pass_at_k, tasks: [{task_id, ..., pass_at_k, samples: [{sample, source, status,
+ *    summary, cases: [{name, status, duration_ms, expected, actual, message, ...}]}]}]}
+ * Each case has the same shape as in the one-task report (json-report.ts). Fields may be added, never removed.
+ */
+import type { SuiteReport } from "../run-suite.js";
+import { toJsonReport, type JsonCase } from "./json-report.js";
+
+export interface SuiteJsonSample {
+  sample: number;
+  source: string;
+  status: string;
+  summary: { total: number; passed: number; failed: number; errored: number; invalid: number } | null;
+  cases: JsonCase[];
+  duration_ms: number;
+  isolation?: string;
+  warnings?: string[];
+  error?: { code: string; message: string } & Record<string, unknown>;
+}
+
+export function toSuiteJson(report: SuiteReport): unknown {
+  return {
+    ...report,
+    tasks: report.tasks.map((task) => ({
+      ...task,
+      samples: task.samples.map((s): SuiteJsonSample => {
+        const json = s.report ? toJsonReport(s.report) : undefined;
+        return {
+          sample: s.sample,
+          source: s.source,
+          status: s.status,
+          summary: json?.summary ?? null,
+          cases: json?.cases ?? [],
+          duration_ms: s.duration_ms,
+          ...(json?.isolation ? { isolation: json.isolation } : {}),
+          ...(json?.warnings ? { warnings: json.warnings } : {}),
+          ...(s.error ? { error: s.error } : {}),
+        };
+      }),
+    })),
+  };
+}

@@ -1,0 +1,233 @@
+/**
+ * A suite run: many tasks x many samples in one process. Every (task, sample) pair is one ordinary task run
+ * (`runTask`, so every hook fires as for `skillrig test` of one task), and a scheduler runs up to `jobs` pairs at
+ * once, so tasks and samples run in parallel, not only cases. Then per task: the samples that passed every case and
+ * pass@k; over the suite: the mean pass@k over the tasks that have at least k samples.
+ */
+import pLimit from "p-limit";
+import {
+  isSkillrigError,
+  type CaseVerdict,
+  type Deliverable,
+  type LoadedTask,
+  type Runner,
+  type SerializedError,
+  type TaskReport,
+  type TaskSummary,
+} from "@skillrig/core";
+import { passAtK, suiteKs } from "./pass-at-k.js";
+import { runTask } from "./run-task.js";
+import type { SuiteEntry } from "./suite-deliverables.js";
+
+/** passed: every case passed. failed: it ran and some case did not pass. invalid: the task has invalid cases. error: it could not be graded. */
+export type SampleStatus = "passed" | "failed" | "invalid" | "error";
+
+export interface GradedSample {
+  status: SampleStatus;
+  report?: TaskReport;
+  /** Why the sample could not be graded (a refused task, an unusable deliverable): the error as `--json` shows errors. */
+  error?: { code: string; message: string } & Partial<SerializedError>;
+}
+
+export interface SampleResult extends GradedSample {
+  sample: number;
+  source: string;
+  duration_ms: number;
+}
+
+export interface SuiteTaskResult {
+  task_id: string;
+  file: string;
+  deliverable_type: string;
+  /** Samples of this task, and how many of them passed every case. */
+  samples_total: number;
+  samples_passed: number;
+  /** `pass@k` for every reported k up to this task's sample count. */
+  pass_at_k: Record<string, number>;
+  /** Why this task was not graded at all (no deliverable found). */
+  problem?: string;
+  samples: SampleResult[];
+}
+
+export interface SuiteSummary {
+  tasks: number;
+  /** Tasks that were not graded at all (see `problem`); they are left out of pass@k. */
+  tasks_not_graded: number;
+  samples: number;
+  samples_passed: number;
+  samples_failed: number;
+  samples_invalid: number;
+  samples_errored: number;
+  cases: number;
+  cases_passed: number;
+  duration_ms: number;
+}
+
+export interface SuiteReport {
+  kind: "skillrig-suite-report";
+  version: 1;
+  summary: SuiteSummary;
+  /** `pass@k` over the suite: the mean over the tasks with at least k samples (`tasks` of them). */
+  pass_at_k: Record<string, { value: number; tasks: number }>;
+  tasks: SuiteTaskResult[];
+}
+
+export interface SuiteProgress {
+  done: number;
+  total: number;
+  samplesPassed: number;
+  elapsedMs: number;
+  last: { task_id: string; sample: number; status: SampleStatus };
+}
+
+export interface RunSuiteOptions {
+  entries: SuiteEntry[];
+  /** (task, sample) pairs graded at once (default 1). */
+  jobs?: number;
+  /** Cases run at once within a pair (default: what `jobs` leaves over when there are fewer pairs than jobs). */
+  caseJobs?: number;
+  /** Extra k values for pass@k (1 and the powers of ten up to the sample count are always reported). */
+  ks?: number[];
+  strict?: boolean;
+  signal?: AbortSignal;
+  onProgress?: (progress: SuiteProgress) => void;
+}
+
+/** Errors that are about one task or one deliverable: the sample records them and the suite goes on. */
+const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
+
+/**
+ * Grades one deliverable of one task through the ordinary task flow. A problem that belongs to this task or this
+ * deliverable becomes an `error` sample; anything else (no sandbox, a broken plugin) is thrown, as it would stop
+ * every other sample too.
+ */
+export async function gradeSample(
+  runner: Runner,
+  options: { loaded: LoadedTask; deliverable: Deliverable; jobs?: number; strict?: boolean; signal?: AbortSignal },
+): Promise<GradedSample> {
+  try {
+    const report = await runTask(runner, options);
+    return { status: sampleStatus(report.summary), report };
+  } catch (error) {
+    if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: error.toJSON() };
+    throw error;
+  }
+}
+
+export function sampleStatus(summary: TaskSummary): SampleStatus {
+  if (summary.invalid > 0) return "invalid";
+  return summary.total > 0 && summary.passed === summary.total ? "passed" : "failed";
+}
+
+export async function runSuite(runner: Runner, options: RunSuiteOptions): Promise<SuiteReport> {
+  const started = performance.now();
+  const jobs = Math.max(1, options.jobs ?? 1);
+  const signal = options.signal ?? new AbortController().signal;
+  const pairs = options.entries.flatMap((entry) => entry.samples.map((sample) => ({ entry, sample })));
+  // Pairs are the unit of parallelism; cases within a pair share only the jobs left over (a one-task suite gets them all).
+  const caseJobs = Math.max(1, options.caseJobs ?? Math.ceil(jobs / Math.max(1, pairs.length)));
+  const results = new Map<SuiteEntry, SampleResult[]>(options.entries.map((entry) => [entry, []]));
+  const limit = pLimit(jobs);
+  let done = 0;
+  let samplesPassed = 0;
+  let fatal: { error: unknown } | undefined;
+
+  await Promise.all(
+    pairs.map(({ entry, sample }) =>
+      limit(async () => {
+        if (fatal) return;
+        const pairStarted = performance.now();
+        let graded: GradedSample;
+        if (sample.problem || !sample.deliverable)
+          graded = { status: "error", error: { code: "usage", message: sample.problem ?? "no deliverable" } };
+        else if (signal.aborted) graded = { status: "error", error: { code: "interrupted", message: "canceled before it ran" } };
+        else {
+          try {
+            graded = await gradeSample(runner, {
+              loaded: entry.loaded,
+              deliverable: sample.deliverable,
+              jobs: caseJobs,
+              strict: options.strict,
+              signal,
+            });
+          } catch (error) {
+            fatal ??= { error };
+            return;
+          }
+        }
+        const result: SampleResult = {
+          sample: sample.index,
+          source: sample.source,
+          ...graded,
+          duration_ms: Math.round(performance.now() - pairStarted),
+        };
+        results.get(entry)!.push(result);
+        done += 1;
+        if (result.status === "passed") samplesPassed += 1;
+        options.onProgress?.({
+          done,
+          total: pairs.length,
+          samplesPassed,
+          elapsedMs: performance.now() - started,
+          last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status },
+        });
+      }),
+    ),
+  );
+  if (fatal) throw fatal.error;
+  return buildSuiteReport(options.entries, results, options.ks ?? [], performance.now() - started);
+}
+
+function buildSuiteReport(
+  entries: SuiteEntry[],
+  results: Map<SuiteEntry, SampleResult[]>,
+  requestedKs: number[],
+  durationMs: number,
+): SuiteReport {
+  const maxSamples = Math.max(0, ...entries.map((e) => e.samples.length));
+  const ks = suiteKs(maxSamples, requestedKs);
+  const tasks: SuiteTaskResult[] = entries.map((entry) => {
+    const samples = results.get(entry)!.sort((a, b) => a.sample - b.sample);
+    const n = samples.length;
+    const c = samples.filter((s) => s.status === "passed").length;
+    const passAt: Record<string, number> = {};
+    for (const k of ks) if (k <= n) passAt[`pass@${k}`] = passAtK(n, c, k);
+    return {
+      task_id: entry.loaded.task.task_id,
+      file: entry.loaded.displayPath,
+      deliverable_type: entry.loaded.task.deliverable_type,
+      samples_total: n,
+      samples_passed: c,
+      pass_at_k: passAt,
+      ...(entry.problem ? { problem: entry.problem } : {}),
+      samples,
+    };
+  });
+  const passAt: SuiteReport["pass_at_k"] = {};
+  for (const k of ks) {
+    const counted = tasks.filter((t) => t.pass_at_k[`pass@${k}`] !== undefined);
+    if (counted.length === 0) continue;
+    passAt[`pass@${k}`] = { value: counted.reduce((sum, t) => sum + t.pass_at_k[`pass@${k}`]!, 0) / counted.length, tasks: counted.length };
+  }
+  const samples = tasks.flatMap((t) => t.samples);
+  const cases: CaseVerdict[] = samples.flatMap((s) => s.report?.cases ?? []);
+  const count = (status: SampleStatus) => samples.filter((s) => s.status === status).length;
+  return {
+    kind: "skillrig-suite-report",
+    version: 1,
+    summary: {
+      tasks: tasks.length,
+      tasks_not_graded: tasks.filter((t) => t.problem).length,
+      samples: samples.length,
+      samples_passed: count("passed"),
+      samples_failed: count("failed"),
+      samples_invalid: count("invalid"),
+      samples_errored: count("error"),
+      cases: cases.length,
+      cases_passed: cases.filter((v) => v.status === "passed").length,
+      duration_ms: Math.round(durationMs),
+    },
+    pass_at_k: passAt,
+    tasks,
+  };
+}
