@@ -14,8 +14,9 @@ import { solveCommand } from "./commands/solve.js";
 import { serveCommand } from "./commands/serve.js";
 import { skillsCommand } from "./commands/skills.js";
 import { pluginsCommand } from "./commands/plugins.js";
+import { initCommand } from "./commands/init.js";
 
-const COMMANDS: CommandModule[] = [testCommand, runCommand, solveCommand, serveCommand, skillsCommand, pluginsCommand];
+const COMMANDS: CommandModule[] = [testCommand, runCommand, solveCommand, serveCommand, skillsCommand, pluginsCommand, initCommand];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
 

@@ -5,7 +5,11 @@ import {
   isSkillrigError,
   SkillrigError,
   InvalidTestFormatError,
-  pointer, pointerToKeyPath, compileSchema, formatViolations } from "../src/index.js";
+  pointer,
+  pointerToKeyPath,
+  compileSchema,
+  formatViolations,
+} from "../src/index.js";
 
 describe("errors", () => {
   it("serialize to a stable shape with code and location, never a stack", () => {
@@ -38,7 +42,12 @@ describe("errors across two copies of core", () => {
     expect(isSkillrigError(error)).toBe(true);
     expect(hasErrorCode(error, "engine_auth_failed", "engine_failed")).toBe(true);
     expect(hasErrorCode(error, "invalid_config")).toBe(false);
-    expect(error.toJSON()).toEqual({ code: "engine_auth_failed", message: "acme rejected the key", field: "api_key", hint: "set ACME_KEY" });
+    expect(error.toJSON()).toEqual({
+      code: "engine_auth_failed",
+      message: "acme rejected the key",
+      field: "api_key",
+      hint: "set ACME_KEY",
+    });
     expect(isSkillrigError(new other.InvalidConfigError("bad"))).toBe(true);
     expect(other.isSkillrigError(new InvalidConfigError("bad"))).toBe(true);
   });
