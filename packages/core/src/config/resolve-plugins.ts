@@ -74,15 +74,16 @@ async function importPlugin(
       plugin = isClass(fn) ? new (fn as unknown as new (o?: unknown) => unknown)(options) : fn(options);
     }
   } catch (error) {
-    // A plugin that raises a coded error on purpose (from its own copy of core, too) keeps its code;
-    // only the location is filled in when it gave none.
+    // A plugin that raises a coded error on purpose (from its own copy of core, too) keeps its code. Its pointers
+    // are read as pointers into its options, which sit at /plugins/<index>/1 of the config file.
     if (isSkillrigError(error)) {
-      throw new SkillrigError(error.code, `plugin "${specifier}" (plugins[${where.index}]): ${error.message}`, {
-        file: error.file ?? where.file,
-        pointer: error.pointer ?? `${where.pointer}/1`,
+      const optionsPointer = `${where.pointer}/1`;
+      const what = error.code === "invalid_config" ? "rejected its options" : "failed to start";
+      throw new SkillrigError(error.code, `plugin "${specifier}" (plugins[${where.index}]) ${what}: ${error.message}`, {
+        file: where.file,
+        pointer: `${optionsPointer}${error.pointer ?? ""}`,
         field: error.field,
-        line: error.line,
-        violations: error.violations,
+        violations: error.violations.map((v) => ({ ...v, file: where.file, pointer: `${optionsPointer}${v.pointer ?? ""}` })),
         details: error.details,
         hint: error.hint,
         cause: error,
