@@ -160,7 +160,11 @@ describe("plugin resolution", () => {
     // The plugin's own install of @skillrig/core: the built errors module, a second copy of the SkillrigError class.
     const coreCopy = readFileSync(resolve(import.meta.dirname, "../dist/errors.js"), "utf8");
     const dir = project({
-      "node_modules/skillrig-plugin-coded/package.json": JSON.stringify({ name: "skillrig-plugin-coded", type: "module", exports: "./index.js" }),
+      "node_modules/skillrig-plugin-coded/package.json": JSON.stringify({
+        name: "skillrig-plugin-coded",
+        type: "module",
+        exports: "./index.js",
+      }),
       "node_modules/skillrig-plugin-coded/node_modules/@skillrig/core/package.json": JSON.stringify({
         name: "@skillrig/core",
         type: "module",
@@ -184,7 +188,9 @@ describe("plugin resolution", () => {
     const badOption = await configError(loadConfig({ cwd: join(dir, "b") }).then((c) => createRunner(c)));
     expect(badOption.code).toBe("invalid_config");
     expect(badOption.pointer).toBe("/plugins/0/1/modle");
-    expect(badOption.violations).toEqual([{ file: join(dir, "b/skillrig.config.json"), pointer: "/plugins/0/1/modle", message: "unknown option" }]);
+    expect(badOption.violations).toEqual([
+      { file: join(dir, "b/skillrig.config.json"), pointer: "/plugins/0/1/modle", message: "unknown option" },
+    ]);
   });
 
   it("says when a module does not export a plugin", async () => {

@@ -52,9 +52,12 @@ function parseCommandList(text: string): Entry[] {
 }
 
 function docFiles(): string[] {
-  return ["README.md", ...readdirSync(join(REPO, "docs"))
-    .filter((name) => name.endsWith(".md"))
-    .map((name) => `docs/${name}`)];
+  return [
+    "README.md",
+    ...readdirSync(join(REPO, "docs"))
+      .filter((name) => name.endsWith(".md"))
+      .map((name) => `docs/${name}`),
+  ];
 }
 
 /** The sh code blocks of a markdown file, each with the text before it. */
@@ -104,7 +107,8 @@ async function inFolder<T>(cwd: string, body: () => Promise<T>): Promise<T> {
   try {
     return await body();
   } finally {
-    for (const name of readdirSync(cwd)) if (!before.has(name) && name !== ".skillrig") rmSync(join(cwd, name), { recursive: true, force: true });
+    for (const name of readdirSync(cwd))
+      if (!before.has(name) && name !== ".skillrig") rmSync(join(cwd, name), { recursive: true, force: true });
   }
 }
 
@@ -167,7 +171,9 @@ describe("the docs' commands, run as written", () => {
         const script = join(mkdtempSync(join(tmpdir(), "skillrig-docs-block-")), "block.sh");
         writeFileSync(script, blockOf(entry.command));
         const r = await inFolder(cwd, () =>
-          withServer(cwd, (url) => run("bash", ["-e", script], { cwd, env: userEnv({ PATH: PATH_WITH_SKILLRIG, S: url }), timeoutMs: 600_000 })),
+          withServer(cwd, (url) =>
+            run("bash", ["-e", script], { cwd, env: userEnv({ PATH: PATH_WITH_SKILLRIG, S: url }), timeoutMs: 600_000 }),
+          ),
         );
         expect(r.code, `docs/commands.txt line ${entry.line}\n${r.stdout}\n${r.stderr}`).toBe(0);
         // The session's last answers: the job's result, then its bundle saved as <job id>.zip.

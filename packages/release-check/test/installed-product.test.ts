@@ -173,7 +173,9 @@ export default definePlugin((options = {}) => {
       timeoutMs: 600_000,
     });
     expect(install.code, install.stderr).toBe(0);
-    expect(realpathSync(join(plugin, "node_modules/@skillrig/core"))).not.toBe(realpathSync(join(release.project, "node_modules/@skillrig/core")));
+    expect(realpathSync(join(plugin, "node_modules/@skillrig/core"))).not.toBe(
+      realpathSync(join(release.project, "node_modules/@skillrig/core")),
+    );
   }, 900_000);
 
   it("an error it throws while taking its options is reported with its own code, not as unhandled (exit 2)", async () => {

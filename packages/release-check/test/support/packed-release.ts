@@ -84,7 +84,10 @@ export async function installRelease(): Promise<InstalledRelease> {
 
   const devDependencies: Record<string, string> = { "@google/gemini-cli": geminiCliVersion() };
   for (const [name, file] of tarballs) devDependencies[name] = `file:${file}`;
-  writeFileSync(join(project, "package.json"), `${JSON.stringify({ name: "release-check-project", private: true, devDependencies }, null, 2)}\n`);
+  writeFileSync(
+    join(project, "package.json"),
+    `${JSON.stringify({ name: "release-check-project", private: true, devDependencies }, null, 2)}\n`,
+  );
   // The tarballs change every run under the same names: drop the old copies and what the lockfiles say of them.
   rmSync(join(project, "node_modules/@skillrig"), { recursive: true, force: true });
   rmSync(join(project, "package-lock.json"), { force: true });

@@ -90,7 +90,9 @@ export function start(
       if (settled) return;
       settled = true;
       clearTimeout(timer);
-      reject(new Error(`${command} ${args.join(" ")} exited (${finished.code}) before it was ready\n${finished.stdout}\n${finished.stderr}`));
+      reject(
+        new Error(`${command} ${args.join(" ")} exited (${finished.code}) before it was ready\n${finished.stdout}\n${finished.stderr}`),
+      );
     });
   });
 }
