@@ -90,7 +90,7 @@ describe("the packed release installed with npm", () => {
     const result = JSON.parse(job.stdout);
     expect(result.status).toBe("succeeded");
     expect(result.output).toEqual({ lines: 3, words: 21, longest_line: "This file is the example input of the line-count skill." });
-  });
+  }, 600_000);
 
   it("solve: the gemini engine writes a deliverable that the oracle grades on hidden tests", async () => {
     const dir = join(work, "solve");
@@ -105,13 +105,14 @@ describe("the packed release installed with npm", () => {
     const solved = await skillrig(dir, "solve", "task.json", "--json");
     expect(solved.code, solved.stdout + solved.stderr).toBe(0);
     expect(JSON.parse(solved.stdout).summary).toEqual({ tasks: 1, attempts: 1, passed: 1, not_passed: 0 });
-  });
+  }, 600_000);
 
   it("serve: starts, answers /healthz and lists the project's skills, stops on SIGTERM", async () => {
     const app = join(work, "serve-app");
     mkdirSync(app);
     expect((await skillrig(app, "init", "--json")).code).toBe(0);
-    const server = await start("npx", ["--no", "skillrig", "serve", "--port", "0", "--json"], {
+    // The bin npx runs, started directly: npx does not pass SIGTERM on to the command, and stopping is under test.
+    const server = await start(join(release.project, "node_modules/.bin/skillrig"), ["serve", "--port", "0", "--json"], {
       cwd: app,
       env: userEnv(),
       ready: /"url":\s*"(http:\/\/127\.0\.0\.1:\d+)"/,
@@ -127,7 +128,7 @@ describe("the packed release installed with npm", () => {
       const stopped = await server.stop();
       expect(stopped.code, stopped.stderr).toBe(0);
     }
-  });
+  }, 300_000);
 });
 
 describe("a plugin package with its own copy of @skillrig/core", () => {
@@ -186,7 +187,7 @@ export default definePlugin((options = {}) => {
     const { error } = JSON.parse(r.stdout);
     expect(error).toMatchObject({ code: "engine_not_found", field: "binary", hint: "npm i -g acme-cli" });
     expect(error.message).toContain('the acme CLI "acme-cli" is not installed');
-  });
+  }, 600_000);
 
   it("an error it throws while running a job is the job's error, with its code (exit 1)", async () => {
     const dir = join(work, "acme-run");
@@ -199,5 +200,5 @@ export default definePlugin((options = {}) => {
     const result = JSON.parse(r.stdout);
     expect(result.status).toBe("failed");
     expect(result.error).toMatchObject({ code: "engine_auth_failed", message: "acme rejected the API key", field: "api_key" });
-  });
+  }, 600_000);
 });
