@@ -1,9 +1,21 @@
-import { defineConfig } from "vitest/config";
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { configDefaults, defineConfig } from "vitest/config";
+
+// The shared-fixtures tier (`*.shared.test.ts`) reads real material kept beside the repository
+// (../shared/fixtures). The repository stands alone: the default tier uses copies under each package's
+// test/fixtures; this tier runs only when the folder is there, and says so when it is not.
+const SHARED_FIXTURES = resolve(import.meta.dirname, "../shared/fixtures");
+const withSharedFixtures = existsSync(SHARED_FIXTURES);
+if (!withSharedFixtures) {
+  console.log(`shared-fixtures tier skipped: ${SHARED_FIXTURES} not found (the *.shared.test.ts files are not run)`);
+}
 
 // One vitest run covers every package: tests live in each package's test/ folder.
 export default defineConfig({
   test: {
     include: ["packages/*/test/**/*.test.ts", "plugins/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    exclude: withSharedFixtures ? configDefaults.exclude : [...configDefaults.exclude, "**/*.shared.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",

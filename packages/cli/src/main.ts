@@ -60,6 +60,11 @@ const COMMANDS: LazyCommand[] = [
     description: "Serve a web UI on 127.0.0.1 over the recorded runs and, with --server, a jobs server's jobs",
     load: async () => (await import("./commands/view.js")).viewCommand,
   },
+  {
+    name: "init",
+    description: "Scaffold a skillrig project here: a config, an example task and an example skill",
+    load: async () => (await import("./commands/init.js")).initCommand,
+  },
 ];
 
 const version: string = createRequire(import.meta.url)("../package.json").version;

@@ -67,7 +67,18 @@ export interface SkillrigErrorOptions extends ErrorLocation {
   hint?: string;
 }
 
+/**
+ * The brand every SkillrigError carries, under a registry symbol so that every copy of @skillrig/core in a
+ * process shares it. A plugin installed in a project may load its own copy of core; its errors are then
+ * instances of another `SkillrigError` class, and `instanceof` says no. The brand says yes (execa marks its
+ * errors the same way). Its value is the version of the error shape below: 1 = `code`, `message`, the location
+ * fields, `violations`, `details`, `hint` and `toJSON()`.
+ */
+export const SKILLRIG_ERROR_BRAND: unique symbol = Symbol.for("skillrig.error");
+const BRAND_VERSION = 1;
+
 export class SkillrigError extends Error {
+  declare readonly [SKILLRIG_ERROR_BRAND]: number;
   readonly code: ErrorCode;
   readonly file?: string;
   readonly pointer?: string;
@@ -168,6 +179,21 @@ export class TimeoutError extends SkillrigError {
   }
 }
 
+// On the prototype, not enumerable: it never shows up in JSON, spreads or test snapshots.
+Object.defineProperty(SkillrigError.prototype, SKILLRIG_ERROR_BRAND, { value: BRAND_VERSION, enumerable: false });
+
+/**
+ * True for an error raised by any copy of @skillrig/core in this process (a plugin's own install included):
+ * recognised by its brand and a string `code`, never by `instanceof`. Use this, or `hasErrorCode`, wherever an
+ * error is sorted into "ours, with a code" and "unexpected".
+ */
 export function isSkillrigError(value: unknown): value is SkillrigError {
-  return value instanceof SkillrigError;
+  if (typeof value !== "object" || value === null) return false;
+  const brand = (value as Record<PropertyKey, unknown>)[SKILLRIG_ERROR_BRAND];
+  return typeof brand === "number" && brand >= 1 && typeof (value as { code?: unknown }).code === "string";
+}
+
+/** True for a SkillrigError (from any copy of core) with one of `codes`. */
+export function hasErrorCode(value: unknown, ...codes: ErrorCode[]): value is SkillrigError {
+  return isSkillrigError(value) && codes.includes(value.code);
 }

@@ -1,6 +1,6 @@
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { createRunner, findConfigFile, loadConfig, type SkillrigError } from "../src/index.js";
 
@@ -154,6 +154,43 @@ describe("plugin resolution", () => {
     expect(error.code).toBe("invalid_config");
     expect(error.pointer).toBe("/plugins/0/1");
     expect(error.message).toContain("options.greeting must be a string");
+  });
+
+  it("keeps the code of an error a plugin throws from its own copy of core, its pointers read inside its options", async () => {
+    // The plugin's own install of @skillrig/core: the built errors module, a second copy of the SkillrigError class.
+    const coreCopy = readFileSync(resolve(import.meta.dirname, "../dist/errors.js"), "utf8");
+    const dir = project({
+      "node_modules/skillrig-plugin-coded/package.json": JSON.stringify({
+        name: "skillrig-plugin-coded",
+        type: "module",
+        exports: "./index.js",
+      }),
+      "node_modules/skillrig-plugin-coded/node_modules/@skillrig/core/package.json": JSON.stringify({
+        name: "@skillrig/core",
+        type: "module",
+        exports: "./errors.js",
+      }),
+      "node_modules/skillrig-plugin-coded/node_modules/@skillrig/core/errors.js": coreCopy,
+      "node_modules/skillrig-plugin-coded/index.js": `
+        import { SkillrigError } from "@skillrig/core";
+        export default function coded(options = {}) {
+          if (options.binary) throw new SkillrigError("engine_not_found", "no acme CLI at " + options.binary, { hint: "install acme" });
+          throw new SkillrigError("invalid_config", "modle: unknown option", { pointer: "/modle", violations: [{ pointer: "/modle", message: "unknown option" }] });
+        }`,
+      "a/skillrig.config.json": '{"plugins":[["skillrig-plugin-coded",{"binary":"/opt/acme"}]]}',
+      "b/skillrig.config.json": '{"plugins":[["skillrig-plugin-coded",{"modle":"m"}]]}',
+    });
+    const notFound = await configError(loadConfig({ cwd: join(dir, "a") }).then((c) => createRunner(c)));
+    expect(notFound.code).toBe("engine_not_found");
+    expect(notFound.message).toContain("no acme CLI at /opt/acme");
+    expect(notFound.hint).toBe("install acme");
+    expect(notFound.pointer).toBe("/plugins/0/1");
+    const badOption = await configError(loadConfig({ cwd: join(dir, "b") }).then((c) => createRunner(c)));
+    expect(badOption.code).toBe("invalid_config");
+    expect(badOption.pointer).toBe("/plugins/0/1/modle");
+    expect(badOption.violations).toEqual([
+      { file: join(dir, "b/skillrig.config.json"), pointer: "/plugins/0/1/modle", message: "unknown option" },
+    ]);
   });
 
   it("says when a module does not export a plugin", async () => {

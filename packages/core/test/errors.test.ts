@@ -1,5 +1,15 @@
 import { describe, expect, it } from "vitest";
-import { InvalidTestFormatError, pointer, pointerToKeyPath, compileSchema, formatViolations } from "../src/index.js";
+import {
+  hasErrorCode,
+  InvalidConfigError,
+  isSkillrigError,
+  SkillrigError,
+  InvalidTestFormatError,
+  pointer,
+  pointerToKeyPath,
+  compileSchema,
+  formatViolations,
+} from "../src/index.js";
 
 describe("errors", () => {
   it("serialize to a stable shape with code and location, never a stack", () => {
@@ -16,6 +26,44 @@ describe("errors", () => {
     });
     expect(JSON.stringify(json)).not.toContain("at ");
     expect(error.name).toBe("InvalidTestFormatError");
+  });
+});
+
+describe("errors across two copies of core", () => {
+  // A plugin installed with its own copy of @skillrig/core throws errors of that copy's classes. The query
+  // string makes the module loader evaluate errors.ts a second time: a separate SkillrigError class.
+  const loadSecondCopy = async () => (await import("../src/errors.js?second-copy")) as typeof import("../src/errors.js");
+
+  it("recognises an error of another copy by its brand, keeps its code, location and JSON", async () => {
+    const other = await loadSecondCopy();
+    expect(other.SkillrigError).not.toBe(SkillrigError);
+    const error = new other.SkillrigError("engine_auth_failed", "acme rejected the key", { field: "api_key", hint: "set ACME_KEY" });
+    expect(error instanceof SkillrigError).toBe(false);
+    expect(isSkillrigError(error)).toBe(true);
+    expect(hasErrorCode(error, "engine_auth_failed", "engine_failed")).toBe(true);
+    expect(hasErrorCode(error, "invalid_config")).toBe(false);
+    expect(error.toJSON()).toEqual({
+      code: "engine_auth_failed",
+      message: "acme rejected the key",
+      field: "api_key",
+      hint: "set ACME_KEY",
+    });
+    expect(isSkillrigError(new other.InvalidConfigError("bad"))).toBe(true);
+    expect(other.isSkillrigError(new InvalidConfigError("bad"))).toBe(true);
+  });
+
+  it("does not take look-alikes for its errors: no brand, a wrong brand value, or no string code", () => {
+    expect(isSkillrigError(Object.assign(new Error("x"), { code: "invalid_config" }))).toBe(false);
+    expect(isSkillrigError({ [Symbol.for("skillrig.error")]: "yes", code: "usage" })).toBe(false);
+    expect(isSkillrigError({ [Symbol.for("skillrig.error")]: 1, code: 42 })).toBe(false);
+    expect(isSkillrigError(null)).toBe(false);
+    expect(isSkillrigError("invalid_config")).toBe(false);
+  });
+
+  it("keeps the brand out of JSON and object spreads", () => {
+    const error = new InvalidConfigError("bad", { field: "plugins[0]" });
+    expect(Object.getOwnPropertySymbols(error)).toEqual([]);
+    expect(JSON.stringify(error.toJSON())).toBe('{"code":"invalid_config","message":"bad","field":"plugins[0]"}');
   });
 });
 

@@ -2,7 +2,7 @@
  * Every error the API answers with has the same body, `{ "error": SerializedError }`, and a status chosen by
  * its code; nothing ever answers with a stack trace.
  */
-import { SkillrigError, toViolations, formatViolations, type ErrorCode, type SerializedError } from "@skillrig/core";
+import { isSkillrigError, SkillrigError, toViolations, formatViolations, type ErrorCode, type SerializedError } from "@skillrig/core";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 
 const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
@@ -92,7 +92,7 @@ export function sendError(reply: FastifyReply, error: SkillrigError, status = st
 }
 
 export function handleError(error: FastifyError | SkillrigError | Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
-  if (error instanceof SkillrigError) return sendError(reply, error);
+  if (isSkillrigError(error)) return sendError(reply, error);
   const mapped = fromFastify(error as FastifyError, request);
   if (mapped) {
     const status =

@@ -14,7 +14,7 @@ import { basename, dirname, join } from "node:path";
 import { Transform } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import yauzl from "yauzl";
-import { SkillrigError } from "@skillrig/core";
+import { isSkillrigError, SkillrigError } from "@skillrig/core";
 
 export interface ZipLimits {
   /** Most files (not counting folders) the zip may hold. */
@@ -99,7 +99,7 @@ function checkName(name: string): void {
 }
 
 function yauzlNameError(error: Error): Error {
-  if (error instanceof SkillrigError) return error;
+  if (isSkillrigError(error)) return error;
   // yauzl's own name checks ("invalid relative path", "absolute path") and structural errors.
   if (/path|file ?name/i.test(error.message)) return unsafe(`zip refused: ${error.message}`);
   return notZip(`the upload is not a readable zip archive: ${error.message}`);
@@ -183,7 +183,7 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
     return extracted;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });
-    if (error instanceof SkillrigError) throw error;
+    if (isSkillrigError(error)) throw error;
     // yauzl's size checks ("too many bytes in the stream", "invalid compressed data") land here: the zip lied.
     throw unsafe(`zip refused while extracting: ${(error as Error).message}`);
   }

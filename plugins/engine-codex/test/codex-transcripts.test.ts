@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { parseJsonOutput, replayCapture } from "@skillrig/engine-kit";
 import { classifyCodexRun, createCodexStreamParser } from "@skillrig/engine-codex";
 
-const CAPTURES = resolve(import.meta.dirname, "../../../../shared/fixtures/engine-captures");
+const CAPTURES = resolve(import.meta.dirname, "fixtures/engine-captures");
 
 function replay(name: string, exitCode: number | null) {
   const read = (ext: string) => {

@@ -5,7 +5,7 @@ import { describe, expect, it } from "vitest";
 import { replayCapture } from "@skillrig/engine-kit";
 import { classifyGeminiRun, createGeminiStreamParser, httpStatusOfExit } from "@skillrig/engine-gemini";
 
-const CAPTURES = resolve(import.meta.dirname, "../../../../shared/fixtures/engine-captures");
+const CAPTURES = resolve(import.meta.dirname, "fixtures/engine-captures");
 
 function replay(name: string, exitCode: number | null) {
   const read = (ext: string) => {

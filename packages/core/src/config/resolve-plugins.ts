@@ -5,7 +5,7 @@
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { resolve as resolveModule } from "import-meta-resolve";
-import { InvalidConfigError, PluginNotFoundError } from "../errors.js";
+import { InvalidConfigError, isSkillrigError, PluginNotFoundError, SkillrigError } from "../errors.js";
 import { isPlugin, type SkillrigPlugin } from "../plugin.js";
 import type { PluginEntry } from "./define-config.js";
 
@@ -74,6 +74,21 @@ async function importPlugin(
       plugin = isClass(fn) ? new (fn as unknown as new (o?: unknown) => unknown)(options) : fn(options);
     }
   } catch (error) {
+    // A plugin that raises a coded error on purpose (from its own copy of core, too) keeps its code. Its pointers
+    // are read as pointers into its options, which sit at /plugins/<index>/1 of the config file.
+    if (isSkillrigError(error)) {
+      const optionsPointer = `${where.pointer}/1`;
+      const what = error.code === "invalid_config" ? "rejected its options" : "failed to start";
+      throw new SkillrigError(error.code, `plugin "${specifier}" (plugins[${where.index}]) ${what}: ${error.message}`, {
+        file: where.file,
+        pointer: `${optionsPointer}${error.pointer ?? ""}`,
+        field: error.field,
+        violations: error.violations.map((v) => ({ ...v, file: where.file, pointer: `${optionsPointer}${v.pointer ?? ""}` })),
+        details: error.details,
+        hint: error.hint,
+        cause: error,
+      });
+    }
     // Plugins validate their options in their constructor; their message names the option.
     const message = (error as Error).message;
     throw new InvalidConfigError(`plugin "${specifier}" (plugins[${where.index}]) rejected its options: ${message}`, {

@@ -2,7 +2,7 @@
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { escapePointerToken, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
+import { escapePointerToken, isSkillrigError, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
 import type { FastifyInstance } from "fastify";
 import { createJobBody, createOracleRunBody, jobIdParams, jobView as jobViewSchema, responses, uploadResponse } from "../api-schemas.js";
 import { isTerminal, type JobKind } from "../job-store.js";
@@ -86,7 +86,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       try {
         context.execution.loadTask(request.body.task);
       } catch (error) {
-        if (error instanceof SkillrigError) {
+        if (isSkillrigError(error)) {
           // The task sits under /task in the request body; say so in every pointer.
           const violations: Violation[] = error.violations.map((v) => ({ ...v, pointer: `/task${v.pointer ?? ""}` }));
           throw new SkillrigError(error.code, error.message, { pointer: `/task${error.pointer ?? ""}`, violations, hint: error.hint });

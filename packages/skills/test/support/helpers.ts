@@ -5,8 +5,8 @@ import { Runner, type SkillrigConfig } from "@skillrig/core";
 import { skillProtocolPlugin } from "@skillrig/skills";
 import { ScriptEngine } from "./script-engine.mjs";
 
-/** The real skill packages in shared/ (beside the repository, as in CI). */
-export const FIXTURE_SKILLS = resolve(import.meta.dirname, "../../../../../shared/fixtures/skill-runner/skills");
+/** Real skill packages from leike0813/Skill-Runner (MIT; fixtures/skill-runner/SOURCE), copied into the repository. */
+export const FIXTURE_SKILLS = resolve(import.meta.dirname, "../fixtures/skill-runner/skills");
 
 export function tempDir(prefix = "skillrig-skills-"): string {
   return mkdtempSync(join(tmpdir(), prefix));

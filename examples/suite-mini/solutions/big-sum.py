@@ -1,0 +1,2 @@
+def big_sum(numbers):
+    return sum(numbers)

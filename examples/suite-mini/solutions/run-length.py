@@ -1,0 +1,5 @@
+from itertools import groupby
+
+
+def encode(text):
+    return [[char, len(list(group))] for char, group in groupby(text)]

@@ -1,0 +1,122 @@
+/**
+ * `skillrig init [dir]`: scaffolds a project a user can run at once: skillrig.config.json, an example task with a
+ * deliverable that passes, and an example skill (runner.json, schemas, SKILL.md, a script and a mock-model scenario
+ * for running it offline). Every file a user edits against a skillrig schema gets a `$schema` pointing at the
+ * schema shipped in the installed package, so editors complete and check it. Existing files are never
+ * overwritten without --force; the files come from packages/cli/templates/init.
+ */
+import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join, relative, resolve, sep } from "node:path";
+import { SkillrigError } from "@skillrig/core";
+import type { CommandModule } from "../command.js";
+import { ExitCode } from "../exit-codes.js";
+
+const TEMPLATES = resolve(import.meta.dirname, "../../templates/init");
+
+/** Scaffolded files that get a `$schema`, and the package export holding that schema. */
+const SCHEMA_OF: Record<string, { pkg: string; subpath: string }> = {
+  "skillrig.config.json": { pkg: "@skillrig/core", subpath: "./config-schema.json" },
+  "tasks/add-numbers/task.json": { pkg: "@skillrig/oracle", subpath: "./task.schema.json" },
+  "skills/line-count/assets/runner.json": { pkg: "@skillrig/skills", subpath: "./runner-schema.json" },
+};
+
+interface InitOptions {
+  force?: boolean;
+}
+
+export const initCommand: CommandModule = {
+  register(program, context, setExit) {
+    program
+      .command("init")
+      .description("Scaffold skillrig.config.json, an example task and an example skill in a folder")
+      .argument("[dir]", "the project folder (default: the working directory)", ".")
+      .option("--force", "overwrite files that already exist")
+      .action(async (dirArg: string, options: InitOptions, command) => {
+        const ctx = context(command);
+        const dir = resolve(ctx.cwd, dirArg);
+        const files = listTemplates(TEMPLATES);
+        const existing = files.filter((file) => existsSync(join(dir, file)));
+        if (existing.length > 0 && !options.force) {
+          throw new SkillrigError("usage", `init would overwrite ${existing.length} existing file(s) in ${dir}: ${existing.join(", ")}`, {
+            field: "--force",
+            violations: existing.map((file) => ({ file: join(dir, file), message: "already exists" })),
+            hint: "move them away, run init in an empty folder, or pass --force to overwrite them",
+          });
+        }
+        for (const file of files) {
+          const target = join(dir, file);
+          mkdirSync(dirname(target), { recursive: true });
+          const text = readFileSync(join(TEMPLATES, file), "utf8");
+          const schema = SCHEMA_OF[file];
+          writeFileSync(target, schema ? withSchema(text, schemaPath(schema, dir, dirname(target))) : text);
+        }
+        const shown = relative(ctx.cwd, dir) || ".";
+        const cd = shown === "." ? [] : [`cd ${shown}`];
+        const next = [
+          ...cd,
+          "npx skillrig test tasks/add-numbers/task.json --deliverable tasks/add-numbers/solution.py",
+          "npx skillrig skills validate skills/line-count",
+          'npm i -D @skillrig/engine-gemini @google/gemini-cli   # then add "@skillrig/engine-gemini" to plugins in skillrig.config.json',
+          "GEMINI_API_KEY=... npx skillrig run line-count --engine gemini --file text=samples/notes.txt",
+        ];
+        ctx.out.result(
+          { dir, created: files, overwritten: existing, next },
+          [
+            `Created a skillrig project in ${shown}${existing.length ? ` (overwrote ${existing.length} file(s))` : ""}:`,
+            ...files.map((file) => `  ${file}`),
+            "",
+            "Next:",
+            ...next.map((line) => `  ${line}`),
+            "",
+            "Offline, with no key: give the engine plugin the skill's mock scenario,",
+            '  ["@skillrig/engine-gemini", { "approval_mode": "yolo", "mock_scenario": "./skills/line-count/mock-model.scenario.json" }]',
+          ].join("\n"),
+        );
+        setExit(ExitCode.Success);
+      });
+  },
+};
+
+/** Every file under `root`, as forward-slash paths relative to it, sorted. */
+function listTemplates(root: string, prefix = ""): string[] {
+  return readdirSync(join(root, prefix))
+    .sort()
+    .flatMap((name) => {
+      const rel = prefix ? `${prefix}/${name}` : name;
+      return statSync(join(root, rel)).isDirectory() ? listTemplates(root, rel) : [rel];
+    });
+}
+
+/** The JSON text with `$schema` as its first key. */
+function withSchema(text: string, schema: string): string {
+  return `${JSON.stringify({ $schema: schema, ...JSON.parse(text) }, null, 2)}\n`;
+}
+
+/**
+ * Where the editor finds the schema, relative to the file's folder. Prefer the copy installed in the project
+ * (`node_modules/<pkg>`, found walking up, without following symlinks so a pnpm store path that changes with each
+ * version is not written down); otherwise the copy the CLI itself loads (a global install, or this repository).
+ */
+function schemaPath(schema: { pkg: string; subpath: string }, projectDir: string, fileDir: string): string {
+  let packageDir: string | undefined;
+  for (let dir = projectDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", ...schema.pkg.split("/"));
+    if (existsSync(join(candidate, "package.json"))) {
+      packageDir = candidate;
+      break;
+    }
+    if (dirname(dir) === dir) break;
+  }
+  packageDir ??= dirname(createRequire(import.meta.url).resolve(`${schema.pkg}/package.json`));
+  const manifest = JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { exports?: Record<string, unknown> };
+  const target = manifest.exports?.[schema.subpath];
+  if (typeof target !== "string") {
+    throw new SkillrigError("unhandled", `${schema.pkg} does not export ${schema.subpath}; reinstall skillrig's packages at one version`, {
+      file: join(packageDir, "package.json"),
+      pointer: `/exports/${schema.subpath.replaceAll("~", "~0").replaceAll("/", "~1")}`,
+    });
+  }
+  const path = relative(fileDir, join(packageDir, target)).split(sep).join("/");
+  return path.startsWith(".") ? path : `./${path}`;
+}
