@@ -48,8 +48,11 @@ export interface StreamParser {
   errors(): string[];
   /** Whether the stream said the turn completed successfully. */
   completed(): boolean;
-  /** A reason to stop the CLI now, when its stream shows it will never finish (a retry loop without network). */
-  giveUp?(): string | undefined;
+  /**
+   * A reason to stop the CLI now, when its stream shows it will never finish (a retry loop without network):
+   * a message (the run is a `crash`), or a failure with its own kind (a key the API keeps rejecting is `auth`).
+   */
+  giveUp?(): string | EngineFailure | undefined;
 }
 
 export interface EngineFailure {
