@@ -9,11 +9,13 @@
  * - The key goes in ANTHROPIC_API_KEY, a base URL (a proxy or the mock model) in ANTHROPIC_BASE_URL. Telemetry,
  *   error reporting, update checks and the start-up connectivity probe are switched off with Claude Code's own
  *   variables: a job talks to its model API and nothing else.
+ * - The skill is linked at `.claude/skills/<id>` (Claude Code does not look in `.agents/skills/`), so it is in the
+ *   CLI's skill list and its Skill tool can load it, as gemini and codex find theirs.
  * - `--` ends the options: `--allowedTools` takes several values and would swallow the prompt, and a prompt that
  *   starts with "-" must not be read as an option.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
-import { join } from "node:path";
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
 import type { EngineInvocation, EngineRunContext } from "@skillrig/engine-kit";
 import { toClaudeSchema } from "./json-schema.js";
 import type { ClaudeOptions } from "./options.js";
@@ -38,8 +40,23 @@ export function claudeArgs(ctx: EngineRunContext<ClaudeOptions>, schema?: Record
   return args;
 }
 
+/** Links the installed skill where Claude Code discovers project skills; a note when it cannot. */
+export function linkSkill(dirs: { workspace: string; skillDir: string }): string | undefined {
+  const link = join(dirs.workspace, ".claude", "skills", basename(dirs.skillDir));
+  if (existsSync(link)) return undefined;
+  try {
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(relative(dirname(link), dirs.skillDir), link, "dir");
+    return undefined;
+  } catch (error) {
+    return `the skill is not linked into .claude/skills (${(error as Error).message}); Claude Code reads it through CLAUDE.md only`;
+  }
+}
+
 export function claudeInvocation(ctx: EngineRunContext<ClaudeOptions>): EngineInvocation {
   const notes: string[] = [];
+  const linkProblem = linkSkill(ctx.dirs);
+  if (linkProblem) notes.push(linkProblem);
   let schema: Record<string, unknown> | undefined;
   if (ctx.outputSchema !== undefined && ctx.options.output_schema !== false) {
     const converted = toClaudeSchema(ctx.outputSchema);

@@ -3,6 +3,7 @@
  * events, and keeps what classification needs. The messages Claude Code 2.1 prints:
  *   system/init         model, tools, permission mode, session
  *   system/api_retry    a failed model request it will retry: attempt, max_retries, error_status, error
+ *   system/permission_denied   a tool call the permission mode refused: tool_name, message
  *   assistant           a model message: text, tool_use and thinking blocks; an API error it gave up on comes as a
  *                       synthetic assistant message with `is_api_error_message`, `api_error_status`, `error`
  *   user                tool results (`tool_result` blocks, `is_error`), and synthetic prompts it adds itself
@@ -37,9 +38,11 @@ interface ClaudeMessage {
   subtype?: string;
   model?: string;
   session_id?: string;
-  message?: { content?: string | ContentBlock[]; model?: string };
+  message?: { content?: string | ContentBlock[]; model?: string } | string;
   parent_tool_use_id?: string | null;
   isSynthetic?: boolean;
+  // system/permission_denied (its `message` is the reason, a string)
+  tool_name?: string;
   // system/api_retry
   attempt?: number;
   max_retries?: number;
@@ -88,6 +91,10 @@ function text(content: unknown): string {
       .join("\n");
   }
   return content === undefined ? "" : JSON.stringify(content);
+}
+
+function contentOf(event: ClaudeMessage): string | ContentBlock[] | undefined {
+  return typeof event.message === "object" ? event.message.content : undefined;
 }
 
 const AUTH_STATUS = new Set([401, 403]);
@@ -169,9 +176,13 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
               authRetry ??= `the model API rejected the key (HTTP ${status} ${event.error ?? ""})`.trim();
             return [{ type: "status", status: "warning", message }];
           }
+          if (event.subtype === "permission_denied") {
+            const why = typeof event.message === "string" ? event.message : "denied";
+            return [{ type: "status", status: "warning", message: `permission denied for ${event.tool_name ?? "a tool"}: ${why}` }];
+          }
           return [];
         case "assistant": {
-          const content = event.message?.content;
+          const content = contentOf(event);
           if (event.is_api_error_message) {
             if (typeof event.api_error_status === "number") apiErrorStatus = event.api_error_status;
             const message = text(content) || event.error || "API error";
@@ -185,7 +196,7 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
           return Array.isArray(content) ? assistantBlocks(content, sub) : [];
         }
         case "user": {
-          const content = event.message?.content;
+          const content = contentOf(event);
           if (typeof content === "string") return [{ type: "message", role: "user", text: content }];
           return Array.isArray(content) ? toolResults(content) : [];
         }
