@@ -98,7 +98,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   let baseUrl = options.base_url;
   let apiKey = process.env[apiKeyEnv];
   if (options.mock_scenario !== undefined) {
-    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir) });
+    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir), dialects: adapter.mockDialects });
     baseUrl = adapter.mockBaseUrl(mock.url);
     apiKey = MOCK_API_KEY;
   }
