@@ -121,7 +121,14 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       const n = served;
 
       const request: DialectRequest = { method: record.method, path: url.pathname, url, headers: req.headers, body };
-      const dialect = dialects.find((d) => d.matches(request));
+      let dialect: MockDialect | undefined;
+      try {
+        dialect = dialects.find((d) => d.matches(request));
+      } catch (error) {
+        // A custom dialect's matches() that throws must not take the server down.
+        sendJson(res, 500, { error: { message: `mock-model dialect matching failed: ${(error as Error)?.message ?? String(error)}` } });
+        return;
+      }
       if (dialect) {
         serveDialect(dialect, request, record, n, res);
         return;
@@ -199,7 +206,9 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         send(() => side);
         return;
       }
-      const { turn, index } = turnAt(scenario, dialect.modelTurns(request));
+      const modelTurns = dialect.modelTurns(request);
+      if (!Number.isInteger(modelTurns) || modelTurns < 0) throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
+      const { turn, index } = turnAt(scenario, modelTurns);
       record.turn = index;
       record.answer = turnKind(turn);
       play(res, turn, () => {

@@ -208,6 +208,20 @@ describe("a dialect registered from outside the package", () => {
     expect((await res.json()).error.message).toBe('mock-model dialect "broken": cannot count');
   });
 
+  it("a dialect whose matches() throws, or that counts turns wrongly, answers 500 and the server lives on", async () => {
+    const throwing = defineDialect({ ...echoDialect, name: "throwing", matches: () => { throw new Error("bad match"); } });
+    const miscounting = defineDialect({ ...echoDialect, name: "miscounting", modelTurns: () => -1 });
+    const s = await start(scenario(turn.text("hi")), [miscounting]);
+    const res = await fetch(`${s.url}/echo-api/chat`, { method: "POST", body: "{}" });
+    expect((await res.json()).error.message).toBe('mock-model dialect "miscounting": modelTurns() returned -1, not a count of turns');
+    await s.close();
+    const t = await start(scenario(turn.text("hi")), [throwing]);
+    const thrown = await fetch(`${t.url}/anything`, { method: "POST", body: "{}" });
+    expect(thrown.status).toBe(500);
+    expect((await thrown.json()).error.message).toBe("mock-model dialect matching failed: bad match");
+    expect((await fetch(`${t.url}/anything`, { method: "POST", body: "{}" })).status).toBe(500);
+  });
+
   it("defineDialect names every problem of a wrong dialect at once", async () => {
     expect(() => defineDialect({ name: "Bad Name", matches: () => true } as never)).toThrow(
       'mock-model dialect "Bad Name": name must be a lowercase word (letters, digits, "-", "_"), got "Bad Name"; modelTurns must be a function; reply must be a function; errorReply must be a function',
