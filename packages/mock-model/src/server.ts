@@ -207,7 +207,8 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         return;
       }
       const modelTurns = dialect.modelTurns(request);
-      if (!Number.isInteger(modelTurns) || modelTurns < 0) throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
+      if (!Number.isInteger(modelTurns) || modelTurns < 0)
+        throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
       const { turn, index } = turnAt(scenario, modelTurns);
       record.turn = index;
       record.answer = turnKind(turn);

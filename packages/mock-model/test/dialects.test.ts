@@ -109,8 +109,12 @@ describe("the Anthropic Messages dialect", () => {
 
   it("makes a json turn a StructuredOutput call when the request offers that tool, else JSON text", async () => {
     const s = await start(scenario(turn.json({ ok: true })));
-    const offered = await (await ask(s, messagesBody(0, { stream: false, tools: [{ name: "Bash" }, { name: "StructuredOutput" }] }))).json();
-    expect(offered.content).toEqual([{ type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "StructuredOutput", input: { ok: true } }]);
+    const offered = await (
+      await ask(s, messagesBody(0, { stream: false, tools: [{ name: "Bash" }, { name: "StructuredOutput" }] }))
+    ).json();
+    expect(offered.content).toEqual([
+      { type: "tool_use", id: expect.stringMatching(/^toolu_/), name: "StructuredOutput", input: { ok: true } },
+    ]);
     const plain = await (await ask(s, messagesBody(0, { stream: false }))).json();
     expect(plain.content).toEqual([{ type: "text", text: '{"ok":true}' }]);
   });
@@ -169,11 +173,15 @@ const echoDialect = defineDialect({
 
 describe("a dialect registered from outside the package", () => {
   it("serves its own route from the same scenario format, beside the built-in dialects", async () => {
-    const s = await start(scenario(turn.text("hi"), turn.writeFile("x.txt", "X"), turn.echoToolOutput(), turn.error(503), turn.shell("ls")), [
-      echoDialect,
-    ]);
+    const s = await start(
+      scenario(turn.text("hi"), turn.writeFile("x.txt", "X"), turn.echoToolOutput(), turn.error(503), turn.shell("ls")),
+      [echoDialect],
+    );
     const chat = (history: number, extra: Record<string, unknown> = {}) =>
-      fetch(`${s.url}/echo-api/chat`, { method: "POST", body: JSON.stringify({ engine: "e1", history: Array(history).fill(0), ...extra }) });
+      fetch(`${s.url}/echo-api/chat`, {
+        method: "POST",
+        body: JSON.stringify({ engine: "e1", history: Array(history).fill(0), ...extra }),
+      });
 
     expect(await (await chat(0)).json()).toEqual({ say: "hi", model: "e1", n: 1 });
     expect(await (await chat(1)).text()).toBe('event: write\ndata: {"path":"x.txt","content":"X"}\n\n');
@@ -201,7 +209,13 @@ describe("a dialect registered from outside the package", () => {
   });
 
   it("a dialect that throws while reading a request answers 500 naming it", async () => {
-    const broken = defineDialect({ ...echoDialect, name: "broken", modelTurns: () => { throw new Error("cannot count"); } });
+    const broken = defineDialect({
+      ...echoDialect,
+      name: "broken",
+      modelTurns: () => {
+        throw new Error("cannot count");
+      },
+    });
     const s = await start(scenario(turn.text("hi")), [broken]);
     const res = await fetch(`${s.url}/echo-api/chat`, { method: "POST", body: "{}" });
     expect(res.status).toBe(500);
@@ -209,7 +223,13 @@ describe("a dialect registered from outside the package", () => {
   });
 
   it("a dialect whose matches() throws, or that counts turns wrongly, answers 500 and the server lives on", async () => {
-    const throwing = defineDialect({ ...echoDialect, name: "throwing", matches: () => { throw new Error("bad match"); } });
+    const throwing = defineDialect({
+      ...echoDialect,
+      name: "throwing",
+      matches: () => {
+        throw new Error("bad match");
+      },
+    });
     const miscounting = defineDialect({ ...echoDialect, name: "miscounting", modelTurns: () => -1 });
     const s = await start(scenario(turn.text("hi")), [miscounting]);
     const res = await fetch(`${s.url}/echo-api/chat`, { method: "POST", body: "{}" });
@@ -235,7 +255,12 @@ describe("a dialect registered from outside the package", () => {
 
 describe("scenario builders", () => {
   it("build the same JSON a scenario file holds, with options last", () => {
-    expect(scenario(turn.writeFile("a.txt", "A", { delay_ms: 5 }), turn.json({ ok: 1 }), { after_end: turn.text("bye"), usage: { input_tokens: 1 } })).toEqual({
+    expect(
+      scenario(turn.writeFile("a.txt", "A", { delay_ms: 5 }), turn.json({ ok: 1 }), {
+        after_end: turn.text("bye"),
+        usage: { input_tokens: 1 },
+      }),
+    ).toEqual({
       turns: [{ write_file: { path: "a.txt", content: "A" }, delay_ms: 5 }, { json: { ok: 1 } }],
       after_end: { text: "bye" },
       usage: { input_tokens: 1 },
