@@ -6,8 +6,9 @@
  *   POST /v1/messages/count_tokens: a fixed count, no turn used;
  *   HEAD|GET /api/hello: the connectivity probe Claude Code sends on start, answered 200.
  * A text turn is a text block; a file write is a `tool_use` of Claude Code's `Write` tool, a shell command one of
- * its `Bash` tool; a json turn is a call of the `StructuredOutput` tool when the request offers it (what Claude Code
- * offers under `--json-schema`, and what a real model then calls), else JSON text. Errors come in Anthropic's shape: `{"type":"error","error":{"type":"authentication_error",...}}`.
+ * its `Bash` tool; a json turn (and an echo_tool_output turn whose tool output is a JSON object) is a call of the
+ * `StructuredOutput` tool when the request offers it (what Claude Code offers under `--json-schema`, and what a real
+ * model then calls), else text. Errors come in Anthropic's shape: `{"type":"error","error":{"type":"authentication_error",...}}`.
  */
 import { defineDialect, type DialectReply, type DialectRequest, type SseEvent } from "./dialect.js";
 import { turnText } from "./scenario.js";
@@ -43,6 +44,15 @@ function toolResultText(content: unknown): string {
 /** The tool Claude Code offers under `--json-schema`; the final answer is its input. */
 export const STRUCTURED_OUTPUT_TOOL = "StructuredOutput";
 
+function jsonObject(text: string | undefined): Record<string, unknown> | undefined {
+  try {
+    const value: unknown = JSON.parse(text ?? "");
+    return value !== null && typeof value === "object" && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The names of the tools a request offers. */
 export function offeredTools(request: DialectRequest): string[] {
   const tools = (request.body as { tools?: unknown } | undefined)?.tools;
@@ -56,8 +66,11 @@ export function anthropicContentBlock(
   options: { toolOutput?: string; tools?: string[] } = {},
 ): Record<string, unknown> {
   const id = `toolu_mock_${String(serial).padStart(4, "0")}`;
-  if ("json" in turn && options.tools?.includes(STRUCTURED_OUTPUT_TOOL)) {
-    return { type: "tool_use", id, name: STRUCTURED_OUTPUT_TOOL, input: turn.json };
+  if (options.tools?.includes(STRUCTURED_OUTPUT_TOOL)) {
+    if ("json" in turn) return { type: "tool_use", id, name: STRUCTURED_OUTPUT_TOOL, input: turn.json };
+    // A script's JSON printout passed on as the answer goes through the tool too, as a real model would.
+    const printed = "echo_tool_output" in turn ? jsonObject(options.toolOutput) : undefined;
+    if (printed) return { type: "tool_use", id, name: STRUCTURED_OUTPUT_TOOL, input: printed };
   }
   const text = turnText(turn, options.toolOutput);
   if (text !== undefined) return { type: "text", text };

@@ -119,6 +119,24 @@ describe("the Anthropic Messages dialect", () => {
     expect(plain.content).toEqual([{ type: "text", text: '{"ok":true}' }]);
   });
 
+  it("passes a script's JSON printout (echo_tool_output) through StructuredOutput when offered; other printouts stay text", async () => {
+    const s = await start(scenario(turn.shell("run"), turn.echoToolOutput()));
+    const history = (output: string) => ({
+      stream: false,
+      tools: [{ name: "StructuredOutput" }],
+      messages: [
+        { role: "user", content: "go" },
+        { role: "assistant", content: [{ type: "tool_use", id: "t1", name: "Bash", input: {} }] },
+        { role: "user", content: [{ type: "tool_result", tool_use_id: "t1", content: output }] },
+      ],
+    });
+    expect((await (await ask(s, history('{"total": 3}'))).json()).content).toEqual([
+      expect.objectContaining({ type: "tool_use", name: "StructuredOutput", input: { total: 3 } }),
+    ]);
+    expect((await (await ask(s, history("[1, 2]"))).json()).content).toEqual([{ type: "text", text: "[1, 2]" }]);
+    expect((await (await ask(s, history("not json"))).json()).content).toEqual([{ type: "text", text: "not json" }]);
+  });
+
   it("sends errors in Anthropic's shape with the scripted status", async () => {
     const s = await start(scenario(turn.error(401), turn.error(529, "busy")));
     const denied = await ask(s, messagesBody(0));
