@@ -4,6 +4,7 @@
  * its command line, its settings files, its stream parser and its failure classification.
  */
 import type { EngineEvent, EngineFailureKind, JobExecuteRequest, JsonSchema } from "@skillrig/core";
+import type { MockDialect } from "@skillrig/mock-model";
 import type { BaseEngineOptions } from "./options.js";
 import type { EngineDirs } from "./workspace.js";
 import type { ProcessRunResult } from "./run-process.js";
@@ -48,8 +49,11 @@ export interface StreamParser {
   errors(): string[];
   /** Whether the stream said the turn completed successfully. */
   completed(): boolean;
-  /** A reason to stop the CLI now, when its stream shows it will never finish (a retry loop without network). */
-  giveUp?(): string | undefined;
+  /**
+   * A reason to stop the CLI now, when its stream shows it will never finish (a retry loop without network):
+   * a message (the run is a `crash`), or a failure with its own kind (a key the API keeps rejecting is `auth`).
+   */
+  giveUp?(): string | EngineFailure | undefined;
 }
 
 export interface EngineFailure {
@@ -74,6 +78,11 @@ export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> 
   parseVersion?(stdout: string): string | undefined;
   /** The base URL the CLI needs for a mock-model server at `url`. */
   mockBaseUrl(url: string): string;
+  /**
+   * API dialects the `mock_scenario` server needs beside its built-in ones (Gemini, OpenAI Responses, Anthropic
+   * Messages): an engine whose CLI speaks another API brings its own (`defineDialect` of @skillrig/mock-model).
+   */
+  mockDialects?: MockDialect[];
   /** Text added to the prompt (an output contract); none by default. */
   promptSuffix?(ctx: Omit<EngineRunContext<O>, "prompt">): string;
   /** Writes settings files into the isolated home and returns the command line and environment. */

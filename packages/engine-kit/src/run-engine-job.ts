@@ -45,6 +45,7 @@ function classifyEnd<O extends BaseEngineOptions>(
   limits: { timeoutMs: number; idleTimeoutMs: number; jobTimeoutMs?: number },
   lastError: string | undefined,
   ctx: EngineRunContext<O>,
+  stopKind?: EngineFailure["kind"],
 ): EngineFailure | undefined {
   const name = adapter.displayName;
   const last = lastError ? `; last error it reported: ${lastError}` : "";
@@ -61,7 +62,7 @@ function classifyEnd<O extends BaseEngineOptions>(
       };
     case "gave_up":
       return {
-        kind: "crash",
+        kind: stopKind ?? "crash",
         message: `${name} was stopped: ${run.stopReason ?? "it could not go on"}; it and its child processes were killed`,
       };
     case "canceled":
@@ -97,7 +98,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   let baseUrl = options.base_url;
   let apiKey = process.env[apiKeyEnv];
   if (options.mock_scenario !== undefined) {
-    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir) });
+    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir), dialects: adapter.mockDialects });
     baseUrl = adapter.mockBaseUrl(mock.url);
     apiKey = MOCK_API_KEY;
   }
@@ -145,6 +146,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     };
     work.emit({ type: "status", status: "running", message: `${adapter.displayName}${engineVersion ? ` ${engineVersion}` : ""}` });
 
+    let stopKind: EngineFailure["kind"] | undefined;
     const run = await runProcess({
       file: binary,
       args: invocation.args,
@@ -153,7 +155,14 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
       timeoutMs,
       idleTimeoutMs,
       signal: work.signal,
-      shouldStop: parser.giveUp ? () => parser.giveUp!() : undefined,
+      shouldStop: parser.giveUp
+        ? () => {
+            const reason = parser.giveUp!();
+            if (typeof reason !== "object") return reason;
+            stopKind = reason.kind;
+            return reason.message;
+          }
+        : undefined,
       onStdoutLine: (line) => {
         stdoutLog.write(`${line}\n`);
         emitAll(parser.stdoutLine(line));
@@ -173,6 +182,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         { timeoutMs, idleTimeoutMs, jobTimeoutMs: work.request.options?.timeout_ms },
         errors[errors.length - 1],
         ctx,
+        stopKind,
       ) ?? adapter.classify(run, parser, ctx);
     const usage = { ...parser.usage(), durationMs: run.durationMs };
     if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {

@@ -3,13 +3,17 @@
  *   POST /v1beta/models/<model>:streamGenerateContent?alt=sse   Gemini (gemini-cli: GOOGLE_GEMINI_BASE_URL=<url>)
  *   POST /v1beta/models/<model>:generateContent                  Gemini side calls (fixed JSON answer)
  *   POST /v1/responses                                           OpenAI Responses (codex: provider base_url=<url>/v1)
- * Anything else gets a 404 in JSON and is still recorded, so a test can see what a CLI asked for.
+ *   POST /v1/messages                                            Anthropic Messages (claude: ANTHROPIC_BASE_URL=<url>)
+ * plus any dialect passed in `dialects` (asked first, in order; see dialect.ts). Anything else gets a 404 in JSON
+ * and is still recorded, so a test can see what a CLI asked for.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { type Scenario, type Turn, turnAt, validateScenario } from "./scenario.js";
 import { geminiChunk, geminiErrorBody, geminiLastToolOutput, geminiModelTurns, geminiSideAnswer } from "./gemini-api.js";
 import { responsesErrorBody, responsesEvents, responsesLastToolOutput, responsesModelTurns } from "./responses-api.js";
+import { anthropicDialect } from "./anthropic-api.js";
+import { defineDialect, type DialectReply, type DialectRequest, type MockDialect } from "./dialect.js";
 
 export interface MockModelOptions {
   scenario: Scenario;
@@ -17,11 +21,14 @@ export interface MockModelOptions {
   host?: string;
   /** Default 0 (a free port). */
   port?: number;
+  /** More API dialects (see `defineDialect`), asked before the built-in ones, in order. */
+  dialects?: MockDialect[];
 }
 
 /** One request the server received. */
 export interface RecordedRequest {
-  api: "gemini" | "gemini-side" | "responses" | "other";
+  /** The dialect that served it ("gemini", "responses", "anthropic", a custom dialect's name; "<name>-side" for side calls), or "other". */
+  api: "gemini" | "gemini-side" | "responses" | "anthropic" | "anthropic-side" | "other" | (string & {});
   method: string;
   /** Path and query. */
   url: string;
@@ -58,6 +65,8 @@ function turnKind(turn: Turn): string {
 function apiKeyOf(req: IncomingMessage, url: URL): string | undefined {
   const goog = req.headers["x-goog-api-key"];
   if (typeof goog === "string") return goog;
+  const anthropic = req.headers["x-api-key"];
+  if (typeof anthropic === "string") return anthropic;
   const auth = req.headers.authorization;
   if (typeof auth === "string" && auth.startsWith("Bearer ")) return auth.slice(7);
   return url.searchParams.get("key") ?? undefined;
@@ -82,6 +91,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
     input: scenario.usage?.input_tokens ?? DEFAULT_USAGE.input_tokens,
     output: scenario.usage?.output_tokens ?? DEFAULT_USAGE.output_tokens,
   };
+  const dialects = [...(options.dialects ?? []).map(defineDialect), anthropicDialect];
   const requests: RecordedRequest[] = [];
   const sockets = new Set<Socket>();
   let served = 0;
@@ -109,6 +119,20 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       requests.push(record);
       served += 1;
       const n = served;
+
+      const request: DialectRequest = { method: record.method, path: url.pathname, url, headers: req.headers, body };
+      let dialect: MockDialect | undefined;
+      try {
+        dialect = dialects.find((d) => d.matches(request));
+      } catch (error) {
+        // A custom dialect's matches() that throws must not take the server down.
+        sendJson(res, 500, { error: { message: `mock-model dialect matching failed: ${(error as Error)?.message ?? String(error)}` } });
+        return;
+      }
+      if (dialect) {
+        serveDialect(dialect, request, record, n, res);
+        return;
+      }
 
       const gemini = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
       if (req.method === "POST" && gemini) {
@@ -157,6 +181,48 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       sendJson(res, 404, { error: { code: 404, message: `mock-model does not serve ${req.method} ${url.pathname}` } });
     });
   });
+
+  function serveDialect(dialect: MockDialect, request: DialectRequest, record: RecordedRequest, n: number, res: ServerResponse): void {
+    // A dialect's bug answers 500 naming the dialect, so a test sees it instead of a hung request.
+    const failed = (error: unknown) =>
+      sendJson(res, 500, { error: { message: `mock-model dialect "${dialect.name}": ${(error as Error)?.message ?? String(error)}` } });
+    const send = (reply: () => DialectReply) => {
+      try {
+        const out = reply();
+        if ("sse" in out) sendSse(res, out.sse);
+        else sendJson(res, out.status ?? 200, out.json);
+      } catch (error) {
+        failed(error);
+      }
+    };
+    try {
+      record.api = dialect.name;
+      record.model = dialect.model?.(request);
+      record.apiKey = dialect.apiKey?.(request) ?? record.apiKey;
+      const side = dialect.sideReply?.(request, { request, model: record.model, usage, serial: n });
+      if (side) {
+        record.api = `${dialect.name}-side`;
+        record.answer = "side";
+        send(() => side);
+        return;
+      }
+      const modelTurns = dialect.modelTurns(request);
+      if (!Number.isInteger(modelTurns) || modelTurns < 0)
+        throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
+      const { turn, index } = turnAt(scenario, modelTurns);
+      record.turn = index;
+      record.answer = turnKind(turn);
+      play(res, turn, () => {
+        if ("error" in turn) send(() => dialect.errorReply(turn.error.status, turn.error.message, request));
+        else if (!("hang" in turn))
+          send(() =>
+            dialect.reply(turn, { request, model: record.model, usage, toolOutput: dialect.lastToolOutput?.(request), serial: n }),
+          );
+      });
+    } catch (error) {
+      failed(error);
+    }
+  }
 
   function play(res: ServerResponse, turn: Turn, answer: () => void): void {
     if ("hang" in turn) return; // never answer; close() drops the connection

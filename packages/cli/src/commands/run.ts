@@ -94,7 +94,7 @@ export const runCommand: CommandModule = {
     program
       .command("run [skill]")
       .description("Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts")
-      .option("-e, --engine <name>", "engine plugin to run the skill with (gemini, codex, ...)")
+      .option("-e, --engine <name>", "engine plugin to run the skill with (gemini, codex, claude, ...)")
       .option("-i, --input <key=value>", "an inline input (x-input-source: inline); repeatable", collect, [])
       .option("-f, --file <field=path>", "upload a file as uploads/<field> for a file input; repeatable", collect, [])
       .option("-p, --param <key=value>", "a parameter; repeatable", collect, [])

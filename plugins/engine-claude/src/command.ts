@@ -1,0 +1,78 @@
+/**
+ * The claude command line, settings file and environment for one job.
+ * - `-p --output-format stream-json --verbose`: headless, one JSON message per line (stream-json needs --verbose).
+ * - `--permission-mode acceptEdits` by default: in -p nobody answers a permission prompt, so without it every file
+ *   write is denied; `--allowedTools` adds rules (e.g. `Bash`) that run without asking.
+ * - `--json-schema`: the skill's output schema (annotations dropped, see json-schema.ts); the model answers through
+ *   Claude Code's StructuredOutput tool, which validates it, and the result carries `structured_output`.
+ * - `--no-session-persistence`: a job is never resumed; no transcript is kept in the isolated home.
+ * - The key goes in ANTHROPIC_API_KEY, a base URL (a proxy or the mock model) in ANTHROPIC_BASE_URL. Telemetry,
+ *   error reporting, update checks and the start-up connectivity probe are switched off with Claude Code's own
+ *   variables: a job talks to its model API and nothing else.
+ * - The skill is linked at `.claude/skills/<id>` (Claude Code does not look in `.agents/skills/`), so it is in the
+ *   CLI's skill list and its Skill tool can load it, as gemini and codex find theirs.
+ * - `--` ends the options: `--allowedTools` takes several values and would swallow the prompt, and a prompt that
+ *   starts with "-" must not be read as an option.
+ */
+import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, relative } from "node:path";
+import type { EngineInvocation, EngineRunContext } from "@skillrig/engine-kit";
+import { toClaudeSchema } from "./json-schema.js";
+import type { ClaudeOptions } from "./options.js";
+
+/** Claude Code's variables that keep a run to its model API (documented in Claude Code's settings reference). */
+export const QUIET_ENV: Record<string, string> = {
+  DISABLE_TELEMETRY: "1",
+  DISABLE_ERROR_REPORTING: "1",
+  DISABLE_AUTOUPDATER: "1",
+  CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+};
+
+export function claudeArgs(ctx: EngineRunContext<ClaudeOptions>, schema?: Record<string, unknown>): string[] {
+  const { options } = ctx;
+  const args = ["-p", "--output-format", "stream-json", "--verbose", "--no-session-persistence"];
+  args.push("--permission-mode", options.permission_mode ?? "acceptEdits");
+  if (options.model) args.push("--model", options.model);
+  if (options.allowed_tools && options.allowed_tools.length > 0) args.push("--allowedTools", ...options.allowed_tools);
+  if (schema) args.push("--json-schema", JSON.stringify(schema));
+  args.push(...(options.extra_args ?? []));
+  args.push("--", ctx.prompt);
+  return args;
+}
+
+/** Links the installed skill where Claude Code discovers project skills; a note when it cannot. */
+export function linkSkill(dirs: { workspace: string; skillDir: string }): string | undefined {
+  const link = join(dirs.workspace, ".claude", "skills", basename(dirs.skillDir));
+  if (existsSync(link)) return undefined;
+  try {
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(relative(dirname(link), dirs.skillDir), link, "dir");
+    return undefined;
+  } catch (error) {
+    return `the skill is not linked into .claude/skills (${(error as Error).message}); Claude Code reads it through CLAUDE.md only`;
+  }
+}
+
+export function claudeInvocation(ctx: EngineRunContext<ClaudeOptions>): EngineInvocation {
+  const notes: string[] = [];
+  const linkProblem = linkSkill(ctx.dirs);
+  if (linkProblem) notes.push(linkProblem);
+  let schema: Record<string, unknown> | undefined;
+  if (ctx.outputSchema !== undefined && ctx.options.output_schema !== false) {
+    const converted = toClaudeSchema(ctx.outputSchema);
+    schema = converted.schema;
+    notes.push(...converted.changes);
+  }
+  if (ctx.options.settings) {
+    const dir = join(ctx.dirs.home, ".claude");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "settings.json"), `${JSON.stringify(ctx.options.settings, null, 2)}\n`);
+  }
+  const env: Record<string, string> = { ...QUIET_ENV };
+  if (ctx.apiKey) env.ANTHROPIC_API_KEY = ctx.apiKey;
+  if (ctx.baseUrl) env.ANTHROPIC_BASE_URL = ctx.baseUrl;
+  // A scripted error must end the run at once, not after ten retries with backoff.
+  const retries = ctx.options.retries ?? (ctx.options.mock_scenario !== undefined ? 0 : undefined);
+  if (retries !== undefined) env.CLAUDE_CODE_MAX_RETRIES = String(retries);
+  return { args: claudeArgs(ctx, schema), env, notes };
+}
