@@ -7,6 +7,7 @@ import { InvalidArgumentError } from "commander";
 import { SkillrigError, type SkillrigPlugin } from "@skillrig/core";
 import { ConsoleReporter, JsonReporter, JunitReporter, loadTask, resolveDeliverable, runTask } from "@skillrig/oracle";
 import type { CommandModule } from "../command.js";
+import { runTaskOnServer, SERVER_TOKEN_ENV } from "../remote-run.js";
 import { ExitCode } from "../exit-codes.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
@@ -17,6 +18,7 @@ interface TestOptions {
   out?: string;
   jobs?: number;
   strict?: boolean;
+  server?: string;
 }
 
 function parseJobs(value: string): number {
@@ -40,6 +42,7 @@ export const testCommand: CommandModule = {
       .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
       .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
       .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
+      .option("--server <url>", `grade on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}`)
       .addHelpText(
         "after",
         "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
@@ -53,6 +56,16 @@ export const testCommand: CommandModule = {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
         }
 
+        if (options.server !== undefined && (options.jobs !== undefined || options.strict !== undefined)) {
+          throw new SkillrigError("usage", "--jobs and --strict do not apply with --server: the server's oracle config decides them", {
+            field: options.jobs !== undefined ? "--jobs" : "--strict",
+          });
+        }
+        if (options.server !== undefined && !/^https?:\/\/[^/]+/.test(options.server)) {
+          throw new SkillrigError("usage", `--server must be an http(s) URL such as http://127.0.0.1:8765, not "${options.server}"`, {
+            field: "--server",
+          });
+        }
         const loaded = await loadTask(taskFile, ctx.cwd);
         const deliverable = await resolveDeliverable(options.deliverable, loaded.task, ctx.cwd);
         const runner = await ctx.runner();
@@ -80,13 +93,22 @@ export const testCommand: CommandModule = {
         const onSigint = () => abort.abort();
         process.once("SIGINT", onSigint);
         try {
-          const report = await runTask(runner, {
-            loaded,
-            deliverable,
-            jobs: options.jobs ?? oracle.jobs,
-            strict: options.strict ?? oracle.strict ?? false,
-            signal: abort.signal,
-          });
+          const report = options.server
+            ? await runTaskOnServer(runner, {
+                server: options.server,
+                loaded,
+                deliverable: options.deliverable,
+                cwd: ctx.cwd,
+                signal: abort.signal,
+                progress: stderr,
+              })
+            : await runTask(runner, {
+                loaded,
+                deliverable,
+                jobs: options.jobs ?? oracle.jobs,
+                strict: options.strict ?? oracle.strict ?? false,
+                signal: abort.signal,
+              });
           const s = report.summary;
           setExit(s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure);
         } finally {

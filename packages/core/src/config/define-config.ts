@@ -55,6 +55,7 @@ export interface SkillrigConfig {
       | { backend: "sqlite" }
       | {
           backend: "redis";
+          /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
           url: string;
           /** Key prefix (default "skillrig"), so several servers can share one Redis. */
           prefix?: string;
