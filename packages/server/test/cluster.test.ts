@@ -13,7 +13,8 @@ import { api, makeProject, readEvents, waitFor, waitForStatus, type Api } from "
 const LOCK_MS = 2000;
 const STALLED_CHECK_MS = 1000;
 
-describe("a cluster of 2 API nodes and 2 workers on Redis", () => {
+// Four `skillrig serve` processes per test on a shared 2-core machine: the bound is for a loaded CI, not a goal.
+describe("a cluster of 2 API nodes and 2 workers on Redis", { timeout: 600_000 }, () => {
   let redis: TestRedis;
   let direct: Redis;
   const processes: ChildServer[] = [];
