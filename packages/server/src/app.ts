@@ -112,7 +112,7 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
       },
     },
     async () => {
-      const counts = context.queue.store.counts();
+      const counts = await context.queue.store.counts();
       return {
         ok: true,
         version,

@@ -4,3 +4,6 @@ export { resolveServerSettings, isLoopbackHost, SERVER_DEFAULTS } from "./server
 export type { ServerSettings, ServerOverrides } from "./server-config.js";
 export { createJobExecution } from "./job-execution.js";
 export type { JobExecution, SkillListing, RunSkillJobOptions, RunOracleOptions } from "./job-execution.js";
+export { runOracleRemotely } from "./client.js";
+export type { RemoteOracleRunOptions } from "./client.js";
+export type { ServerRole, QueueSettings } from "./server-config.js";

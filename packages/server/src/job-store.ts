@@ -1,10 +1,15 @@
 /**
- * The durable half of the queue: every job (skill job or oracle run) and every event it produced, in one SQLite
- * file. Status changes and their `status` event are written in one transaction, so the event log and the job row
- * never disagree, even after a SIGKILL (WAL mode, synchronous=NORMAL: a committed transaction survives a killed
- * process; only a power cut may lose the last one).
+ * What a job store is, whichever backend holds it: every job (skill job or oracle run) and every event it produced.
+ * Two implementations: `SqliteJobStore` (one file, one process; the default) and `RedisJobStore` (hashes and one
+ * Redis Stream per job, shared by every API node and worker). Both keep the same promises:
+ *
+ * - a status change and its `status` event are written together (one SQLite transaction, one Lua script), so the
+ *   event log and the record never disagree;
+ * - every transition is guarded by the status it leaves, so a job can be neither started nor finished twice;
+ * - event sequence numbers only grow, so `Last-Event-ID` resumes a stream on any node.
+ *
+ * Methods may answer synchronously (SQLite) or with a promise (Redis); callers always `await`.
  */
-import Database from "better-sqlite3";
 import type { JobStatus, SerializedError } from "@skillrig/core";
 
 export type JobKind = "skill" | "oracle";
@@ -15,6 +20,8 @@ export const PENDING_STATUSES: readonly JobStatus[] = ["waiting_upload", "queued
 export function isTerminal(status: JobStatus): boolean {
   return TERMINAL_STATUSES.includes(status);
 }
+
+export type Awaitable<T> = T | Promise<T>;
 
 export interface JobRecord {
   id: string;
@@ -39,80 +46,12 @@ export interface JobRecord {
 }
 
 export interface StoredEvent {
-  /** Global, increasing: the SSE event id clients resume from with Last-Event-ID. */
+  /** Increasing across the store: the SSE event id clients resume from with Last-Event-ID. */
   seq: number;
   job_id: string;
   type: string;
   data: unknown;
   at: string;
-}
-
-interface JobRow {
-  id: string;
-  kind: JobKind;
-  status: JobStatus;
-  skill_id: string | null;
-  engine: string | null;
-  request_json: string;
-  needs_upload: number;
-  run_dir: string;
-  reason: string | null;
-  error_json: string | null;
-  result_json: string | null;
-  created_at: string;
-  queued_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-}
-
-const SCHEMA = `
-CREATE TABLE IF NOT EXISTS jobs (
-  id TEXT PRIMARY KEY,
-  kind TEXT NOT NULL,
-  status TEXT NOT NULL,
-  skill_id TEXT,
-  engine TEXT,
-  request_json TEXT NOT NULL,
-  needs_upload INTEGER NOT NULL,
-  run_dir TEXT NOT NULL,
-  reason TEXT,
-  error_json TEXT,
-  result_json TEXT,
-  created_at TEXT NOT NULL,
-  queued_at TEXT,
-  started_at TEXT,
-  finished_at TEXT,
-  queue_order INTEGER
-);
-CREATE INDEX IF NOT EXISTS jobs_status ON jobs (status, queue_order);
-CREATE TABLE IF NOT EXISTS events (
-  seq INTEGER PRIMARY KEY AUTOINCREMENT,
-  job_id TEXT NOT NULL,
-  type TEXT NOT NULL,
-  data_json TEXT NOT NULL,
-  at TEXT NOT NULL
-);
-CREATE INDEX IF NOT EXISTS events_job ON events (job_id, seq);
-`;
-
-function fromRow(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    skill_id: row.skill_id,
-    engine: row.engine,
-    request: JSON.parse(row.request_json) as Record<string, unknown>,
-    needs_upload: row.needs_upload === 1,
-    run_dir: row.run_dir,
-    reason: row.reason,
-    error: row.error_json === null ? null : (JSON.parse(row.error_json) as SerializedError),
-    result: row.result_json === null ? null : JSON.parse(row.result_json),
-    created_at: row.created_at,
-    queued_at: row.queued_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
-  };
 }
 
 export interface NewJob {
@@ -132,171 +71,34 @@ export interface FinishFields {
   result?: unknown;
 }
 
-export class JobStore {
-  readonly #db: Database.Database;
-  readonly #statements;
+/** The `status` event data a finish writes. */
+export function finishEventData(fields: FinishFields): Record<string, unknown> {
+  const data: Record<string, unknown> = { status: fields.status };
+  if (fields.reason) data.reason = fields.reason;
+  if (fields.error) data.error = fields.error;
+  return data;
+}
 
-  constructor(file: string) {
-    this.#db = new Database(file);
-    this.#db.pragma("journal_mode = WAL");
-    this.#db.pragma("synchronous = NORMAL");
-    this.#db.pragma("busy_timeout = 5000");
-    this.#db.exec(SCHEMA);
-    const db = this.#db;
-    this.#statements = {
-      insert: db.prepare(
-        `INSERT INTO jobs (id, kind, status, skill_id, engine, request_json, needs_upload, run_dir, created_at, queued_at, queue_order)
-         VALUES (@id, @kind, @status, @skill_id, @engine, @request_json, @needs_upload, @run_dir, @created_at, @queued_at, @queue_order)`,
-      ),
-      get: db.prepare("SELECT * FROM jobs WHERE id = ?"),
-      list: db.prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
-      countStatus: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
-      countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
-      queueAhead: db.prepare(
-        "SELECT COUNT(*) AS n FROM jobs WHERE status = 'queued' AND queue_order < (SELECT queue_order FROM jobs WHERE id = ?)",
-      ),
-      nextQueued: db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY queue_order, rowid LIMIT 1"),
-      maxOrder: db.prepare("SELECT COALESCE(MAX(queue_order), 0) AS m FROM jobs"),
-      markQueued: db.prepare("UPDATE jobs SET status = 'queued', queued_at = @at, queue_order = @order WHERE id = @id AND status = @from"),
-      markRunning: db.prepare("UPDATE jobs SET status = 'running', started_at = @at WHERE id = @id AND status = 'queued'"),
-      finish: db.prepare(
-        `UPDATE jobs SET status = @status, error_json = @error_json, reason = @reason, result_json = @result_json, finished_at = @at
-         WHERE id = @id AND status NOT IN ('succeeded', 'failed', 'canceled')`,
-      ),
-      running: db.prepare("SELECT * FROM jobs WHERE status = 'running'"),
-      waitingSince: db.prepare("SELECT id FROM jobs WHERE status = 'waiting_upload' AND created_at < ?"),
-      insertEvent: db.prepare("INSERT INTO events (job_id, type, data_json, at) VALUES (?, ?, ?, ?)"),
-      eventsAfter: db.prepare("SELECT * FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
-    };
-  }
-
-  close(): void {
-    this.#db.close();
-  }
-
+export interface JobStore {
   /** Inserts a job in `waiting_upload` or `queued` and records its first status event. */
-  create(job: NewJob): { record: JobRecord; event: StoredEvent } {
-    return this.#db.transaction(() => {
-      const at = new Date().toISOString();
-      const status: JobStatus = job.needs_upload ? "waiting_upload" : "queued";
-      const order = job.needs_upload ? null : this.#nextOrder();
-      this.#statements.insert.run({
-        id: job.id,
-        kind: job.kind,
-        status,
-        skill_id: job.skill_id ?? null,
-        engine: job.engine ?? null,
-        request_json: JSON.stringify(job.request),
-        needs_upload: job.needs_upload ? 1 : 0,
-        run_dir: job.run_dir,
-        created_at: at,
-        queued_at: job.needs_upload ? null : at,
-        queue_order: order,
-      });
-      const event = this.#appendEvent(job.id, "status", { status }, at);
-      return { record: this.get(job.id)!, event };
-    })();
-  }
-
-  get(id: string): JobRecord | undefined {
-    const row = this.#statements.get.get(id) as JobRow | undefined;
-    return row ? fromRow(row) : undefined;
-  }
-
-  list(limit = 100): JobRecord[] {
-    return (this.#statements.list.all(limit) as JobRow[]).map(fromRow);
-  }
-
+  create(job: NewJob): Awaitable<{ record: JobRecord; event: StoredEvent }>;
+  get(id: string): Awaitable<JobRecord | undefined>;
+  /** Newest first. */
+  list(limit?: number): Awaitable<JobRecord[]>;
   /** Jobs per status (missing statuses count 0). */
-  counts(): Record<JobStatus, number> {
-    const out: Record<JobStatus, number> = { waiting_upload: 0, queued: 0, running: 0, succeeded: 0, failed: 0, canceled: 0 };
-    for (const row of this.#statements.countStatus.all() as Array<{ status: JobStatus; n: number }>) out[row.status] = row.n;
-    return out;
-  }
-
-  /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. Uses the status index. */
-  pendingCount(): number {
-    return (this.#statements.countPending.get() as { n: number }).n;
-  }
-
+  counts(): Awaitable<Record<JobStatus, number>>;
+  /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. */
+  pendingCount(): Awaitable<number>;
   /** How many queued jobs will start before this queued one. */
-  queuedAhead(id: string): number {
-    return (this.#statements.queueAhead.get(id) as { n: number }).n;
-  }
-
-  /** `waiting_upload` -> `queued` (or requeues a `running` job on restart). Returns the event, or undefined if the job was not in `from`. */
-  markQueued(id: string, from: JobStatus): StoredEvent | undefined {
-    return this.#db.transaction(() => {
-      const at = new Date().toISOString();
-      const changed = this.#statements.markQueued.run({ id, at, from, order: this.#nextOrder() }).changes;
-      return changed === 1 ? this.#appendEvent(id, "status", { status: "queued" }, at) : undefined;
-    })();
-  }
-
-  /** Takes the oldest queued job and marks it running, atomically. */
-  claimNext(): { record: JobRecord; event: StoredEvent } | undefined {
-    return this.#db.transaction(() => {
-      const row = this.#statements.nextQueued.get() as JobRow | undefined;
-      if (!row) return undefined;
-      const at = new Date().toISOString();
-      this.#statements.markRunning.run({ id: row.id, at });
-      const event = this.#appendEvent(row.id, "status", { status: "running" }, at);
-      return { record: this.get(row.id)!, event };
-    })();
-  }
-
+  queuedAhead(id: string): Awaitable<number>;
+  /** `from` -> `queued`. Returns the event, or undefined if the job was not in `from`. */
+  markQueued(id: string, from: JobStatus): Awaitable<StoredEvent | undefined>;
   /** Moves a job to a terminal status; a job that is already terminal is left as it is (returns undefined). */
-  finish(id: string, fields: FinishFields): StoredEvent | undefined {
-    return this.#db.transaction(() => {
-      const at = new Date().toISOString();
-      const changed = this.#statements.finish.run({
-        id,
-        at,
-        status: fields.status,
-        error_json: fields.error ? JSON.stringify(fields.error) : null,
-        reason: fields.reason ?? null,
-        result_json: fields.result === undefined ? null : JSON.stringify(fields.result),
-      }).changes;
-      if (changed !== 1) return undefined;
-      const data: Record<string, unknown> = { status: fields.status };
-      if (fields.reason) data.reason = fields.reason;
-      if (fields.error) data.error = fields.error;
-      return this.#appendEvent(id, "status", data, at);
-    })();
-  }
-
-  /** Jobs left `running` by a server that stopped without finishing them. */
-  runningJobs(): JobRecord[] {
-    return (this.#statements.running.all() as JobRow[]).map(fromRow);
-  }
-
+  finish(id: string, fields: FinishFields): Awaitable<StoredEvent | undefined>;
   /** Ids of jobs that have waited for their upload since before `cutoff` (an ISO time). */
-  waitingSince(cutoff: string): string[] {
-    return (this.#statements.waitingSince.all(cutoff) as Array<{ id: string }>).map((r) => r.id);
-  }
-
-  appendEvent(jobId: string, type: string, data: unknown): StoredEvent {
-    return this.#appendEvent(jobId, type, data, new Date().toISOString());
-  }
-
+  waitingSince(cutoff: string): Awaitable<string[]>;
+  appendEvent(jobId: string, type: string, data: unknown): Awaitable<StoredEvent>;
   /** Events of a job after `afterSeq`, oldest first. */
-  eventsAfter(jobId: string, afterSeq: number, limit = 1000): StoredEvent[] {
-    const rows = this.#statements.eventsAfter.all(jobId, afterSeq, limit) as Array<{
-      seq: number;
-      job_id: string;
-      type: string;
-      data_json: string;
-      at: string;
-    }>;
-    return rows.map((r) => ({ seq: r.seq, job_id: r.job_id, type: r.type, data: JSON.parse(r.data_json), at: r.at }));
-  }
-
-  #appendEvent(jobId: string, type: string, data: unknown, at: string): StoredEvent {
-    const info = this.#statements.insertEvent.run(jobId, type, JSON.stringify(data), at);
-    return { seq: Number(info.lastInsertRowid), job_id: jobId, type, data, at };
-  }
-
-  #nextOrder(): number {
-    return (this.#statements.maxOrder.get() as { m: number }).m + 1;
-  }
+  eventsAfter(jobId: string, afterSeq: number, limit?: number): Awaitable<StoredEvent[]>;
+  close(): Awaitable<void>;
 }

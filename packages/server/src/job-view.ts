@@ -41,8 +41,8 @@ export function jobView(job: JobRecord, queuePosition?: number) {
   };
 }
 
-export function requireJob(context: ServerContext, id: string): JobRecord {
-  const job = context.queue.store.get(id);
+export async function requireJob(context: ServerContext, id: string): Promise<JobRecord> {
+  const job = await context.queue.store.get(id);
   if (!job) throw new SkillrigError("job_not_found", `no job "${id}" on this server`, { field: "id" });
   return job;
 }

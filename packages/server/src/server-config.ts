@@ -26,9 +26,33 @@ export interface ServerSettings {
   uploadWaitMs: number;
   /** Engine options a client may set per job; the rest (binary, env, extra_args ...) only the config sets. */
   clientEngineOptions: string[];
+  /** all: HTTP API and job workers in this process; api: HTTP only; worker: runs jobs only (api and worker need redis). */
+  role: ServerRole;
+  /** Where jobs, events and the queue live. */
+  queue: QueueSettings;
 }
 
-export type ServerOverrides = Partial<Pick<ServerSettings, "host" | "port" | "concurrency" | "dataDir" | "queueLimit" | "onRestart">>;
+export type ServerRole = "all" | "api" | "worker";
+
+export type QueueSettings =
+  | { backend: "sqlite" }
+  | {
+      backend: "redis";
+      url: string;
+      /** Key prefix, so several servers can share one Redis. */
+      prefix: string;
+      /** A worker's lock on a running job lasts this long without renewal (BullMQ lockDuration). */
+      lockMs: number;
+      /** How often workers look for jobs whose lock lapsed (BullMQ stalledInterval). */
+      stalledCheckMs: number;
+      rateLimit?: { max: number; duration_ms: number };
+    };
+
+export const REDIS_QUEUE_DEFAULTS = { prefix: "skillrig", lockMs: 10_000, stalledCheckMs: 5_000 } as const;
+
+export type ServerOverrides = Partial<
+  Pick<ServerSettings, "host" | "port" | "concurrency" | "dataDir" | "queueLimit" | "onRestart" | "role">
+>;
 
 export const SERVER_DEFAULTS = {
   host: "127.0.0.1",
@@ -69,7 +93,20 @@ export function resolveServerSettings(
     uploadMaxExtractedBytes: server.upload_max_extracted_bytes ?? SERVER_DEFAULTS.uploadMaxExtractedBytes,
     uploadWaitMs: server.upload_wait_ms ?? SERVER_DEFAULTS.uploadWaitMs,
     clientEngineOptions: server.client_engine_options ?? [...SERVER_DEFAULTS.clientEngineOptions],
+    role: overrides.role ?? server.role ?? "all",
+    queue: queueSettings(server.queue),
   };
+  if (settings.role !== "all" && settings.queue.backend !== "redis") {
+    throw new InvalidConfigError(
+      `role "${settings.role}" splits the server across processes, which needs a shared queue; the sqlite backend runs in one process`,
+      {
+        file: configFile,
+        pointer: "/server/queue",
+        field: "server.queue",
+        hint: 'set server.queue to { "backend": "redis", "url": "redis://host:6379" }, or serve with --role all',
+      },
+    );
+  }
   if (!isLoopbackHost(settings.host) && settings.tokens.length === 0) {
     throw new InvalidConfigError(
       `the server would listen on ${settings.host}, which is reachable from other machines, without bearer tokens`,
@@ -90,4 +127,16 @@ export function resolveServerSettings(
     });
   }
   return settings;
+}
+
+function queueSettings(queue: NonNullable<SkillrigConfig["server"]>["queue"]): QueueSettings {
+  if (!queue || queue.backend === "sqlite") return { backend: "sqlite" };
+  return {
+    backend: "redis",
+    url: queue.url,
+    prefix: queue.prefix ?? REDIS_QUEUE_DEFAULTS.prefix,
+    lockMs: queue.lock_ms ?? REDIS_QUEUE_DEFAULTS.lockMs,
+    stalledCheckMs: queue.stalled_check_ms ?? REDIS_QUEUE_DEFAULTS.stalledCheckMs,
+    rateLimit: queue.rate_limit,
+  };
 }

@@ -1,8 +1,8 @@
 /**
- * Starts the jobs server: opens (or creates) the data folder and its SQLite file, settles jobs a previous process
- * left running, and listens.
+ * Starts the jobs server: opens (or creates) the data folder and its store, settles jobs a previous process
+ * left running, and listens (roles all and api) and/or takes jobs (roles all and worker).
  *
- *   <dataDir>/skillrig-server.sqlite   jobs and events
+ *   <dataDir>/skillrig-server.sqlite   jobs and events (sqlite backend; with redis they live in Redis)
  *   <dataDir>/uploads/<job_id>/        a skill job's extracted upload, until the job runs
  *   <dataDir>/runs/<job_id>/           run folders (skill jobs: the documented layout; oracle runs: deliverable/, report.json)
  */
@@ -12,8 +12,10 @@ import type { FastifyInstance } from "fastify";
 import type { Runner } from "@skillrig/core";
 import { buildApp } from "./app.js";
 import { createJobExecution, type JobExecution } from "./job-execution.js";
-import { JobQueue } from "./job-queue.js";
-import { JobStore } from "./job-store.js";
+import type { JobQueue } from "./job-queue.js";
+import { LocalJobQueue } from "./local-job-queue.js";
+import { openRedisBackend } from "./redis-backend.js";
+import { SqliteJobStore } from "./sqlite-job-store.js";
 import { createWorkerExecution } from "./worker-execution.js";
 import { resolveServerSettings, type ServerOverrides, type ServerSettings } from "./server-config.js";
 
@@ -35,7 +37,7 @@ export interface StartServerOptions {
 }
 
 export interface RunningServer {
-  /** `http://host:port` */
+  /** `http://host:port` (empty for role worker, which does not listen) */
   url: string;
   port: number;
   settings: ServerSettings;
@@ -53,10 +55,10 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const uploadsDir = join(settings.dataDir, "uploads");
   mkdirSync(runsDir, { recursive: true });
   mkdirSync(uploadsDir, { recursive: true });
-  const store = new JobStore(join(settings.dataDir, "skillrig-server.sqlite"));
   const local = createJobExecution(runner);
+  const runsJobs = settings.role !== "api";
   const pool =
-    options.execution === undefined && options.workers
+    options.execution === undefined && options.workers && runsJobs
       ? createWorkerExecution(local, {
           size: settings.concurrency,
           cwd: runner.cwd,
@@ -65,26 +67,43 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
         })
       : undefined;
   const execution = options.execution ?? pool ?? local;
-  const queue = new JobQueue({
-    store,
+  const common = {
     execution,
     runsDir,
     uploadsDir,
     concurrency: settings.concurrency,
     onRestart: settings.onRestart,
     uploadWaitMs: settings.uploadWaitMs,
-  });
+  };
+  let queue: JobQueue;
+  let closeBackend: () => Promise<void>;
+  if (settings.queue.backend === "redis") {
+    const backend = await openRedisBackend(settings.queue, { ...common, api: settings.role !== "worker", worker: runsJobs });
+    queue = backend.queue;
+    closeBackend = backend.close;
+  } else {
+    const store = new SqliteJobStore(join(settings.dataDir, "skillrig-server.sqlite"));
+    queue = new LocalJobQueue({ store, ...common });
+    closeBackend = async () => store.close();
+  }
   const app = await buildApp({ settings, runner, execution, queue, runsDir, uploadsDir }, { logger: options.logger });
   let recovered: RunningServer["recovered"];
   try {
     recovered = await queue.recover();
-    await app.listen({ host: settings.host, port: settings.port });
+    if (settings.role !== "worker") await app.listen({ host: settings.host, port: settings.port });
   } catch (error) {
     await queue.close();
     await pool?.close();
-    store.close();
+    await closeBackend();
     throw error;
   }
+  const stop = async () => {
+    await app.close();
+    await queue.close();
+    await pool?.close();
+    await closeBackend();
+  };
+  if (settings.role === "worker") return { url: "", port: 0, settings, recovered, app, close: stop };
   const address = app.server.address();
   const port = typeof address === "object" && address ? address.port : settings.port;
   const host = settings.host.includes(":") && !settings.host.startsWith("[") ? `[${settings.host}]` : settings.host;
@@ -94,11 +113,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     settings,
     recovered,
     app,
-    async close() {
-      await app.close();
-      await queue.close();
-      await pool?.close();
-      store.close();
-    },
+    close: stop,
   };
 }

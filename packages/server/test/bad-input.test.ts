@@ -7,20 +7,34 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveServerSettings, type RunningServer } from "@skillrig/server";
 import { craftZip, type CraftedEntry } from "./support/craft-zip.js";
-import { api, makeProject, startInProcess, waitForStatus, type Api } from "./support/server-harness.js";
+import {
+  api,
+  BACKENDS,
+  makeProject,
+  openBackend,
+  startInProcess,
+  waitForStatus,
+  type Api,
+  type BackendUnderTest,
+} from "./support/server-harness.js";
 
-describe("bad input", () => {
+describe.each(BACKENDS)("bad input (%s backend)", (backend) => {
+  let under: BackendUnderTest;
   let server: RunningServer;
   let client: Api;
   let dataDir: string;
 
   beforeAll(async () => {
-    server = await startInProcess(makeProject({ upload_limit_bytes: 8192, upload_max_files: 3, upload_max_extracted_bytes: 10_000 }));
+    under = await openBackend(backend);
+    server = await startInProcess(
+      makeProject({ upload_limit_bytes: 8192, upload_max_files: 3, upload_max_extracted_bytes: 10_000, queue: under.queue() }),
+    );
     client = api(server.url);
     dataDir = server.settings.dataDir;
   });
   afterAll(async () => {
     await server?.close();
+    await under?.stop();
   });
 
   const waitingJob = async (): Promise<string> => {
@@ -33,13 +47,9 @@ describe("bad input", () => {
   const expectNothingWritten = async (id: string) => {
     expect(existsSync(join(dataDir, "uploads", id))).toBe(false);
     expect(readdirSync(join(dataDir, "uploads")).filter((n) => n.includes("staging"))).toEqual([]);
-    expect(readdirSync(dataDir).sort()).toEqual([
-      "runs",
-      "skillrig-server.sqlite",
-      "skillrig-server.sqlite-shm",
-      "skillrig-server.sqlite-wal",
-      "uploads",
-    ]);
+    // With redis the records live in Redis, so the data folder holds only the shared files.
+    const store = backend === "sqlite" ? ["skillrig-server.sqlite", "skillrig-server.sqlite-shm", "skillrig-server.sqlite-wal"] : [];
+    expect(readdirSync(dataDir).sort()).toEqual(["runs", ...store, "uploads"]);
     expect((await client.json("GET", `/v1/jobs/${id}`)).body.status).toBe("waiting_upload");
   };
 
@@ -240,9 +250,16 @@ describe("bad input", () => {
   });
 });
 
-describe("limits and security", () => {
+describe.each(BACKENDS)("limits and security (%s backend)", (backend) => {
+  let under: BackendUnderTest;
+  beforeAll(async () => {
+    under = await openBackend(backend);
+  });
+  afterAll(async () => {
+    await under?.stop();
+  });
   it("a full queue answers 429 and the jobs already in it are kept", async () => {
-    const server = await startInProcess(makeProject({ concurrency: 1, queue_limit: 2 }));
+    const server = await startInProcess(makeProject({ concurrency: 1, queue_limit: 2, queue: under.queue() }));
     const client = api(server.url);
     try {
       const submit = () =>
@@ -273,7 +290,7 @@ describe("limits and security", () => {
   });
 
   it("a job whose upload never comes is canceled after server.upload_wait_ms and frees its queue place", async () => {
-    const server = await startInProcess(makeProject({ upload_wait_ms: 300, queue_limit: 1 }));
+    const server = await startInProcess(makeProject({ upload_wait_ms: 300, queue_limit: 1, queue: under.queue() }));
     const client = api(server.url);
     try {
       const abandoned = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "x" } });
@@ -290,7 +307,7 @@ describe("limits and security", () => {
 
   it("with tokens configured, every route but /healthz needs a valid bearer token", async () => {
     const token = "s3cret-token-0123456789";
-    const server = await startInProcess(makeProject({ tokens: [token] }));
+    const server = await startInProcess(makeProject({ tokens: [token], queue: under.queue() }));
     try {
       const anonymous = api(server.url);
       expect((await anonymous.json("GET", "/healthz")).status).toBe(200);

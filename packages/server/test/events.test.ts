@@ -1,17 +1,30 @@
 /** SSE: a client that drops and reconnects with Last-Event-ID gets exactly what it missed, then the live events. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
-import { api, makeProject, readEvents, startInProcess, waitForStatus, type Api } from "./support/server-harness.js";
+import {
+  api,
+  BACKENDS,
+  makeProject,
+  openBackend,
+  readEvents,
+  startInProcess,
+  waitForStatus,
+  type Api,
+  type BackendUnderTest,
+} from "./support/server-harness.js";
 
-describe("job events over SSE", () => {
+describe.each(BACKENDS)("job events over SSE (%s backend)", (backend) => {
+  let under: BackendUnderTest;
   let server: RunningServer;
   let client: Api;
   beforeAll(async () => {
-    server = await startInProcess(makeProject());
+    under = await openBackend(backend);
+    server = await startInProcess(makeProject({ queue: under.queue() }));
     client = api(server.url);
   });
   afterAll(async () => {
     await server?.close();
+    await under?.stop();
   });
 
   it("resumes after a dropped connection with Last-Event-ID: no event lost, none repeated", async () => {
@@ -58,7 +71,7 @@ describe("job events over SSE", () => {
   });
 
   it("ends open streams when the server closes, so it can stop", async () => {
-    const other = await startInProcess(makeProject());
+    const other = await startInProcess(makeProject({ queue: under.queue() }));
     const waiting = await api(other.url).json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "x" } });
     const stream = readEvents(other.url, waiting.body.id);
     await new Promise((r) => setTimeout(r, 200));

@@ -8,7 +8,17 @@ import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
 import { craftZip } from "./support/craft-zip.js";
-import { api, makeProject, readEvents, startInProcess, waitForStatus, type Api } from "./support/server-harness.js";
+import {
+  api,
+  BACKENDS,
+  makeProject,
+  openBackend,
+  readEvents,
+  startInProcess,
+  waitForStatus,
+  type Api,
+  type BackendUnderTest,
+} from "./support/server-harness.js";
 
 function zipEntries(zip: Buffer): Promise<Record<string, string>> {
   return new Promise((resolve, reject) => {
@@ -32,16 +42,19 @@ function zipEntries(zip: Buffer): Promise<Record<string, string>> {
   });
 }
 
-describe("a skill job over HTTP", () => {
+describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
+  let under: BackendUnderTest;
   let server: RunningServer;
   let client: Api;
 
   beforeAll(async () => {
-    server = await startInProcess(makeProject());
+    under = await openBackend(backend);
+    server = await startInProcess(makeProject({ queue: under.queue() }));
     client = api(server.url);
   });
   afterAll(async () => {
     await server?.close();
+    await under?.stop();
   });
 
   it("answers healthz and lists engines and skills with their schemas", async () => {

@@ -34,4 +34,28 @@ describe("skillrig serve", () => {
     expect(stderr).toContain("without bearer tokens");
     expect(stderr).toContain("hint: add at least one token");
   });
+
+  it("exits 2 for an unknown --role, and for api or worker on the one-process sqlite backend", () => {
+    const unknown = serve(["--role", "both"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain('--role must be "all", "api" or "worker", not "both"');
+    const split = serve(["--role", "worker", "--port", "0"]);
+    expect(split.code).toBe(2);
+    expect(split.stderr).toContain('role "worker" splits the server across processes, which needs a shared queue');
+    expect(split.stderr).toContain("server.queue");
+  });
+
+  it("exits 2 naming server.queue.url when Redis cannot be reached, and refuses a queue config that is not one of the backends", () => {
+    // A port nothing listens on: a loopback port bound and released by the OS is not guaranteed free, 1 is never ours.
+    const down = serve(["--port", "0"], { queue: { backend: "redis", url: "redis://127.0.0.1:1" } });
+    expect(down.code).toBe(2);
+    expect(down.stderr).toContain("cannot reach Redis at redis://127.0.0.1:1");
+    expect(down.stderr).toContain("server.queue.url");
+    const bad = serve(["--port", "0"], { queue: { backend: "postgres", url: "postgres://x" } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain('server.queue.backend: must be one of "sqlite", "redis"');
+    const noUrl = serve(["--port", "0"], { queue: { backend: "redis" } });
+    expect(noUrl.code).toBe(2);
+    expect(noUrl.stderr).toContain("url");
+  });
 });

@@ -9,6 +9,7 @@ interface ServeOptions {
   dataDir?: string;
   concurrency?: string;
   onRestart?: string;
+  role?: string;
   log?: boolean;
   workers?: boolean;
 }
@@ -38,12 +39,16 @@ export const serveCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("serve")
-      .description("Serve skill jobs and oracle runs over HTTP (SQLite queue, uploads, live events, artifacts)")
+      .description("Serve skill jobs and oracle runs over HTTP (SQLite or Redis queue, uploads, live events, artifacts)")
       .option("--host <host>", "address to bind (default server.host or 127.0.0.1; other than loopback needs server.tokens)")
       .option("-p, --port <port>", "TCP port, 0 for any free one (default server.port or 8765)")
       .option("--data-dir <dir>", "where the SQLite file, uploads and run folders live (default server.data_dir or .skillrig/server)")
       .option("--concurrency <n>", "jobs run at once (default server.concurrency or 2)")
       .option("--on-restart <fail|requeue>", "what happens to jobs that were running when the server stopped (default fail)")
+      .option(
+        "--role <all|api|worker>",
+        "all: HTTP API and job workers (default); api: HTTP only; worker: runs jobs only (api and worker need server.queue redis)",
+      )
       .option("--log", "log every request on stdout")
       .option("--no-workers", "run jobs on the server's own thread instead of worker threads")
       .action(async (options: ServeOptions, command) => {
@@ -61,6 +66,12 @@ export const serveCommand: CommandModule = {
           }
           overrides.onRestart = options.onRestart;
         }
+        if (options.role !== undefined) {
+          if (options.role !== "all" && options.role !== "api" && options.role !== "worker") {
+            throw new InvalidConfigError(`--role must be "all", "api" or "worker", not "${options.role}"`, { field: "--role" });
+          }
+          overrides.role = options.role;
+        }
         const runner = await ctx.runner();
         // Jobs run in worker threads that build their runner as this one was built: the config plus these built-ins.
         const workers = options.workers === false ? undefined : { builtinsModule: new URL("../builtins.js", import.meta.url).href };
@@ -71,9 +82,20 @@ export const serveCommand: CommandModule = {
             `jobs left running by the previous server: ${failed.length} marked failed (interrupted), ${requeued.length} requeued`,
           );
         }
+        const { role, queue } = server.settings;
         ctx.out.result(
-          { url: server.url, data_dir: server.settings.dataDir, concurrency: server.settings.concurrency, recovered: server.recovered },
-          `skillrig server listening on ${server.url} (data in ${server.settings.dataDir}; API at ${server.url}/v1/openapi.json)`,
+          {
+            url: server.url,
+            role,
+            backend: queue.backend,
+            data_dir: server.settings.dataDir,
+            concurrency: server.settings.concurrency,
+            recovered: server.recovered,
+            pid: process.pid,
+          },
+          role === "worker"
+            ? `skillrig worker running ${server.settings.concurrency} jobs at once from ${queue.backend} (data in ${server.settings.dataDir})`
+            : `skillrig server (${role}, ${queue.backend}) listening on ${server.url} (data in ${server.settings.dataDir}; API at ${server.url}/v1/openapi.json)`,
         );
         const signal = await stopRequested();
         ctx.out.info(`${signal}: stopping; running jobs are left for the next start to settle`);

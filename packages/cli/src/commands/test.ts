@@ -35,6 +35,7 @@ import {
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { runTaskOnServer, SERVER_TOKEN_ENV } from "../remote-run.js";
 import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
@@ -48,6 +49,7 @@ interface TestOptions {
   jobs?: number;
   strict?: boolean;
   record?: boolean;
+  server?: string;
 }
 
 function parseJobs(value: string): number {
@@ -91,6 +93,7 @@ export const testCommand: CommandModule = {
       )
       .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
+      .option("--server <url>", `grade one task on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}`)
       .addHelpText(
         "after",
         "\nA suite is more than one task file, a folder, or --samples. A folder is searched (recursively) for files named\n" +
@@ -116,8 +119,23 @@ export const testCommand: CommandModule = {
             hint: "skillrig test task.json --deliverable solution.py, or skillrig test tasks/ --samples samples.jsonl",
           });
         }
+        if (options.server !== undefined && (options.jobs !== undefined || options.strict !== undefined)) {
+          throw new SkillrigError("usage", "--jobs and --strict do not apply with --server: the server's oracle config decides them", {
+            field: options.jobs !== undefined ? "--jobs" : "--strict",
+          });
+        }
+        if (options.server !== undefined && !/^https?:\/\/[^/]+/.test(options.server)) {
+          throw new SkillrigError("usage", `--server must be an http(s) URL such as http://127.0.0.1:8765, not "${options.server}"`, {
+            field: "--server",
+          });
+        }
         const suite =
           paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
+        if (suite && options.server !== undefined) {
+          throw new SkillrigError("usage", "--server grades one task and one deliverable per command; grade a suite here, without --server", {
+            field: "--server",
+          });
+        }
         if (suite) setExit(await testSuite(ctx, paths, options, requested));
         else setExit(await testOneTask(ctx, paths[0]!, options, requested));
       });
@@ -167,13 +185,15 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
   const report = await withSigint((signal) =>
-    runTask(runner, {
-      loaded,
-      deliverable,
-      jobs: options.jobs ?? oracle.jobs,
-      strict: options.strict ?? oracle.strict ?? false,
-      signal,
-    }),
+    options.server
+      ? runTaskOnServer(runner, { server: options.server, loaded, deliverable: options.deliverable!, cwd: ctx.cwd, signal, progress: stderr })
+      : runTask(runner, {
+          loaded,
+          deliverable,
+          jobs: options.jobs ?? oracle.jobs,
+          strict: options.strict ?? oracle.strict ?? false,
+          signal,
+        }),
   );
   if (options.record !== false) await recordRun(ctx, "test", toJsonReport(report), startedAt);
   const s = report.summary;

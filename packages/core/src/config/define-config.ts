@@ -48,6 +48,24 @@ export interface SkillrigConfig {
     queue_limit?: number;
     data_dir?: string;
     on_restart?: "fail" | "requeue";
+    /** all (HTTP and workers, the default), api (HTTP only) or worker (jobs only); api and worker need queue.backend redis. */
+    role?: "all" | "api" | "worker";
+    /** sqlite: one process (default). redis: BullMQ queue, records and event streams in Redis, data_dir shared by every node. */
+    queue?:
+      | { backend: "sqlite" }
+      | {
+          backend: "redis";
+          /** redis://[user:password@]host:port[/db] (rediss:// for TLS). */
+          url: string;
+          /** Key prefix (default "skillrig"), so several servers can share one Redis. */
+          prefix?: string;
+          /** How long a worker's hold on a job lasts without renewal (default 10000); bounds crash detection. */
+          lock_ms?: number;
+          /** How often workers look for jobs whose worker died (default 5000). */
+          stalled_check_ms?: number;
+          /** At most `max` jobs started per `duration_ms` across all workers. */
+          rate_limit?: { max: number; duration_ms: number };
+        };
     upload_limit_bytes?: number;
     upload_max_files?: number;
     /** Cap on the total bytes a zip upload may extract to (zip bombs). */

@@ -25,8 +25,8 @@ export async function fileInside(root: string, path: string): Promise<string | u
   }
 }
 
-function finishedSkillJob(context: ServerContext, id: string): { job: JobRecord; artifacts: CollectedArtifact[] } {
-  const job = requireJob(context, id);
+async function finishedSkillJob(context: ServerContext, id: string): Promise<{ job: JobRecord; artifacts: CollectedArtifact[] }> {
+  const job = await requireJob(context, id);
   if (job.kind !== "skill")
     throw new SkillrigError("job_state_conflict", `job "${job.id}" is an oracle run; it has a report, not artifacts`);
   if (!isTerminal(job.status))
@@ -56,7 +56,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request) => {
-      const { job, artifacts } = finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
       return {
         artifacts: artifacts.map((a) => ({
           field: a.field,
@@ -86,7 +86,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request, reply) => {
-      const { job, artifacts } = finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
       const artifact = artifacts.find((a) => a.field === request.params.field);
       const real = artifact ? await fileInside(job.run_dir, artifact.path) : undefined;
       if (!artifact || !real) {
@@ -117,7 +117,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request, reply) => {
-      const { job, artifacts } = finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
       const files: Array<{ real: string; name: string }> = [];
       for (const artifact of artifacts) {
         const real = await fileInside(job.run_dir, artifact.path);

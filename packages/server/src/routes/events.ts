@@ -49,7 +49,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       },
     },
     async (request, reply) => {
-      const job = requireJob(context, request.params.id);
+      const job = await requireJob(context, request.params.id);
       const header = request.headers["last-event-id"];
       let sent = Number((typeof header === "string" && header !== "" ? header : undefined) ?? request.query.last_event_id ?? 0);
 
@@ -81,20 +81,24 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
         if (endsStream(event)) finish();
       };
       // Subscribe before replaying so nothing that happens during the replay is missed; duplicates are dropped by seq.
-      const unsubscribe = context.queue.subscribe(job.id, (event) => (replaying ? backlog.push(event) : write(event)));
+      let unsubscribe = () => {};
       const heartbeat = setInterval(() => raw.write(": keep-alive\n\n"), HEARTBEAT_MS);
       raw.on("close", finish);
       open.add(finish);
+      const listening = await context.queue.subscribe(job.id, (event) => (replaying ? backlog.push(event) : write(event)));
+      if (ended) listening();
+      else unsubscribe = listening;
 
       for (;;) {
-        const page = context.queue.store.eventsAfter(job.id, sent, 500);
+        if (ended) break;
+        const page = await context.queue.store.eventsAfter(job.id, sent, 500);
         for (const event of page) write(event);
         if (page.length < 500 || ended) break;
       }
       replaying = false;
       for (const event of backlog.splice(0)) write(event);
       // A finished job whose terminal status the client has already seen: nothing more will come.
-      if (!ended && isTerminal(context.queue.store.get(job.id)!.status)) finish();
+      if (!ended && isTerminal((await context.queue.store.get(job.id))!.status)) finish();
     },
   );
 }

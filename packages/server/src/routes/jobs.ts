@@ -13,8 +13,8 @@ import { extractZip, looksLikeZip } from "../upload-zip.js";
 
 const { errorResponses } = responses;
 
-function checkQueueRoom(context: ServerContext): void {
-  const waiting = context.queue.store.pendingCount();
+async function checkQueueRoom(context: ServerContext): Promise<void> {
+  const waiting = await context.queue.store.pendingCount();
   if (waiting >= context.settings.queueLimit) {
     throw new SkillrigError(
       "queue_full",
@@ -33,9 +33,7 @@ function newJob(
   fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean },
 ) {
   const id = randomUUID();
-  const created = context.queue.store.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
-  context.queue.published(created.event);
-  return context.queue.store.get(id) ?? created.record;
+  return context.queue.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
 }
 
 export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
@@ -55,12 +53,12 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       const body = request.body;
       const skill = context.execution.skill(body.skill_id);
       checkJobRequest(context.runner, skill, body, context.settings.clientEngineOptions);
-      checkQueueRoom(context);
+      await checkQueueRoom(context);
       const jobRequest: JobRequest = { skill_id: body.skill_id, engine: body.engine };
       if (body.input) jobRequest.input = body.input;
       if (body.parameter) jobRequest.parameter = body.parameter;
       if (body.options) jobRequest.options = body.options;
-      const job = newJob(context, "skill", {
+      const job = await newJob(context, "skill", {
         skill_id: skill.id,
         engine: body.engine,
         request: jobRequest as unknown as Record<string, unknown>,
@@ -93,8 +91,8 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         }
         throw error;
       }
-      checkQueueRoom(context);
-      const job = newJob(context, "oracle", { request: { task: request.body.task }, needs_upload: true });
+      await checkQueueRoom(context);
+      const job = await newJob(context, "oracle", { request: { task: request.body.task }, needs_upload: true });
       return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
     },
   );
@@ -109,7 +107,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         response: { 200: { type: "object", properties: { jobs: { type: "array", items: jobViewSchema } } }, ...errorResponses(401) },
       },
     },
-    async (request) => ({ jobs: context.queue.store.list(Number(request.query.limit ?? 100)).map(jobView) }),
+    async (request) => ({ jobs: (await context.queue.store.list(Number(request.query.limit ?? 100))).map((job) => jobView(job)) }),
   );
 
   app.get<{ Params: { id: string } }>(
@@ -123,8 +121,8 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request) => {
-      const job = requireJob(context, request.params.id);
-      return jobView(job, job.status === "queued" ? context.queue.store.queuedAhead(job.id) : undefined);
+      const job = await requireJob(context, request.params.id);
+      return jobView(job, job.status === "queued" ? await context.queue.store.queuedAhead(job.id) : undefined);
     },
   );
 
@@ -145,7 +143,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const job = requireJob(context, request.params.id);
+      const job = await requireJob(context, request.params.id);
       if (job.status !== "waiting_upload") {
         throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}, not waiting for an upload`, { field: "status" });
       }
@@ -209,19 +207,17 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         target = join(job.run_dir, "deliverable");
       }
       const files = await extractZip(body, target, { ...limits, accept });
-      context.queue.record(job.id, "log", {
+      await context.queue.record(job.id, "log", {
         stream: "skillrig",
         line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}`,
       });
-      const event = context.queue.store.markQueued(job.id, "waiting_upload");
+      const event = await context.queue.uploaded(job.id);
       if (!event) {
         // Canceled (by the client or for waiting too long) while the zip was being extracted: drop what was written.
         await rm(target, { recursive: true, force: true });
         throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
       }
-      // Published right after it is stored, before anything else is: live listeners see events in store order.
-      context.queue.published(event);
-      return reply.code(202).send({ id: job.id, status: context.queue.store.get(job.id)!.status, files });
+      return reply.code(202).send({ id: job.id, status: (await context.queue.store.get(job.id))!.status, files });
     },
   );
 
@@ -236,13 +232,13 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request, reply) => {
-      const job = requireJob(context, request.params.id);
-      if (isTerminal(job.status) || !context.queue.cancel(job.id)) {
+      const job = await requireJob(context, request.params.id);
+      if (isTerminal(job.status) || !(await context.queue.cancel(job.id))) {
         throw new SkillrigError("job_state_conflict", `job "${job.id}" already ${job.status}; there is nothing to cancel`, {
           field: "status",
         });
       }
-      return reply.code(202).send(jobView(requireJob(context, job.id)));
+      return reply.code(202).send(jobView(await requireJob(context, job.id)));
     },
   );
 
@@ -258,7 +254,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request) => {
-      const job = requireJob(context, request.params.id);
+      const job = await requireJob(context, request.params.id);
       if (!isTerminal(job.status)) {
         throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}; its result exists once it has finished`, {
           field: "status",

@@ -26,7 +26,8 @@ export function spawnServer(projectDir: string, args: string[] = []): Promise<Ch
   let stdout = "";
   let stderr = "";
   return new Promise((resolvePromise, reject) => {
-    const timer = setTimeout(() => reject(new Error(`skillrig serve did not start within 60 s; stderr: ${stderr}`)), 60_000);
+    // Generous: several servers may start at once on a loaded machine; a healthy start takes a second or two.
+    const timer = setTimeout(() => reject(new Error(`skillrig serve did not start within 180 s; stderr: ${stderr}`)), 180_000);
     child.stderr!.on("data", (c: Buffer) => (stderr += c.toString()));
     child.once("exit", (code) => reject(new Error(`skillrig serve exited with ${code} before listening; stderr: ${stderr}`)));
     child.stdout!.on("data", (chunk: Buffer) => {

@@ -10,6 +10,7 @@ import scriptPlugin from "@skillrig/deliverable-script";
 import sandboxPlugin from "@skillrig/sandbox";
 import { startServer, type RunningServer, type ServerOverrides } from "@skillrig/server";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
+import { startRedis, type TestRedis } from "./redis-server.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 export const FIXTURES = resolve(here, "..", "fixtures");
@@ -26,6 +27,32 @@ export function makeProject(server: NonNullable<SkillrigConfig["server"]> = {}, 
   };
   writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify(config, null, 2));
   return dir;
+}
+
+/** The queue backends every API suite runs against (describe.each). */
+export const BACKENDS = ["sqlite", "redis"] as const;
+export type Backend = (typeof BACKENDS)[number];
+
+export interface BackendUnderTest {
+  backend: Backend;
+  /** `server.queue` for a new project on this backend (with redis, a key prefix of its own, so projects do not meet). */
+  queue(): NonNullable<SkillrigConfig["server"]>["queue"];
+  redis?: TestRedis;
+  stop(): Promise<void>;
+}
+
+/** For redis, a real redis-server of the suite's own on a free loopback port; for sqlite, nothing to start. */
+export async function openBackend(backend: Backend, options: { aof?: boolean } = {}): Promise<BackendUnderTest> {
+  if (backend === "sqlite") return { backend, queue: () => ({ backend: "sqlite" }), stop: async () => undefined };
+  const redis = await startRedis(options);
+  let projects = 0;
+  return {
+    backend,
+    // Quick crash detection in tests; the defaults (10 s + 5 s) are what docs/server.md states.
+    queue: () => ({ backend: "redis", url: redis.url, prefix: `test${++projects}`, lock_ms: 2000, stalled_check_ms: 1000 }),
+    redis,
+    stop: () => redis.stop(),
+  };
 }
 
 /** Starts the server in this process, as `skillrig serve` does: the config's plugins, then the CLI's built-ins it needs. */

@@ -1,0 +1,212 @@
+#!/usr/bin/env node
+/**
+ * Scale-out benchmark: jobs/s at 100 concurrent clients (BENCH_SCALE_CLIENTS) with an engine that answers at once
+ * (the test fixtures' echo engine), for
+ *   - sqlite: one `skillrig serve` (role all), the embedded default;
+ *   - redis:  one `skillrig serve --role api` plus 1, 2 and 4 `skillrig serve --role worker` processes, around a
+ *             real redis-server started here on a free loopback port (AOF on, appendfsync everysec: Redis's
+ *             production setting).
+ * Each client loops: POST /v1/jobs, then follow the job's SSE stream to its end. Every process is the built CLI
+ * in its own child process; all traffic stays on loopback. Each configuration runs BENCH_SECONDS (5) after a 1 s
+ * warm-up, so the whole run takes about a minute.
+ *
+ *   pnpm --filter @skillrig/server bench   (after api.mjs)   or   node bench/scale.mjs
+ * Results: stdout (a Markdown table) and bench-results/server-scale.json at the repository root.
+ */
+import { spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
+import { cpus, loadavg, tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const here = dirname(fileURLToPath(import.meta.url));
+const repo = resolve(here, "..", "..", "..");
+const cli = join(repo, "packages", "cli", "dist", "bin.js");
+const fixtures = resolve(here, "..", "test", "fixtures");
+const seconds = Number(process.env.BENCH_SECONDS ?? 5);
+const clients = Number(process.env.BENCH_SCALE_CLIENTS ?? 100);
+const slots = Number(process.env.BENCH_CONCURRENCY ?? 4);
+const workerCounts = (process.env.BENCH_WORKERS ?? "1,2,4").split(",").map(Number);
+const redisBinary = ["/usr/bin/redis-server", "/usr/local/bin/redis-server"].find((p) => existsSync(p));
+
+function freePort() {
+  return new Promise((res, rej) => {
+    const s = createServer();
+    s.once("error", rej);
+    s.listen(0, "127.0.0.1", () => {
+      const { port } = s.address();
+      s.close(() => res(port));
+    });
+  });
+}
+
+function waitForOutput(child, test, what) {
+  return new Promise((res, rej) => {
+    let out = "";
+    const timer = setTimeout(() => rej(new Error(`${what} did not start within 60 s: ${out}`)), 60_000);
+    child.once("exit", (code) => rej(new Error(`${what} exited with ${code}: ${out}`)));
+    child.stdout.on("data", (c) => {
+      out += c;
+      const value = test(out);
+      if (value !== undefined) {
+        clearTimeout(timer);
+        res(value);
+      }
+    });
+  });
+}
+
+async function startRedis(dir) {
+  const port = await freePort();
+  const args = ["--port", String(port), "--bind", "127.0.0.1", "--dir", dir, "--save", "", "--appendonly", "yes"];
+  const child = spawn(redisBinary, [...args, "--appendfsync", "everysec"], { stdio: ["ignore", "pipe", "inherit"] });
+  await waitForOutput(child, (out) => (out.includes("Ready to accept connections") ? true : undefined), "redis-server");
+  return { child, url: `redis://127.0.0.1:${port}` };
+}
+
+async function serve(dir, args) {
+  const child = spawn(process.execPath, [cli, "serve", "--config", join(dir, "skillrig.config.json"), "--port", "0", "--json", ...args], {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  const info = await waitForOutput(
+    child,
+    (out) => {
+      try {
+        return JSON.parse(out);
+      } catch {
+        return undefined;
+      }
+    },
+    "skillrig serve",
+  );
+  return { child, url: info.url };
+}
+
+function project(queue) {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-bench-scale-"));
+  writeFileSync(
+    join(dir, "skillrig.config.json"),
+    JSON.stringify({
+      plugins: [join(fixtures, "echo-engine.mjs")],
+      skills: { roots: [join(fixtures, "skills")] },
+      server: { data_dir: "data", concurrency: slots, queue_limit: 100000, queue },
+    }),
+  );
+  return dir;
+}
+
+async function followToEnd(url, id) {
+  const response = await fetch(`${url}/v1/jobs/${id}/events`);
+  let text = "";
+  const decoder = new TextDecoder();
+  for await (const chunk of response.body) text += decoder.decode(chunk, { stream: true });
+  return [...text.matchAll(/"status":"(\w+)"/g)].at(-1)?.[1];
+}
+
+async function drive(url, ms) {
+  const stats = { done: 0, errors: [] };
+  const deadline = performance.now() + ms;
+  await Promise.all(
+    Array.from({ length: clients }, async () => {
+      while (performance.now() < deadline) {
+        const response = await fetch(`${url}/v1/jobs`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ skill_id: "quick-echo", engine: "echo", input: { message: "bench" } }),
+        });
+        const body = await response.json();
+        if (response.status !== 201) {
+          stats.errors.push(`${response.status} ${body.error?.code}`);
+          continue;
+        }
+        const status = await followToEnd(url, body.id);
+        if (status === "succeeded") stats.done += 1;
+        else stats.errors.push(`job ended ${status}`);
+      }
+    }),
+  );
+  return stats;
+}
+
+async function measure(label, url) {
+  await drive(url, 1000); // warm-up: worker threads started, skills loaded
+  const started = performance.now();
+  const stats = await drive(url, seconds * 1000);
+  const elapsed = (performance.now() - started) / 1000;
+  const row = { label, jobs: stats.done, jobs_per_s: +(stats.done / elapsed).toFixed(1), errors: stats.errors.length, load: loadavg()[0] };
+  process.stderr.write(`bench scale: ${label}: ${row.jobs_per_s} jobs/s (${row.errors} errors)\n`);
+  return row;
+}
+
+async function stop(children) {
+  await Promise.all(
+    children.map(
+      (c) =>
+        new Promise((r) => {
+          if (c.exitCode !== null || c.signalCode !== null) return r();
+          c.once("exit", r);
+          c.kill("SIGTERM");
+        }),
+    ),
+  );
+}
+
+const rows = [];
+const folders = [];
+try {
+  {
+    const dir = project({ backend: "sqlite" });
+    folders.push(dir);
+    const server = await serve(dir, []);
+    try {
+      rows.push(await measure("sqlite, one process (role all)", server.url));
+    } finally {
+      await stop([server.child]);
+    }
+  }
+  if (!redisBinary) {
+    rows.push({ label: "redis", jobs: 0, jobs_per_s: null, errors: 0, note: "redis-server not installed (scripts/setup-system.sh)" });
+  } else {
+    for (const n of workerCounts) {
+      const redisDir = mkdtempSync(join(tmpdir(), "skillrig-bench-redis-"));
+      folders.push(redisDir);
+      const redis = await startRedis(redisDir);
+      const dir = project({ backend: "redis", url: redis.url });
+      folders.push(dir);
+      const children = [redis.child];
+      try {
+        const apiNode = await serve(dir, ["--role", "api"]);
+        children.unshift(apiNode.child);
+        for (let i = 0; i < n; i++) children.unshift((await serve(dir, ["--role", "worker"])).child);
+        rows.push(await measure(`redis, 1 API node + ${n} worker${n > 1 ? "s" : ""}`, apiNode.url));
+      } finally {
+        // Nodes first, Redis last, so no node logs a lost connection.
+        await stop(children.slice(0, -1));
+        await stop([redis.child]);
+      }
+    }
+  }
+  const by = (label) => rows.find((r) => r.label.startsWith(label))?.jobs_per_s ?? null;
+  const one = by("redis, 1 API node + 1 worker");
+  const two = by("redis, 1 API node + 2 workers");
+  const ratio = one && two ? +(two / one).toFixed(2) : null;
+  console.log(
+    `\n### Jobs server: jobs/s at ${clients} clients (instant engine, ${slots} job slots per process, ${seconds} s each; ${cpus().length} cores)\n`,
+  );
+  console.log("| configuration | jobs/s | jobs | errors | load (1 min) |");
+  console.log("| --- | ---: | ---: | ---: | ---: |");
+  for (const r of rows) console.log(`| ${r.label} | ${r.jobs_per_s ?? r.note} | ${r.jobs} | ${r.errors} | ${r.load?.toFixed(1) ?? ""} |`);
+  console.log(
+    `\n1 -> 2 workers: ${ratio ?? "n/a"}x (goal >= 1.6x). Best jobs/s: ${Math.max(...rows.map((r) => r.jobs_per_s ?? 0))} (goal >= 200; skillrig 0.1 measured about 35 at 100 clients).`,
+  );
+  const out = join(repo, "bench-results");
+  mkdirSync(out, { recursive: true });
+  writeFileSync(
+    join(out, "server-scale.json"),
+    `${JSON.stringify({ date: new Date().toISOString(), seconds, clients, slots, cores: cpus().length, rows, worker_ratio_1_to_2: ratio }, null, 2)}\n`,
+  );
+} finally {
+  for (const f of folders) rmSync(f, { recursive: true, force: true });
+}

@@ -1,0 +1,203 @@
+/**
+ * The embedded scheduler over the SQLite store (the default backend): runs up to `concurrency` jobs at once in
+ * this process, oldest queued first, cancels, recovers after a restart, and fans every stored event out to live
+ * listeners (the SSE streams).
+ *
+ * The store is the truth; this class only holds what cannot outlive the process (abort controllers).
+ * A job in flight when the process stops stays `running` in the store; the next start settles it by
+ * `on_restart`: `fail` ends it as failed with reason `interrupted`, `requeue` puts it back in the queue.
+ */
+import { EventEmitter } from "node:events";
+import { rm } from "node:fs/promises";
+import { join } from "node:path";
+import { SkillrigError } from "@skillrig/core";
+import type { JobExecution } from "./job-execution.js";
+import { CANCELED_BEFORE_RUN, canceledWhileRunning, INTERRUPTED_ERROR, serializeJobError, type JobQueue } from "./job-queue.js";
+import { isTerminal, type JobRecord, type NewJob, type StoredEvent } from "./job-store.js";
+import { clearForRerun, runJobRecord } from "./run-job-record.js";
+import type { SqliteJobStore } from "./sqlite-job-store.js";
+
+export interface LocalJobQueueOptions {
+  store: SqliteJobStore;
+  execution: JobExecution;
+  /** Where run folders go: `<runsDir>/<jobId>`. */
+  runsDir: string;
+  /** Where a skill job's extracted upload waits until the job runs: `<uploadsDir>/<jobId>/<field>`. */
+  uploadsDir: string;
+  concurrency: number;
+  onRestart: "fail" | "requeue";
+  /** Jobs waiting longer than this for their upload are canceled. */
+  uploadWaitMs: number;
+}
+
+export class LocalJobQueue implements JobQueue {
+  readonly #options: LocalJobQueueOptions;
+  readonly #running = new Map<string, { controller: AbortController; canceled: boolean; done: Promise<void> }>();
+  readonly #live = new EventEmitter();
+  #closing = false;
+  #sweeper: NodeJS.Timeout | undefined;
+
+  constructor(options: LocalJobQueueOptions) {
+    this.#options = options;
+    this.#live.setMaxListeners(0);
+  }
+
+  get store(): SqliteJobStore {
+    return this.#options.store;
+  }
+
+  get activeCount(): number {
+    return this.#running.size;
+  }
+
+  async create(job: NewJob): Promise<JobRecord> {
+    const created = this.store.create(job);
+    this.#published(created.event);
+    return this.store.get(job.id) ?? created.record;
+  }
+
+  async uploaded(id: string): Promise<StoredEvent | undefined> {
+    const event = this.store.markQueued(id, "waiting_upload");
+    // Published right after it is stored, before anything else is: live listeners see events in store order.
+    if (event) this.#published(event);
+    return event;
+  }
+
+  /** Settles jobs a previous process left running, then starts queued ones. */
+  async recover(): Promise<{ failed: string[]; requeued: string[] }> {
+    const out = { failed: [] as string[], requeued: [] as string[] };
+    for (const job of this.store.runningJobs()) {
+      if (this.#options.onRestart === "requeue") {
+        await clearForRerun(job);
+        this.#publish(
+          this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" }),
+        );
+        const event = this.store.markQueued(job.id, "running");
+        if (event) this.#publish(event);
+        out.requeued.push(job.id);
+      } else {
+        const event = this.store.finish(job.id, { status: "failed", error: INTERRUPTED_ERROR, reason: "interrupted" });
+        if (event) this.#publish(event);
+        // The job is over, so its staged upload will not be used again (runJob copies it into the run folder first thing).
+        await rm(join(this.#options.uploadsDir, job.id), { recursive: true, force: true });
+        out.failed.push(job.id);
+      }
+    }
+    this.#pump();
+    this.#sweepAbandoned();
+    const every = Math.min(60_000, Math.max(100, Math.floor(this.#options.uploadWaitMs / 2)));
+    this.#sweeper = setInterval(() => this.#sweepAbandoned(), every);
+    this.#sweeper.unref();
+    return out;
+  }
+
+  /** Cancels jobs whose upload never came, so they do not hold queue places forever. */
+  #sweepAbandoned(): void {
+    const cutoff = new Date(Date.now() - this.#options.uploadWaitMs).toISOString();
+    for (const id of this.store.waitingSince(cutoff)) {
+      this.#published(this.store.finish(id, uploadTimeout(this.#options.uploadWaitMs)));
+    }
+  }
+
+  async subscribe(jobId: string, listener: (event: StoredEvent) => void): Promise<() => void> {
+    const channel = `job:${jobId}`;
+    this.#live.on(channel, listener);
+    return () => this.#live.off(channel, listener);
+  }
+
+  async record(jobId: string, type: string, data: unknown): Promise<StoredEvent> {
+    return this.#recordNow(jobId, type, data);
+  }
+
+  #recordNow(jobId: string, type: string, data: unknown): StoredEvent {
+    const event = this.store.appendEvent(jobId, type, data);
+    this.#publish(event);
+    return event;
+  }
+
+  /** Announces an event the store wrote (a status change) and starts work if a slot is free. */
+  #published(event: StoredEvent | undefined): void {
+    if (event) this.#publish(event);
+    this.#pump();
+  }
+
+  async cancel(id: string): Promise<boolean> {
+    const job = this.store.get(id);
+    if (!job || isTerminal(job.status)) return false;
+    const running = this.#running.get(id);
+    if (running) {
+      running.canceled = true;
+      running.controller.abort(new SkillrigError("usage", "canceled by the client"));
+      this.#recordNow(id, "log", { stream: "skillrig", line: "cancel requested; stopping the engine" });
+      return true;
+    }
+    const event = this.store.finish(id, CANCELED_BEFORE_RUN);
+    this.#published(event);
+    // A queued skill job's staged upload will never be used now.
+    void rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
+    return event !== undefined || this.#running.has(id);
+  }
+
+  /** Starts queued jobs while there are free slots. */
+  #pump(): void {
+    while (!this.#closing && this.#running.size < this.#options.concurrency) {
+      const claimed = this.store.claimNext();
+      if (!claimed) return;
+      this.#publish(claimed.event);
+      this.#start(claimed.record);
+    }
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    clearInterval(this.#sweeper);
+    const pending = [...this.#running.values()];
+    for (const run of pending) run.controller.abort(new SkillrigError("interrupted", "the server is shutting down"));
+    await Promise.allSettled(pending.map((r) => r.done));
+  }
+
+  #publish(event: StoredEvent): void {
+    this.#live.emit(`job:${event.job_id}`, event);
+  }
+
+  #start(job: JobRecord): void {
+    const controller = new AbortController();
+    const entry = { controller, canceled: false, done: Promise.resolve() };
+    this.#running.set(job.id, entry);
+    entry.done = runJobRecord(job, {
+      execution: this.#options.execution,
+      runsDir: this.#options.runsDir,
+      uploadsDir: this.#options.uploadsDir,
+      signal: controller.signal,
+      onEvent: (type, data) => {
+        if (!this.#closing) this.#recordNow(job.id, type, data);
+      },
+    })
+      .then(
+        (outcome) => {
+          if (this.#closing) return;
+          this.#published(this.store.finish(job.id, entry.canceled ? canceledWhileRunning(outcome.result) : outcome));
+        },
+        (error: unknown) => {
+          if (this.#closing) return;
+          this.#published(this.store.finish(job.id, { status: entry.canceled ? "canceled" : "failed", error: serializeJobError(error) }));
+        },
+      )
+      .finally(() => {
+        this.#running.delete(job.id);
+        this.#pump();
+      });
+  }
+}
+
+export function uploadTimeout(uploadWaitMs: number) {
+  return {
+    status: "canceled" as const,
+    reason: "upload_timeout",
+    error: {
+      code: "timeout" as const,
+      message: `no upload arrived within ${uploadWaitMs} ms (server.upload_wait_ms)`,
+      hint: "submit the job again and upload its files right after",
+    },
+  };
+}

@@ -1,0 +1,249 @@
+/**
+ * The job store of the redis backend: records in hashes, events in one Redis Stream per job, every status change
+ * one Lua script (src/redis-scripts.ts). Any API node can read any job and serve (and resume) any job's events:
+ * a stream entry's id is the event's sequence number, and live events come over Redis pub/sub, published by the
+ * same script that stored them, so they arrive in store order.
+ *
+ * Durability is Redis's: with `appendonly yes` and `appendfsync always` an acknowledged write survives a Redis
+ * crash; with `everysec` (Redis's default) up to a second of writes may be lost (docs/server.md).
+ */
+import type { JobStatus, SerializedError } from "@skillrig/core";
+import { Redis } from "ioredis";
+import {
+  finishEventData,
+  type FinishFields,
+  type JobKind,
+  type JobRecord,
+  type JobStore,
+  type NewJob,
+  type StoredEvent,
+} from "./job-store.js";
+import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.js";
+
+const STATUSES: JobStatus[] = ["waiting_upload", "queued", "running", "succeeded", "failed", "canceled"];
+
+function fromHash(hash: Record<string, string>): JobRecord | undefined {
+  if (!hash.id) return undefined;
+  const parse = (value: string | undefined) => (value === undefined ? null : JSON.parse(value));
+  return {
+    id: hash.id,
+    kind: hash.kind as JobKind,
+    status: hash.status as JobStatus,
+    skill_id: hash.skill_id ?? null,
+    engine: hash.engine ?? null,
+    request: JSON.parse(hash.request_json ?? "{}") as Record<string, unknown>,
+    needs_upload: hash.needs_upload === "1",
+    run_dir: hash.run_dir ?? "",
+    reason: hash.reason ?? null,
+    error: parse(hash.error_json) as SerializedError | null,
+    result: parse(hash.result_json),
+    created_at: hash.created_at ?? "",
+    queued_at: hash.queued_at ?? null,
+    started_at: hash.started_at ?? null,
+    finished_at: hash.finished_at ?? null,
+  };
+}
+
+export type ClaimOutcome = { outcome: "claimed"; event: StoredEvent } | { outcome: "stalled"; restarts: number } | { outcome: "skip" };
+
+export class RedisJobStore implements JobStore {
+  readonly prefix: string;
+  readonly #redis: Redis;
+  readonly #url: string;
+  #subscriber: Redis | undefined;
+  readonly #listeners = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
+
+  /** `redis` is the command connection (shared with BullMQ's queue); subscriptions get their own. */
+  constructor(redis: Redis, url: string, prefix: string) {
+    this.#redis = redis;
+    this.#url = url;
+    this.prefix = prefix;
+    for (const [name, lua] of Object.entries(REDIS_SCRIPTS)) {
+      redis.defineCommand(`skillrig_${name}`, { numberOfKeys: 0, lua });
+    }
+  }
+
+  #run(name: RedisScriptName, ...args: Array<string | number>): Promise<unknown> {
+    const command = (this.#redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[`skillrig_${name}`]!;
+    return command.call(this.#redis, this.prefix, ...args);
+  }
+
+  #key(...parts: string[]): string {
+    return [this.prefix, ...parts].join(":");
+  }
+
+  async create(job: NewJob): Promise<{ record: JobRecord; event: StoredEvent }> {
+    const at = new Date().toISOString();
+    const status: JobStatus = job.needs_upload ? "waiting_upload" : "queued";
+    const fields: string[] = [
+      "id",
+      job.id,
+      "kind",
+      job.kind,
+      "status",
+      status,
+      "request_json",
+      JSON.stringify(job.request),
+      "needs_upload",
+      job.needs_upload ? "1" : "0",
+      "run_dir",
+      job.run_dir,
+      "created_at",
+      at,
+    ];
+    if (job.skill_id !== undefined) fields.push("skill_id", job.skill_id);
+    if (job.engine !== undefined) fields.push("engine", job.engine);
+    const data = { status };
+    const seq = Number(await this.#run("create", job.id, status, at, Date.parse(at), JSON.stringify(data), ...fields));
+    const record = (await this.get(job.id))!;
+    return { record, event: { seq, job_id: job.id, type: "status", data, at } };
+  }
+
+  async get(id: string): Promise<JobRecord | undefined> {
+    return fromHash(await this.#redis.hgetall(this.#key("job", id)));
+  }
+
+  /** The raw flag a cancel sets on a running job, for the worker that claims it. */
+  async cancelRequested(id: string): Promise<boolean> {
+    return (await this.#redis.hget(this.#key("job", id), "cancel_requested")) === "1";
+  }
+
+  async list(limit = 100): Promise<JobRecord[]> {
+    const ids = await this.#redis.zrevrange(this.#key("all"), 0, limit - 1);
+    if (ids.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hgetall(this.#key("job", id));
+    const results = (await pipeline.exec()) ?? [];
+    return results.map(([, hash]) => fromHash(hash as Record<string, string>)).filter((r): r is JobRecord => r !== undefined);
+  }
+
+  async counts(): Promise<Record<JobStatus, number>> {
+    const raw = await this.#redis.hgetall(this.#key("counts"));
+    return Object.fromEntries(STATUSES.map((s) => [s, Number(raw[s] ?? 0)])) as Record<JobStatus, number>;
+  }
+
+  async pendingCount(): Promise<number> {
+    const [waiting, queued] = await this.#redis.hmget(this.#key("counts"), "waiting_upload", "queued");
+    return Number(waiting ?? 0) + Number(queued ?? 0);
+  }
+
+  async queuedAhead(id: string): Promise<number> {
+    return (await this.#redis.zrank(this.#key("queued"), id)) ?? 0;
+  }
+
+  /** The oldest queued jobs (at most `limit`) with when they were queued. */
+  async oldestQueued(limit: number): Promise<Array<{ id: string; queued_at: string | null }>> {
+    const ids = await this.#redis.zrange(this.#key("queued"), "0", String(limit - 1));
+    if (ids.length === 0) return [];
+    const pipeline = this.#redis.pipeline();
+    for (const id of ids) pipeline.hget(this.#key("job", id), "queued_at");
+    const results = (await pipeline.exec()) ?? [];
+    return ids.map((id, i) => ({ id, queued_at: (results[i]?.[1] as string | null) ?? null }));
+  }
+
+  async markQueued(id: string, from: JobStatus): Promise<StoredEvent | undefined> {
+    const at = new Date().toISOString();
+    const seq = Number(await this.#run("markQueued", id, from, at));
+    return seq === 0 ? undefined : { seq, job_id: id, type: "status", data: { status: "queued" }, at };
+  }
+
+  /** queued -> running for `worker`; says so when the job was already running (its worker died). */
+  async claim(id: string, worker: string): Promise<ClaimOutcome> {
+    const at = new Date().toISOString();
+    const [outcome, value] = (await this.#run("claim", id, at, worker)) as [string, number | string];
+    if (outcome === "claimed") {
+      return { outcome, event: { seq: Number(value), job_id: id, type: "status", data: { status: "running" }, at } };
+    }
+    if (outcome === "stalled") return { outcome, restarts: Number(value) };
+    return { outcome: "skip" };
+  }
+
+  async finish(id: string, fields: FinishFields): Promise<StoredEvent | undefined> {
+    const at = new Date().toISOString();
+    const data = finishEventData(fields);
+    const extra: string[] = [];
+    if (fields.error) extra.push("error_json", JSON.stringify(fields.error));
+    if (fields.reason) extra.push("reason", fields.reason);
+    if (fields.result !== undefined) extra.push("result_json", JSON.stringify(fields.result));
+    const seq = Number(await this.#run("finish", id, fields.status, at, JSON.stringify(data), ...extra));
+    return seq === 0 ? undefined : { seq, job_id: id, type: "status", data, at };
+  }
+
+  /** Cancel: ends a job that has not started, or flags a running one and tells its worker over P:cancel. */
+  async requestCancel(
+    id: string,
+    fields: FinishFields,
+  ): Promise<{ outcome: "canceled"; event: StoredEvent } | { outcome: "stopping" } | { outcome: "final" }> {
+    const at = new Date().toISOString();
+    const data = finishEventData(fields);
+    const [outcome, seq] = (await this.#run(
+      "requestCancel",
+      id,
+      at,
+      JSON.stringify(data),
+      JSON.stringify(fields.error ?? null),
+      fields.reason ?? "",
+    )) as [string, number];
+    if (outcome === "canceled") return { outcome, event: { seq: Number(seq), job_id: id, type: "status", data, at } };
+    return { outcome: outcome === "stopping" ? "stopping" : "final" };
+  }
+
+  async waitingSince(cutoff: string): Promise<string[]> {
+    return this.#redis.zrangebyscore(this.#key("waiting"), "-inf", String(Date.parse(cutoff) - 1));
+  }
+
+  async appendEvent(jobId: string, type: string, data: unknown): Promise<StoredEvent> {
+    const at = new Date().toISOString();
+    const seq = Number(await this.#run("appendEvent", jobId, type, JSON.stringify(data), at));
+    return { seq, job_id: jobId, type, data, at };
+  }
+
+  async eventsAfter(jobId: string, afterSeq: number, limit = 1000): Promise<StoredEvent[]> {
+    const start = afterSeq > 0 ? `${afterSeq + 1}-0` : "-";
+    const entries = await this.#redis.xrange(this.#key("events", jobId), start, "+", "COUNT", limit);
+    return entries.map(([id, fields]) => {
+      const f: Record<string, string> = {};
+      for (let i = 0; i < fields.length; i += 2) f[fields[i]!] = fields[i + 1]!;
+      return { seq: Number.parseInt(id, 10), job_id: jobId, type: f.t!, data: JSON.parse(f.d!), at: f.a! };
+    });
+  }
+
+  /** Live events of one job, through this node's one subscriber connection. Resolves once Redis confirms. */
+  async subscribe(jobId: string, listener: (event: StoredEvent) => void): Promise<() => void> {
+    return this.#listen(this.#key("live", jobId), (message) => listener(JSON.parse(message) as StoredEvent));
+  }
+
+  /** Ids of running jobs clients canceled, as they come (workers listen). */
+  async onCancel(listener: (jobId: string) => void): Promise<() => void> {
+    return this.#listen(this.#key("cancel"), listener);
+  }
+
+  async #listen(channel: string, listener: (message: string) => void): Promise<() => void> {
+    if (!this.#subscriber) {
+      this.#subscriber = new Redis(this.#url, { maxRetriesPerRequest: null, lazyConnect: false });
+      this.#subscriber.on("error", () => undefined); // reconnects on its own; commands wait meanwhile
+      this.#subscriber.on("message", (ch: string, message: string) => {
+        for (const l of this.#listeners.get(ch)?.listeners ?? []) l(message);
+      });
+    }
+    let entry = this.#listeners.get(channel);
+    if (!entry) {
+      const subscriber = this.#subscriber;
+      entry = { listeners: new Set(), ready: subscriber.subscribe(channel).then(() => undefined) };
+      this.#listeners.set(channel, entry);
+    }
+    entry.listeners.add(listener);
+    await entry.ready;
+    return () => {
+      const current = this.#listeners.get(channel);
+      if (!current?.listeners.delete(listener) || current.listeners.size > 0) return;
+      this.#listeners.delete(channel);
+      void this.#subscriber?.unsubscribe(channel).catch(() => undefined);
+    };
+  }
+
+  async close(): Promise<void> {
+    this.#subscriber?.disconnect();
+    this.#subscriber = undefined;
+  }
+}

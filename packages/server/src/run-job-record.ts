@@ -1,0 +1,66 @@
+/**
+ * Runs one stored job through JobExecution and says how it ended; the same for the local queue and for a Redis
+ * worker, so both backends produce the same results, run folders and events.
+ */
+import { readdir, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { EngineEvent, JobRequest, SerializedError } from "@skillrig/core";
+import type { JobExecution } from "./job-execution.js";
+import type { JobRecord } from "./job-store.js";
+
+export interface RunJobRecordOptions {
+  execution: JobExecution;
+  runsDir: string;
+  uploadsDir: string;
+  signal: AbortSignal;
+  /** An event for the job's log: `engine`, `log` or `case`. */
+  onEvent(type: string, data: unknown): void;
+}
+
+export interface JobOutcome {
+  status: "succeeded" | "failed" | "canceled";
+  result?: unknown;
+  error?: SerializedError | null;
+  reason?: string | null;
+}
+
+export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions): Promise<JobOutcome> {
+  const { execution, signal } = options;
+  if (job.kind === "oracle") {
+    const loaded = execution.loadTask(job.request.task);
+    const report = await execution.runOracle(loaded, join(job.run_dir, "deliverable"), {
+      signal,
+      onCase: (verdict) => {
+        const { name, index, status, duration_ms, message } = verdict;
+        options.onEvent("case", { name, index, status, duration_ms, message });
+      },
+    });
+    await writeFile(join(job.run_dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
+    return { status: "succeeded", result: report };
+  }
+  const request = { ...(job.request as unknown as JobRequest) };
+  const uploads = join(options.uploadsDir, job.id);
+  const files = await readdir(uploads).catch(() => [] as string[]);
+  if (files.length > 0) request.files = Object.fromEntries(files.map((name) => [name, join(uploads, name)]));
+  const result = await execution.runSkillJob(request, {
+    jobId: job.id,
+    runsDir: options.runsDir,
+    signal,
+    onEvent: (event: EngineEvent) => options.onEvent(event.type === "log" ? "log" : "engine", event),
+  });
+  // The uploads now live in the run folder's uploads/; the staging copy is no longer needed.
+  await rm(uploads, { recursive: true, force: true });
+  return {
+    status: result.status === "succeeded" ? "succeeded" : result.status === "canceled" ? "canceled" : "failed",
+    result,
+    error: result.error ?? null,
+  };
+}
+
+/**
+ * Before a job that was interrupted runs again: runJob creates a skill job's run folder afresh, so the half-done
+ * one would be in its way; an oracle run's folder holds its uploaded deliverable, which the next attempt needs.
+ */
+export async function clearForRerun(job: JobRecord): Promise<void> {
+  if (job.kind === "skill") await rm(job.run_dir, { recursive: true, force: true });
+}

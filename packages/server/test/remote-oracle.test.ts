@@ -1,0 +1,104 @@
+/**
+ * `skillrig test <task> -d <deliverable> --server URL` (the built CLI) grades on a jobs server, on both backends,
+ * and prints the same report and exit code as the same command run locally. The token comes from the
+ * environment; a wrong one and an unreachable server are clear errors.
+ */
+import { spawn } from "node:child_process";
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { RunningServer } from "@skillrig/server";
+import { BACKENDS, makeProject, openBackend, startInProcess, type BackendUnderTest } from "./support/server-harness.js";
+
+const CLI = resolve(import.meta.dirname, "..", "..", "cli", "dist", "bin.js");
+const TOKEN = "remote-oracle-test-token-0123456789";
+
+function cli(
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((done) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
+    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
+    child.on("exit", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/**
+ * A report without what differs between any two runs, local or not: timings and the per-run temp folder the
+ * script deliverable is copied into.
+ */
+function comparable(report: unknown): unknown {
+  const text = JSON.stringify(report, (key, value) => (key === "duration_ms" || key.endsWith("_at") ? undefined : value));
+  return JSON.parse(text.replace(/skillrig-script-[A-Za-z0-9]+/g, "skillrig-script-X"));
+}
+
+/** A task folder with a script deliverable that passes two cases and fails one. */
+function taskFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-remote-task-"));
+  // The sandbox may run the deliverable as an unprivileged user, which must be able to enter the folder.
+  chmodSync(dir, 0o755);
+  const task = {
+    contract_version: "1.0",
+    task_id: "double-remote",
+    deliverable_type: "script",
+    entrypoint: "double.py",
+    tests: [
+      { name: "two", input: { stdin: "2\n" }, expected: { stdout: "4\n" } },
+      { name: "five", input: { stdin: "5\n" }, expected: { stdout: "11\n" } },
+      { name: "zero", input: { stdin: "0\n" }, expected: { stdout: "0\n" } },
+    ],
+  };
+  writeFileSync(join(dir, "task.json"), JSON.stringify(task, null, 2));
+  writeFileSync(join(dir, "double.py"), "print(int(input()) * 2)\n");
+  writeFileSync(join(dir, "skillrig.config.json"), "{}\n");
+  return dir;
+}
+
+describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
+  let under: BackendUnderTest;
+  let server: RunningServer;
+  let tasks: string;
+  beforeAll(async () => {
+    under = await openBackend(backend);
+    server = await startInProcess(makeProject({ tokens: [TOKEN], queue: under.queue() }));
+    tasks = taskFolder();
+  });
+  afterAll(async () => {
+    await server?.close();
+    await under?.stop();
+  });
+
+  it("prints the same JSON report and exits with the same code as a local run", async () => {
+    const args = ["test", "task.json", "--deliverable", "double.py", "--json"];
+    const local = await cli(args, tasks);
+    const remote = await cli([...args, "--server", server.url], tasks, { SKILLRIG_SERVER_TOKEN: TOKEN });
+    expect(local.code).toBe(1);
+    expect(remote.code).toBe(local.code);
+    const localReport = JSON.parse(local.stdout);
+    const remoteReport = JSON.parse(remote.stdout);
+    expect(localReport.summary).toMatchObject({ total: 3, passed: 2, failed: 1 });
+    expect(comparable(remoteReport)).toEqual(comparable(localReport));
+    // Progress of each case came over the job's event stream.
+    expect(remote.stderr).toContain(`on ${server.url}`);
+    expect(remote.stderr).toMatch(/\[3\/3\]/);
+  });
+
+  it("refuses a wrong token and an unreachable server with clear errors", async () => {
+    const args = ["test", "task.json", "--deliverable", "double.py"];
+    const wrong = await cli([...args, "--server", server.url], tasks, { SKILLRIG_SERVER_TOKEN: "not-the-token-at-all" });
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain("unauthorized");
+    const nowhere = await cli([...args, "--server", "http://127.0.0.1:1"], tasks, { SKILLRIG_SERVER_TOKEN: TOKEN });
+    expect(nowhere.code).not.toBe(0);
+    expect(nowhere.stderr).toContain("cannot reach the server at http://127.0.0.1:1");
+    const notUrl = await cli([...args, "--server", "localhost:8765"], tasks);
+    expect(notUrl.code).toBe(2);
+    expect(notUrl.stderr).toContain("--server must be an http(s) URL");
+  });
+});
