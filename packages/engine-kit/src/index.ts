@@ -17,3 +17,4 @@ export { resolvePackageBin } from "./package-bin.js";
 export { processesUsing, type LiveProcess } from "./processes-using.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
+export { jailEscapeCommand, jailEscapeVerdicts, PROBE_NAMES, type JailEscapeTargets } from "./jail-escape-probes.js";

@@ -42,6 +42,8 @@ export interface RunJobOptions {
   signal?: AbortSignal;
   /** Called for every engine event, after the `jobEvent` taps. */
   onEvent?: (event: EngineEvent, work: JobWork) => void;
+  /** Refuse to run the engine outside the agent jail (the jobs server, unless `server.allow_unjailed_engines`). */
+  requireEngineJail?: boolean;
   /** Called once the prompt is rendered, with the resolved input and parameters (what `--dry-run` shows). */
   onPrompt?: (info: { input: Record<string, unknown>; parameter: Record<string, unknown>; prompt: PromptRendering; work: JobWork }) => void;
 }
@@ -85,8 +87,13 @@ function requestError(violations: Violation[]): SkillrigError {
 
 function engineError(outcome: EngineOutcome, engine: string): SkillrigError {
   const kind = outcome.failure?.kind ?? "crash";
+  const reported = outcome.details?.errorCode;
   const code: ErrorCode =
-    kind === "auth"
+    reported === "sandbox_unavailable"
+      ? "sandbox_unavailable"
+      : kind === "canceled"
+        ? "canceled"
+        : kind === "auth"
       ? "engine_auth_failed"
       : kind === "timeout" || kind === "idle_timeout"
         ? "timeout"
@@ -96,6 +103,25 @@ function engineError(outcome: EngineOutcome, engine: string): SkillrigError {
   return new SkillrigError(code, `engine "${engine}" failed (${kind}): ${outcome.failure?.message ?? "no reason given"}`, {
     details: { kind, exitCode: outcome.exitCode, signal: outcome.signal, ...(outcome.details ?? {}) },
   });
+}
+
+/**
+ * A job runs unattended: nobody answers an agent's questions. A skill that only runs interactively would ask, wait
+ * and end as malformed_output minutes later; it is refused before anything runs.
+ */
+function refuseInteractiveOnly(skill: SkillManifest): void {
+  const modes = skill.runner.execution_modes;
+  if (!Array.isArray(modes) || modes.length === 0 || modes.includes("auto")) return;
+  throw new SkillrigError(
+    "invalid_skill",
+    `skill "${skill.id}" needs interactive answers (execution_modes: ${JSON.stringify(modes)}), and skillrig runs jobs unattended: nobody would answer the agent's questions`,
+    {
+      file: displayPath(skill.runnerFile),
+      pointer: "/execution_modes",
+      field: "execution_modes",
+      hint: 'add "auto" to execution_modes if the skill can work without asking (its SKILL.md then tells the agent not to ask)',
+    },
+  );
 }
 
 const PROBLEM_ORDER = ["result_missing", "artifact_missing", "schema_violation"] as const;
@@ -152,6 +178,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       field: "engine",
     });
   }
+  refuseInteractiveOnly(skill);
   const dryRun = request.options?.dry_run === true;
   if (!dryRun) runner.requireClaim("engine", engine, { field: "engine" });
 
@@ -186,6 +213,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       run_folder: run.root,
     },
     env: {},
+    requireEngineJail: options.requireEngineJail,
     signal,
     emit(event) {
       appendFileSync(eventsFile, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
@@ -277,6 +305,10 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     }
     result.usage = outcome.usage;
     result.engine_version = outcome.engineVersion;
+    // How the engine was confined (engine-kit's agent jail), and a visible warning when it was not.
+    const confinement = outcome.details?.confinement as JobResult["engine_confinement"] | undefined;
+    if (confinement) result.engine_confinement = confinement;
+    for (const w of (outcome.details?.confinementWarnings as string[] | undefined) ?? []) jobWarnings(work).push(w);
     if (outcome.rawOutput !== undefined) writeFileSync(resolve(run.logs, "raw-output.txt"), outcome.rawOutput);
     for (const r of outcome.repairs ?? []) jobWarnings(work).push(`engine output repaired: ${r}`);
     if (!outcome.ok) {
