@@ -34,7 +34,8 @@ export async function confineEngine(input: EngineJailInput): Promise<ConfinedCom
       refusal = (error as Error).message;
     }
     confined = sandbox?.confineAgent ? await sandbox.confineAgent(input.request) : await confineAgent(input.request);
-    if (refusal) confined.warnings.push(`agent jail: the configured sandbox refused the agent profile (${refusal}); used @skillrig/sandbox's`);
+    if (refusal)
+      confined.warnings.push(`agent jail: the configured sandbox refused the agent profile (${refusal}); used @skillrig/sandbox's`);
   }
   if (input.required && confined.isolation === "none") {
     await confined.close();

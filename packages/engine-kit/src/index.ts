@@ -1,7 +1,14 @@
 export type { EngineAdapter, EngineRunContext, EngineInvocation, StreamParser, EngineFailure } from "./adapter.js";
 export { createEnginePlugin } from "./engine-plugin.js";
 export type { EnginePluginClass } from "./engine-plugin.js";
-export { runEngineJob, repairPrompt, defaultFinalAnswer, DEFAULT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, MOCK_API_KEY } from "./run-engine-job.js";
+export {
+  runEngineJob,
+  repairPrompt,
+  defaultFinalAnswer,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  MOCK_API_KEY,
+} from "./run-engine-job.js";
 export { runProcess, processTree, processGroupMembers } from "./run-process.js";
 export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";

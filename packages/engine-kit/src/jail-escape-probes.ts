@@ -25,14 +25,17 @@ const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
 /** The bash command; its output goes to `probes.txt` in the workspace and to stdout. */
 export function jailEscapeCommand(t: JailEscapeTargets): string {
-  const s = quote(t.secret);
+  // The secret never appears on a command line (a probe reading /proc/*/cmdline would find it there): it is
+  // decoded into a shell variable and matched with bash builtins.
+  const encoded = Buffer.from(t.secret).toString("base64");
   const taskName = quote(t.taskFile.split("/").pop() ?? t.taskFile);
   return [
-    `probe() { n=$1; shift; if ( eval "$1" ) 2>/dev/null | grep -qF ${s}; then echo "ESCAPED $n"; else echo "BLOCKED $n"; fi; }`,
+    `S=$(printf %s ${encoded} | base64 -d)`,
+    `probe() { out=$( (eval "$2") </dev/null 2>/dev/null ); case "$out" in *"$S"*) echo "ESCAPED $1";; *) echo "BLOCKED $1";; esac; }`,
     "{",
     `probe task-file ${quote(`cat ${quote(t.taskFile)}`)}`,
     // What an agent did in a real solve run: read its ancestors' command lines and working folders for the task path.
-    `probe task-file-via-proc ${quote(`for p in /proc/[0-9]*; do tr "\\0" "\\n" < $p/cmdline; readlink $p/cwd; done 2>/dev/null | grep -F ${taskName} | while read -r f; do cat "$f"; ls "$f"/${taskName} >/dev/null 2>&1 && cat "$f"/${taskName}; done`)}`,
+    `probe task-file-via-proc ${quote(`cat /proc/[0-9]*/cmdline | tr "\\0" "\\n" | grep -F ${taskName} | while IFS= read -r f; do [ -f "$f" ] && cat "$f"; done; cat /proc/[0-9]*/cwd/${taskName}`)}`,
     `probe outside-file ${quote(`cat ${quote(t.outsideFile)}`)}`,
     `probe other-job ${quote(`cat ${quote(t.otherJobFile)}; cat ../../*/uploads/* ../../*/workspace/*`)}`,
     `probe tcp-listener ${quote(`exec 3<>/dev/tcp/127.0.0.1/${t.tcpPort} && timeout 5 cat <&3`)}`,

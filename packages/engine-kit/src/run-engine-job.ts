@@ -5,7 +5,14 @@
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import { compileSchema, formatViolations, isSkillrigError, type ConfinedCommand, type EngineOutcome, type JobExecuteRequest } from "@skillrig/core";
+import {
+  compileSchema,
+  formatViolations,
+  isSkillrigError,
+  type ConfinedCommand,
+  type EngineOutcome,
+  type JobExecuteRequest,
+} from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
 import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
 import { type AgentSandboxSource, confineEngine, writeLoginProfile } from "./engine-jail.js";
@@ -145,10 +152,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
   const firstPrompt = ctx.prompt;
-  const jail = async (
-    args: string[],
-    env: Record<string, string>,
-  ): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
+  const jail = async (args: string[], env: Record<string, string>): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
     try {
       const command = await confineEngine({
         request: {
@@ -218,7 +222,12 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     });
     await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
     // The command line a user would type, not the jail's wrapper around it.
-    return { ...run, command: [binary, ...current.args].map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a)).join(" ") };
+    return {
+      ...run,
+      command: [binary, ...current.args]
+        .map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a))
+        .join(" "),
+    };
   };
 
   try {
@@ -245,7 +254,10 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
 
     for (let attempt = 0; ; attempt++) {
       const current = attempt === 0 ? invocation : await adapter.invocation(ctx);
-      const attemptEnv = attempt === 0 ? env : engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: current.env });
+      const attemptEnv =
+        attempt === 0
+          ? env
+          : engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: current.env });
       const confined = await jail(current.args, attemptEnv);
       if ("failure" in confined) return confined.failure;
       details.confinement = { isolation: confined.command.isolation, network: confined.command.network };
@@ -331,7 +343,11 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         const problems = violations.map((v) => `- ${v.pointer || "(root)"}: ${v.message}`).join("\n");
         ctx.prompt = repairPrompt(firstPrompt, answer, problems);
         repairsMade.push(`repair turn ${attempt + 1}: the answer broke the output schema (${formatViolations(violations)})`);
-        work.emit({ type: "status", status: "repairing", message: `asking ${adapter.displayName} to fix ${violations.length} output schema violation(s)` });
+        work.emit({
+          type: "status",
+          status: "repairing",
+          message: `asking ${adapter.displayName} to fix ${violations.length} output schema violation(s)`,
+        });
         continue;
       }
       return { ...base, ok: true, output: parsed.value, rawOutput: answer, repairs };

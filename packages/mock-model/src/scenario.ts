@@ -159,7 +159,9 @@ export function loadScenario(file: string): Scenario {
  * picks a branch.
  */
 export function turnAt(scenario: Scenario, modelTurns: number, requestText = ""): { turn: Turn; index: number } {
-  const branch = scenario.branches?.find((b) => requestText.includes(b.prompt_contains) || requestText.includes(JSON.stringify(b.prompt_contains).slice(1, -1)));
+  const branch = scenario.branches?.find(
+    (b) => requestText.includes(b.prompt_contains) || requestText.includes(JSON.stringify(b.prompt_contains).slice(1, -1)),
+  );
   const turns = branch?.turns ?? scenario.turns;
   if (modelTurns < turns.length) return { turn: turns[modelTurns]!, index: modelTurns };
   return { turn: scenario.after_end ?? { text: "Done." }, index: modelTurns };

@@ -10,7 +10,18 @@
  * Levels: "namespaces" (this jail) or "none" (the engine runs as the runner's child, as before), chosen by the
  * same host probe as deliverables; a fallback is reported in `warnings` and in the job's result.
  */
-import { closeSync, existsSync, lstatSync, mkdtempSync, openSync, readlinkSync, readSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  closeSync,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readlinkSync,
+  readSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { type AgentConfinement, type AgentJailRequest, type ConfinedCommand, SkillrigError } from "@skillrig/core";
@@ -138,7 +149,9 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
     close: async () => {},
   });
   if (options.level === "none") {
-    return unconfined("agent jail: the engine runs unconfined (level \"none\" was chosen): it can read and write whatever the runner can, and reach any network");
+    return unconfined(
+      'agent jail: the engine runs unconfined (level "none" was chosen): it can read and write whatever the runner can, and reach any network',
+    );
   }
   const availability = agentJailAvailability(host);
   if (availability.level === "none") {
@@ -170,7 +183,9 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   const network: AgentNetworkPolicy = endpoint ? "model-endpoint-only" : "none";
   const extraBinds: string[] = [];
   if (endpoint) {
-    relay = await startEgressRelay(isLoopback(endpoint.host) ? { host: endpoint.host === "localhost" ? "127.0.0.1" : endpoint.host, port: endpoint.port } : endpoint);
+    relay = await startEgressRelay(
+      isLoopback(endpoint.host) ? { host: endpoint.host === "localhost" ? "127.0.0.1" : endpoint.host, port: endpoint.port } : endpoint,
+    );
     extraBinds.push("--bind", relay.folder, relay.folder);
     const hosts = hostsFileFor(endpoint, scratch);
     if (hosts) extraBinds.push("--ro-bind", hosts, "/etc/hosts");
@@ -183,7 +198,9 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   }
 
   const bwrapArgs = [
-    ...(host.isRoot ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"] : ["--unshare-all", "--unshare-user"]),
+    ...(host.isRoot
+      ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
+      : ["--unshare-all", "--unshare-user"]),
     "--die-with-parent",
     // A new session: the agent cannot push keystrokes into the runner's terminal (TIOCSTI).
     "--new-session",

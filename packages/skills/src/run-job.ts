@@ -94,12 +94,12 @@ function engineError(outcome: EngineOutcome, engine: string): SkillrigError {
       : kind === "canceled"
         ? "canceled"
         : kind === "auth"
-      ? "engine_auth_failed"
-      : kind === "timeout" || kind === "idle_timeout"
-        ? "timeout"
-        : kind === "not_found"
-          ? "engine_not_found"
-          : "engine_failed";
+          ? "engine_auth_failed"
+          : kind === "timeout" || kind === "idle_timeout"
+            ? "timeout"
+            : kind === "not_found"
+              ? "engine_not_found"
+              : "engine_failed";
   return new SkillrigError(code, `engine "${engine}" failed (${kind}): ${outcome.failure?.message ?? "no reason given"}`, {
     details: { kind, exitCode: outcome.exitCode, signal: outcome.signal, ...(outcome.details ?? {}) },
   });

@@ -5,7 +5,7 @@
  * Each must fail while the job's real work, writing the artifact, succeeds. A control run with `jail: "none"` shows
  * the same probes do escape when the engine is not jailed, so the test can fail.
  */
-import { execa } from "execa";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:net";
 import { join } from "node:path";
@@ -19,7 +19,7 @@ import { engineRunner, tempDir } from "./support.js";
 const SECRET = "SECRET-7f3a9c-hidden-tests";
 let listener: Server;
 let listenerConnections = 0;
-let decoy: ReturnType<typeof execa>;
+let decoy: ChildProcess;
 let targets: JailEscapeTargets;
 
 beforeAll(async () => {
@@ -35,7 +35,7 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
   // As in a solve run: a process whose command line and working folder name the task file.
-  decoy = execa("node", ["-e", "setTimeout(() => {}, 600000)", taskFile], { cwd: dir, reject: false });
+  decoy = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)", taskFile], { cwd: dir, stdio: "ignore" });
   targets = {
     taskFile,
     outsideFile: join(dir, "outside.txt"),
@@ -108,7 +108,7 @@ describe("gemini in the agent jail", () => {
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
-  it("control: with jail \"none\" the same probes escape (and the result says the engine ran unconfined)", async () => {
+  it('control: with jail "none" the same probes escape (and the result says the engine ran unconfined)', async () => {
     const { result, verdicts, tcpConnections } = await runProbes("none");
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(verdicts["task-file"]).toBe("ESCAPED");
