@@ -231,7 +231,9 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   };
 
   try {
-    if (!apiKey && !baseUrl) {
+    // Every engine needs its key, through a proxy (base_url) too: without one codex fails with "Missing
+    // environment variable" and gemini asks for a login. Both are the same failure: engine_auth_failed.
+    if (!apiKey) {
       return {
         kind: "engine",
         ok: false,

@@ -45,6 +45,13 @@ describe("codex engine: problems found before the CLI runs", () => {
     expect(result.error?.message).toContain("the environment variable SKILLRIG_UNSET_KEY_FOR_TEST is not set");
   });
 
+  it("a missing key with a base_url set (a proxy) is engine_auth_failed too, the same code gemini gets", async () => {
+    const { runner } = engineRunner(new CodexEnginePlugin({ base_url: "http://127.0.0.1:9/v1", api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }));
+    const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
+    expect(result.error?.code).toBe("engine_auth_failed");
+    expect(result.error?.message).toContain("SKILLRIG_UNSET_KEY_FOR_TEST is not set");
+  });
+
   it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
     const { runner } = engineRunner(new CodexEnginePlugin({ binary: "/nonexistent/codex", mock_scenario: { turns: [{ text: "{}" }] } }));
     const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
