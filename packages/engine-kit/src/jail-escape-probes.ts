@@ -26,12 +26,13 @@ const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 /** The bash command; its output goes to `probes.txt` in the workspace and to stdout. */
 export function jailEscapeCommand(t: JailEscapeTargets): string {
   // The secret never appears on a command line (a probe reading /proc/*/cmdline would find it there): it is
-  // decoded into a shell variable and matched with bash builtins.
+  // decoded into a shell variable and matched with bash builtins, against each probe's output kept in a file.
   const encoded = Buffer.from(t.secret).toString("base64");
   const taskName = quote(t.taskFile.split("/").pop() ?? t.taskFile);
   return [
-    `S=$(printf %s ${encoded} | base64 -d)`,
-    `probe() { out=$( (eval "$2") </dev/null 2>/dev/null ); case "$out" in *"$S"*) echo "ESCAPED $1";; *) echo "BLOCKED $1";; esac; }`,
+    // No $(...): gemini's shell tool refuses command substitution.
+    `printf %s ${encoded} | base64 -d > .probe-secret; IFS= read -r -d "" S < .probe-secret; rm -f .probe-secret`,
+    `probe() { ( eval "$2" ) </dev/null >.probe-out 2>/dev/null; IFS= read -r -d "" out < .probe-out; rm -f .probe-out; case "$out" in *"$S"*) echo "ESCAPED $1";; *) echo "BLOCKED $1";; esac; }`,
     "{",
     `probe task-file ${quote(`cat ${quote(t.taskFile)}`)}`,
     // What an agent did in a real solve run: read its ancestors' command lines and working folders for the task path.

@@ -341,8 +341,14 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       : new SkillrigError("unhandled", `unexpected error while running the job: ${(error as Error)?.message ?? String(error)}`, {
           cause: error,
         });
-    if (result.status !== "canceled") result.status = "failed";
-    result.error = err.toJSON();
+    // A cancel (the caller's signal, not the job's own time limit) ends as canceled whatever step it stopped.
+    const canceled = options.signal?.aborted === true;
+    result.status = canceled ? "canceled" : "failed";
+    result.error = (
+      canceled && err.code !== "canceled"
+        ? new SkillrigError("canceled", `the job was canceled while it ran (${err.message})`, { cause: err })
+        : err
+    ).toJSON();
     return result;
   } finally {
     const finished = new Date();
