@@ -161,4 +161,46 @@ describe("codex engine against the mock model", () => {
     expect(result.error?.message).toMatch(/\(crash\): Codex CLI failed with exit code 1: \S/);
     expect(requests.filter((r) => r.api === "responses")).toHaveLength(1);
   });
+
+  it("repair_turns: 1 sends the output schema's violations back, and the agent's corrected answer succeeds", async () => {
+    const { result, requests } = await run(
+      {
+        turns: [
+          { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
+          // Breaks the schema: message must be a non-empty string.
+          { json: { greeting_file: "greeting.txt", message: "", word_count: null } },
+        ],
+        branches: [
+          {
+            prompt_contains: "skillrig: repair your previous answer",
+            turns: [{ json: { greeting_file: "greeting.txt", message: "Hello, Ada!", word_count: 2 } }],
+          },
+        ],
+      },
+      { engine: { repair_turns: 1, output_schema: false } },
+    );
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(result.output).toMatchObject({ message: "Hello, Ada!", word_count: 2 });
+    expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
+    expect(result.warnings?.join("\n")).toMatch(/repair turn 1: the answer broke the output schema \(.*\/message/);
+    // The repair run's prompt named the violation.
+    const repair = requests.filter((r) => JSON.stringify(r.body).includes("skillrig: repair your previous answer"));
+    expect(repair.length).toBeGreaterThan(0);
+    expect(JSON.stringify(repair[0]!.body)).toContain("/message");
+  });
+
+  it("without repair_turns (the default) the same broken answer fails as schema_violation after one run", async () => {
+    const { result, requests } = await run(
+      {
+        turns: [
+          { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
+          { json: { greeting_file: "greeting.txt", message: "", word_count: null } },
+        ],
+      },
+      { engine: { output_schema: false } },
+    );
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("schema_violation");
+    expect(requests.some((r) => JSON.stringify(r.body).includes("skillrig: repair"))).toBe(false);
+  });
 });
