@@ -178,8 +178,9 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       field: "engine",
     });
   }
-  refuseInteractiveOnly(skill);
   const dryRun = request.options?.dry_run === true;
+  // A dry run only renders the prompt: it shows an interactive skill's prompt too.
+  if (!dryRun) refuseInteractiveOnly(skill);
   if (!dryRun) runner.requireClaim("engine", engine, { field: "engine" });
 
   const jobId = options.jobId ?? newJobId(skill.id, started);

@@ -119,4 +119,19 @@ describe("gemini in the agent jail", () => {
     expect(result.engine_confinement).toEqual({ isolation: "none", network: "host" });
     expect(result.warnings?.join("\n")).toMatch(/agent jail: the engine runs unconfined \(level "none" was chosen\)/);
   });
+
+  it("a host that requires the jail (the jobs server by default) refuses an unjailed engine before the CLI runs", async () => {
+    const mock = await startMockModel({ scenario: { turns: [{ json: { greeting_file: "greeting.txt", message: "Hi" } }] } });
+    try {
+      process.env.SKILLRIG_JAIL_TEST_KEY = "gm-test-key";
+      const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_JAIL_TEST_KEY", jail: "none" }));
+      const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } }, { requireEngineJail: true });
+      expect(result.status).toBe("failed");
+      expect(result.error?.code).toBe("sandbox_unavailable");
+      expect(result.error?.message).toMatch(/the engine would run unjailed, which this host does not allow/);
+      expect(mock.requests).toEqual([]);
+    } finally {
+      await mock.close();
+    }
+  });
 });
