@@ -223,7 +223,7 @@ describe("time limits and cancels", () => {
     setTimeout(() => controller.abort(), 300);
     const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW)), { signal: controller.signal });
     expect(result.status).toBe("canceled");
-    expect(result.error?.code).toBe("engine_failed");
+    expect(result.error?.code).toBe("canceled");
   });
 });
 
