@@ -41,7 +41,17 @@ describe("skillrig run and Ctrl-C", () => {
     const runsDir = join(dir, "runs");
     const child = spawn(
       process.execPath,
-      [bin, "run", "word-stats", "--engine", "gemini", "--file", `text=${join(REPO, "examples/hello-skill/notes.txt")}`, "--runs-dir", runsDir],
+      [
+        bin,
+        "run",
+        "word-stats",
+        "--engine",
+        "gemini",
+        "--file",
+        `text=${join(REPO, "examples/hello-skill/notes.txt")}`,
+        "--runs-dir",
+        runsDir,
+      ],
       { cwd: dir, env: { PATH: process.env.PATH ?? "", HOME: dir }, stdio: ["ignore", "pipe", "pipe"] },
     );
     let stderr = "";

@@ -43,7 +43,8 @@ function run(file: string, args: string[], env: Record<string, string>): Promise
   });
 }
 
-const FETCH = (url: string) => `fetch(${JSON.stringify(url)}).then(r => r.text()).then(t => console.log("GOT " + t), e => console.log("FAILED " + (e.cause?.code ?? e.message)))`;
+const FETCH = (url: string) =>
+  `fetch(${JSON.stringify(url)}).then(r => r.text()).then(t => console.log("GOT " + t), e => console.log("FAILED " + (e.cause?.code ?? e.message)))`;
 
 describe("agent profile", () => {
   it("the model endpoint is reachable through the relay; another port on 127.0.0.1 is not", async () => {
@@ -58,7 +59,10 @@ describe("agent profile", () => {
     });
     try {
       expect(probeHost().namespacesWork, "bubblewrap must work on this machine").toBe(true);
-      expect({ isolation: confined.isolation, network: confined.network }).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
+      expect({ isolation: confined.isolation, network: confined.network }).toEqual({
+        isolation: "namespaces",
+        network: "model-endpoint-only",
+      });
       const r = await run(confined.file, confined.args, confined.env);
       expect(r.stdout, r.stderr).toContain("GOT model-answer");
       expect(r.stdout).toMatch(/FAILED ECONNREFUSED/);
@@ -92,7 +96,11 @@ describe("agent profile", () => {
       code: "engine_not_found",
     });
     const open = await confineAgent({ command: ["true"], workspace: f.workspace, env: {} }, { level: "none" });
-    expect({ isolation: open.isolation, network: open.network, file: open.file }).toEqual({ isolation: "none", network: "host", file: "true" });
+    expect({ isolation: open.isolation, network: open.network, file: open.file }).toEqual({
+      isolation: "none",
+      network: "host",
+      file: "true",
+    });
     expect(open.warnings.join()).toMatch(/runs unconfined \(level "none" was chosen\)/);
   });
 });

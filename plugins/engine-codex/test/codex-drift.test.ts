@@ -38,7 +38,10 @@ describe("Codex CLI event stream drift", () => {
         return;
       }
       const diff = eventShapeDiff(recorded.shape, actual);
-      expect(diff, `Codex CLI ${result.engine_version} (recorded with ${recorded.version}) changed its event stream:\n${diff.join("\n")}`).toEqual([]);
+      expect(
+        diff,
+        `Codex CLI ${result.engine_version} (recorded with ${recorded.version}) changed its event stream:\n${diff.join("\n")}`,
+      ).toEqual([]);
       expect(result.engine_version).toBe(recorded.version);
     } finally {
       await mock.close();

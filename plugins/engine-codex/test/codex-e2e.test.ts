@@ -46,7 +46,9 @@ describe("codex engine: problems found before the CLI runs", () => {
   });
 
   it("a missing key with a base_url set (a proxy) is engine_auth_failed too, the same code gemini gets", async () => {
-    const { runner } = engineRunner(new CodexEnginePlugin({ base_url: "http://127.0.0.1:9/v1", api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }));
+    const { runner } = engineRunner(
+      new CodexEnginePlugin({ base_url: "http://127.0.0.1:9/v1", api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }),
+    );
     const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
     expect(result.error?.code).toBe("engine_auth_failed");
     expect(result.error?.message).toContain("SKILLRIG_UNSET_KEY_FOR_TEST is not set");
@@ -149,7 +151,9 @@ describe("codex engine against the mock model", () => {
     expect(result.error?.code).toBe("engine_failed");
     // Unjailed codex retries ("waiting for network") until we stop it; jailed, the egress relay drops the
     // connection it cannot forward and codex ends at once.
-    expect(result.error?.message).toMatch(/cannot reach the model API .*waiting for network.* 3 times|stream disconnected before completion: error sending request/);
+    expect(result.error?.message).toMatch(
+      /cannot reach the model API .*waiting for network.* 3 times|stream disconnected before completion: error sending request/,
+    );
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 

@@ -28,7 +28,9 @@ describe("Gemini CLI event stream drift", () => {
     });
     try {
       process.env.SKILLRIG_DRIFT_KEY = "drift-key";
-      const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_DRIFT_KEY", approval_mode: "yolo" }));
+      const { runner } = engineRunner(
+        new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_DRIFT_KEY", approval_mode: "yolo" }),
+      );
       const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } });
       expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
       const actual = eventShape(readFileSync(join(result.run_dir, "logs/gemini.stdout.log"), "utf8"));
@@ -38,7 +40,10 @@ describe("Gemini CLI event stream drift", () => {
         return;
       }
       const diff = eventShapeDiff(recorded.shape, actual);
-      expect(diff, `Gemini CLI ${result.engine_version} (recorded with ${recorded.version}) changed its event stream:\n${diff.join("\n")}`).toEqual([]);
+      expect(
+        diff,
+        `Gemini CLI ${result.engine_version} (recorded with ${recorded.version}) changed its event stream:\n${diff.join("\n")}`,
+      ).toEqual([]);
       expect(result.engine_version).toBe(recorded.version);
     } finally {
       await mock.close();

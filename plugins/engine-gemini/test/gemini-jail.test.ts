@@ -125,7 +125,11 @@ describe("gemini in the agent jail", () => {
     try {
       process.env.SKILLRIG_JAIL_TEST_KEY = "gm-test-key";
       const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_JAIL_TEST_KEY", jail: "none" }));
-      const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } }, { requireEngineJail: true });
+      const result = await runJob(
+        runner,
+        { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } },
+        { requireEngineJail: true },
+      );
       expect(result.status).toBe("failed");
       expect(result.error?.code).toBe("sandbox_unavailable");
       expect(result.error?.message).toMatch(/the engine would run unjailed, which this host does not allow/);
