@@ -159,7 +159,8 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
           command: [binary, ...args],
           workspace: dirs.workspace,
           writable: [dirs.engineDir],
-          readOnly: work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [],
+          // The job's own uploads (its input files) and the skill's Python environment; nothing else of the run.
+          readOnly: [work.run.uploads, ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
           env,
           modelBaseUrl: baseUrl,
         },
