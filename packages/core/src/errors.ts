@@ -37,6 +37,8 @@ export type ErrorCode =
   | "queue_full"
   | "unauthorized"
   | "interrupted"
+  /** The job was canceled (Ctrl-C on `skillrig run`, DELETE on the server) before it finished. */
+  | "canceled"
   | "usage";
 
 /** Where an error points: any that apply. */

@@ -2,6 +2,7 @@
  * Skill jobs: a skill package, a request with inputs and parameters, a run folder, an engine's run, a result.
  * The skills package fills these in; core only names their shape so hooks can be typed.
  */
+import type { AgentConfinement } from "./sandbox.js";
 import type { JsonSchema } from "./schema-validation.js";
 import type { SerializedError } from "./errors.js";
 
@@ -136,5 +137,7 @@ export interface JobResult {
   timings: { started_at: string; finished_at?: string; duration_ms?: number; engine_ms?: number; overhead_ms?: number };
   usage?: EngineOutcome["usage"];
   engine_version?: string;
+  /** How the engine ran confined (the agent jail's level and network policy). */
+  engine_confinement?: AgentConfinement;
   warnings?: string[];
 }

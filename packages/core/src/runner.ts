@@ -52,6 +52,8 @@ export interface JobWork {
   context: Record<string, unknown>;
   /** Environment variables the engine's CLI process gets on top of its own (a skill's Python env puts its bin first on PATH). */
   env?: Record<string, string>;
+  /** Refuse to run the engine outside the agent jail (the jobs server sets it unless its config opts out). */
+  requireEngineJail?: boolean;
   signal: AbortSignal;
   /** Report an engine event; core fans it out through `jobEvent`. */
   emit(event: EngineEvent): void;
@@ -315,7 +317,7 @@ export class Runner {
 
   /** The sandbox for a purpose, from the `sandbox` hook; the same instance is reused for the runner's life. */
   sandbox(request: SandboxRequest): Sandbox {
-    const key = `${request.purpose}:${request.allowWeaker ? 1 : 0}`;
+    const key = `${request.purpose}:${request.profile ?? "deliverable"}:${request.allowWeaker ? 1 : 0}`;
     let sandbox = this.#sandboxes.get(key);
     if (!sandbox) {
       sandbox = this.hooks.sandbox.call(request);

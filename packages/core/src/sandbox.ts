@@ -71,6 +71,35 @@ export interface Sandbox {
   readonly warnings: string[];
   run(options: SandboxSpawnOptions): Promise<SandboxResult>;
   spawn(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
+  /** The agent profile: wraps an engine's command line in the agent jail (a sandbox asked with `profile: "agent"`). */
+  confineAgent?(request: AgentJailRequest): Promise<ConfinedCommand>;
+}
+
+/** What an engine run needs from the agent jail. */
+export interface AgentJailRequest {
+  /** The engine's executable and arguments. */
+  command: string[];
+  /** The run's workspace: the engine's working directory, writable. */
+  workspace: string;
+  /** Other folders the engine writes (its per-job HOME and TMPDIR). */
+  writable?: string[];
+  /** Extra folders it reads (a skill's Python environment). */
+  readOnly?: string[];
+  /** The engine's complete environment. */
+  env: Record<string, string>;
+  /** The model API base URL; the only destination the engine's network reaches. Unset: no network at all. */
+  modelBaseUrl?: string;
+}
+
+/** The engine's command line as the jail runs it. */
+export interface ConfinedCommand extends AgentConfinement {
+  file: string;
+  args: string[];
+  env: Record<string, string>;
+  /** Why the engine runs weaker than the agent profile, when it does. */
+  warnings: string[];
+  /** Stops the egress relay and removes the jail's scratch files; call after the engine ended. */
+  close(): Promise<void>;
 }
 
 /** What a caller asks of the sandbox hook. */
@@ -79,4 +108,17 @@ export interface SandboxRequest {
   purpose: string;
   /** Allow weaker isolation than the strongest this machine has. */
   allowWeaker?: boolean;
+  /**
+   * What is confined: "deliverable" code (default) or an "agent" (an engine CLI and its tool commands; see
+   * docs/sandbox.md, "Agent profile"). A sandbox for the agent profile offers `confineAgent`.
+   */
+  profile?: "deliverable" | "agent";
+}
+
+/** How one engine run was confined, reported in the job's result. */
+export interface AgentConfinement {
+  /** "namespaces" (the agent jail) or "none" (unconfined). */
+  isolation: IsolationLevel;
+  /** "model-endpoint-only": only the model API is reachable; "host": the host's network; "none": no network. */
+  network: "model-endpoint-only" | "host" | "none";
 }

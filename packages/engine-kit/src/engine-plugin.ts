@@ -26,7 +26,13 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
           { ...this.options, ...(jobRequest.work.engineOptions ?? {}) },
           `engine options of job ${jobRequest.work.jobId}`,
         );
-        return runEngineJob({ adapter, request: jobRequest, options, configDir: runner.configDir });
+        return runEngineJob({
+          adapter,
+          request: jobRequest,
+          options,
+          configDir: runner.configDir,
+          agentSandbox: () => runner.hooks.sandbox.call({ purpose: "engine", profile: "agent" }),
+        });
       });
     }
   };

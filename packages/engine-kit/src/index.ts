@@ -1,7 +1,14 @@
 export type { EngineAdapter, EngineRunContext, EngineInvocation, StreamParser, EngineFailure } from "./adapter.js";
 export { createEnginePlugin } from "./engine-plugin.js";
 export type { EnginePluginClass } from "./engine-plugin.js";
-export { runEngineJob, defaultFinalAnswer, DEFAULT_TIMEOUT_MS, DEFAULT_IDLE_TIMEOUT_MS, MOCK_API_KEY } from "./run-engine-job.js";
+export {
+  runEngineJob,
+  repairPrompt,
+  defaultFinalAnswer,
+  DEFAULT_TIMEOUT_MS,
+  DEFAULT_IDLE_TIMEOUT_MS,
+  MOCK_API_KEY,
+} from "./run-engine-job.js";
 export { runProcess, processTree, processGroupMembers } from "./run-process.js";
 export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
@@ -16,3 +23,6 @@ export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";
 export { processesUsing, type LiveProcess } from "./processes-using.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
+export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
+export { jailEscapeCommand, jailEscapeVerdicts, PROBE_NAMES, type JailEscapeTargets } from "./jail-escape-probes.js";
+export { eventShape, eventShapeDiff, type EventShape } from "./event-shape.js";

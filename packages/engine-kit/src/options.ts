@@ -27,6 +27,16 @@ export interface BaseEngineOptions {
    * relative to the config file, or the scenario object). Each job starts its own loopback server.
    */
   mock_scenario?: string | Scenario;
+  /**
+   * "auto" (default): the engine and its tool commands run in the agent jail when the machine can build it
+   * (docs/sandbox.md, "Agent profile"), else unconfined with a warning. "none": unconfined, on purpose.
+   */
+  jail?: "auto" | "none";
+  /**
+   * Turns the agent gets to fix a final answer that breaks the skill's output schema: the violations are sent
+   * back in a new run of the CLI. Default 0 (off): a repair turn costs a whole CLI run and model tokens.
+   */
+  repair_turns?: number;
 }
 
 export const BASE_OPTION_PROPERTIES = {
@@ -39,6 +49,8 @@ export const BASE_OPTION_PROPERTIES = {
   idle_timeout_ms: { type: "integer", minimum: 1 },
   env: { type: "object", additionalProperties: { type: "string" } },
   mock_scenario: { anyOf: [{ type: "string", minLength: 1 }, { type: "object" }] },
+  jail: { enum: ["auto", "none"] },
+  repair_turns: { type: "integer", minimum: 0, maximum: 3 },
 } as const;
 
 export function engineOptionsSchema(ownProperties: Record<string, unknown>): Record<string, unknown> {

@@ -5,9 +5,17 @@
  */
 import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
-import type { EngineOutcome, JobExecuteRequest } from "@skillrig/core";
+import {
+  compileSchema,
+  formatViolations,
+  isSkillrigError,
+  type ConfinedCommand,
+  type EngineOutcome,
+  type JobExecuteRequest,
+} from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
 import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
+import { type AgentSandboxSource, confineEngine, writeLoginProfile } from "./engine-jail.js";
 import { engineEnv } from "./env.js";
 import { parseJsonOutput } from "./json-output.js";
 import type { BaseEngineOptions } from "./options.js";
@@ -27,6 +35,29 @@ export interface RunEngineJobOptions<O extends BaseEngineOptions> {
   options: O;
   /** Where relative paths in options (mock_scenario) resolve: the config file's folder. */
   configDir: string;
+  /** The runner's `sandbox` hook asked for the agent profile (engine-plugin.ts); default @skillrig/sandbox's. */
+  agentSandbox?: AgentSandboxSource;
+}
+
+/** The prompt of a repair turn: the task again, the answer given, and what is wrong with it. */
+export function repairPrompt(prompt: string, answer: string, problems: string): string {
+  return [
+    prompt.trimEnd(),
+    "",
+    "## skillrig: repair your previous answer",
+    "",
+    "Your previous final answer broke the required output format:",
+    "",
+    problems,
+    "",
+    "Your previous final answer was:",
+    "",
+    "```",
+    answer.trim().slice(0, 8000),
+    "```",
+    "",
+    "The files you wrote are still in the workspace. Give the corrected final answer now, in the required format.",
+  ].join("\n");
 }
 
 function tail(text: string, bytes = 4000): string {
@@ -121,37 +152,65 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   // The prompt the CLI really gets (prompt.md holds the rendered one, without the engine's contract).
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
-  try {
-    if (!apiKey && !baseUrl) {
-      return {
-        kind: "engine",
-        ok: false,
-        failure: {
-          kind: "auth",
-          message: `${adapter.displayName} has no API key: the environment variable ${apiKeyEnv} is not set (set it, name another with the "api_key_env" option, or use "mock_scenario" to run offline)`,
+  const firstPrompt = ctx.prompt;
+  const jail = async (args: string[], env: Record<string, string>): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
+    try {
+      const command = await confineEngine({
+        request: {
+          command: [binary, ...args],
+          workspace: dirs.workspace,
+          writable: [dirs.engineDir],
+          // The job's own uploads (its input files) and the skill's Python environment; nothing else of the run.
+          readOnly: [work.run.uploads, ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
+          env,
+          modelBaseUrl: baseUrl,
         },
-        details: { errorCode: "engine_auth_failed" },
+        level: options.jail ?? "auto",
+        required: work.requireEngineJail === true,
+        sandbox: input.agentSandbox,
+      });
+      return { command };
+    } catch (error) {
+      if (!isSkillrigError(error)) throw error;
+      const kind = error.code === "engine_not_found" ? ("not_found" as const) : ("crash" as const);
+      const message =
+        kind === "not_found"
+          ? `cannot start ${adapter.displayName} at ${binary}: ENOENT: no such executable file; install it or set the plugin's "binary" option`
+          : error.message;
+      return {
+        failure: { kind: "engine", ok: false, failure: { kind, message }, details: { errorCode: error.code, hint: error.hint } },
       };
     }
-
-    const invocation = await adapter.invocation(ctx);
-    const env = engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: invocation.env });
-    const engineVersion = await detectVersion(binary, { env, cwd: dirs.workspace, parse: adapter.parseVersion });
-
-    const parser = adapter.createParser(ctx);
-    const stdoutLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stdout.log`));
-    const stderrLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stderr.log`));
+  };
+  const runAttempt = async (
+    current: { args: string[] },
+    command: ConfinedCommand,
+    parser: ReturnType<typeof adapter.createParser>,
+    engineVersion: string | undefined,
+    attempt: number,
+  ): Promise<ProcessRunResult & { stopKind?: EngineFailure["kind"] }> => {
+    // A repair turn starts the CLI afresh: last turn's answer files must not be read as this turn's.
+    if (attempt > 0) rmSync(ctx.outputFile, { force: true });
+    const flags = attempt === 0 ? "w" : "a";
+    const stdoutLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stdout.log`), { flags });
+    const stderrLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stderr.log`), { flags });
     const emitAll = (events: ReturnType<typeof parser.stdoutLine>) => {
       for (const event of events) work.emit(event);
     };
-    work.emit({ type: "status", status: "running", message: `${adapter.displayName}${engineVersion ? ` ${engineVersion}` : ""}` });
-
+    if (attempt === 0) {
+      work.emit({
+        type: "status",
+        status: "running",
+        message: `${adapter.displayName}${engineVersion ? ` ${engineVersion}` : ""} (jail: ${command.isolation}, network: ${command.network})`,
+      });
+    }
+    // A parser's giveUp may name the failure kind (an auth error it recognised), not only a reason.
     let stopKind: EngineFailure["kind"] | undefined;
     const run = await runProcess({
-      file: binary,
-      args: invocation.args,
+      file: command.file,
+      args: command.args,
       cwd: dirs.workspace,
-      env,
+      env: command.env,
       timeoutMs,
       idleTimeoutMs,
       signal: work.signal,
@@ -173,68 +232,141 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
       },
     });
     await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
-
-    const errors = parser.errors();
-    const failure =
-      classifyEnd(
-        adapter,
-        run,
-        { timeoutMs, idleTimeoutMs, jobTimeoutMs: work.request.options?.timeout_ms },
-        errors[errors.length - 1],
-        ctx,
-        stopKind,
-      ) ?? adapter.classify(run, parser, ctx);
-    const usage = { ...parser.usage(), durationMs: run.durationMs };
-    if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
-      work.emit({
-        type: "usage",
-        inputTokens: usage.inputTokens,
-        outputTokens: usage.outputTokens,
-        totalTokens: usage.totalTokens,
-        model: options.model,
-      });
-    }
-    const details: Record<string, unknown> = {
-      command: run.command,
-      end: run.end,
-      durationMs: run.durationMs,
-      stderrTail: tail(run.stderrTail),
-      ...(invocation.notes && invocation.notes.length > 0 ? { notes: invocation.notes } : {}),
-      ...(run.sweptPids.length > 0 ? { sweptPids: run.sweptPids } : {}),
-      ...(mock ? { mockModel: { url: mock.url, requests: mock.requests.length } } : {}),
+    // The command line a user would type, not the jail's wrapper around it.
+    return {
+      ...run,
+      stopKind,
+      command: [binary, ...current.args]
+        .map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a))
+        .join(" "),
     };
-    const base = { kind: "engine" as const, engineVersion, exitCode: run.exitCode, signal: run.signal, usage, details };
-    if (failure) {
-      if (failure.kind === "auth") details.errorCode = "engine_auth_failed";
-      return { ...base, ok: false, failure };
+  };
+
+  try {
+    // Every engine needs its key, through a proxy (base_url) too: without one codex fails with "Missing
+    // environment variable" and gemini asks for a login. Both are the same failure: engine_auth_failed.
+    if (!apiKey) {
+      return {
+        kind: "engine",
+        ok: false,
+        failure: {
+          kind: "auth",
+          message: `${adapter.displayName} has no API key: the environment variable ${apiKeyEnv} is not set (set it, name another with the "api_key_env" option, or use "mock_scenario" to run offline)`,
+        },
+        details: { errorCode: "engine_auth_failed" },
+      };
     }
 
-    const answer = adapter.finalAnswer ? adapter.finalAnswer(parser, ctx) : defaultFinalAnswer(parser, ctx);
-    if (answer === undefined) {
-      return {
-        ...base,
-        ok: false,
-        failure: {
-          kind: "malformed_output",
-          message: `${adapter.displayName} finished without a final answer (no output file and no assistant message)`,
-        },
-      };
+    const invocation = await adapter.invocation(ctx);
+    const env = engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: invocation.env });
+    writeLoginProfile(dirs.home, env);
+    const engineVersion = await detectVersion(binary, { env, cwd: dirs.workspace, parse: adapter.parseVersion });
+    const repairTurns = ctx.outputSchema ? (options.repair_turns ?? 0) : 0;
+    const schema = repairTurns > 0 && ctx.outputSchema ? compileSchema(ctx.outputSchema) : undefined;
+    const repairsMade: string[] = [];
+    const details: Record<string, unknown> = {};
+
+    for (let attempt = 0; ; attempt++) {
+      const current = attempt === 0 ? invocation : await adapter.invocation(ctx);
+      const attemptEnv =
+        attempt === 0
+          ? env
+          : engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: current.env });
+      const confined = await jail(current.args, attemptEnv);
+      if ("failure" in confined) return confined.failure;
+      details.confinement = { isolation: confined.command.isolation, network: confined.command.network };
+      if (confined.command.warnings.length > 0) {
+        details.confinementWarnings = confined.command.warnings;
+        if (attempt === 0) for (const message of confined.command.warnings) work.emit({ type: "status", status: "warning", message });
+      }
+      let run: ProcessRunResult & { stopKind?: EngineFailure["kind"] };
+      const parser = adapter.createParser(ctx);
+      try {
+        run = await runAttempt(current, confined.command, parser, engineVersion, attempt);
+      } finally {
+        await confined.command.close();
+      }
+
+      const errors = parser.errors();
+      const failure =
+        classifyEnd(
+          adapter,
+          run,
+          { timeoutMs, idleTimeoutMs, jobTimeoutMs: work.request.options?.timeout_ms },
+          errors[errors.length - 1],
+          ctx,
+          run.stopKind,
+        ) ?? adapter.classify(run, parser, ctx);
+      const usage = { ...parser.usage(), durationMs: run.durationMs };
+      if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
+        work.emit({
+          type: "usage",
+          inputTokens: usage.inputTokens,
+          outputTokens: usage.outputTokens,
+          totalTokens: usage.totalTokens,
+          model: options.model,
+        });
+      }
+      Object.assign(details, {
+        command: run.command,
+        end: run.end,
+        durationMs: run.durationMs,
+        stderrTail: tail(run.stderrTail),
+        ...(current.notes && current.notes.length > 0 ? { notes: current.notes } : {}),
+        ...(run.sweptPids.length > 0 ? { sweptPids: run.sweptPids } : {}),
+        ...(mock ? { mockModel: { url: mock.url, requests: mock.requests.length } } : {}),
+        ...(attempt > 0 ? { repairTurns: attempt } : {}),
+      });
+      const base = { kind: "engine" as const, engineVersion, exitCode: run.exitCode, signal: run.signal, usage, details };
+      if (failure) {
+        if (failure.kind === "auth") details.errorCode = "engine_auth_failed";
+        return { ...base, ok: false, failure };
+      }
+
+      const answer = adapter.finalAnswer ? adapter.finalAnswer(parser, ctx) : defaultFinalAnswer(parser, ctx);
+      if (answer === undefined) {
+        return {
+          ...base,
+          ok: false,
+          failure: {
+            kind: "malformed_output",
+            message: `${adapter.displayName} finished without a final answer (no output file and no assistant message)`,
+          },
+        };
+      }
+      const parsed = parseJsonOutput(answer);
+      if (!parsed.ok) {
+        if (attempt < repairTurns) {
+          ctx.prompt = repairPrompt(firstPrompt, answer, `- the answer is not JSON: ${parsed.message}`);
+          repairsMade.push(`repair turn ${attempt + 1}: the answer was not JSON (${parsed.message})`);
+          continue;
+        }
+        return {
+          ...base,
+          ok: false,
+          rawOutput: answer,
+          repairs: [...repairsMade, ...parsed.repairs],
+          failure: {
+            kind: "malformed_output",
+            message: `${adapter.displayName}'s final answer is not JSON: ${parsed.message}: ${tail(answer.trim(), 300)}`,
+          },
+        };
+      }
+      const repairs = [...repairsMade, ...parsed.repairs, ...(adapter.finalizeOutput?.(parsed.value, ctx) ?? [])];
+      const violations = schema?.validate(parsed.value) ?? [];
+      if (violations.length > 0 && attempt < repairTurns) {
+        const problems = violations.map((v) => `- ${v.pointer || "(root)"}: ${v.message}`).join("\n");
+        ctx.prompt = repairPrompt(firstPrompt, answer, problems);
+        repairsMade.push(`repair turn ${attempt + 1}: the answer broke the output schema (${formatViolations(violations)})`);
+        work.emit({
+          type: "status",
+          status: "repairing",
+          message: `asking ${adapter.displayName} to fix ${violations.length} output schema violation(s)`,
+        });
+        continue;
+      }
+      return { ...base, ok: true, output: parsed.value, rawOutput: answer, repairs };
     }
-    const parsed = parseJsonOutput(answer);
-    if (!parsed.ok) {
-      return {
-        ...base,
-        ok: false,
-        rawOutput: answer,
-        repairs: parsed.repairs,
-        failure: {
-          kind: "malformed_output",
-          message: `${adapter.displayName}'s final answer is not JSON: ${parsed.message}: ${tail(answer.trim(), 300)}`,
-        },
-      };
-    }
-    const repairs = [...parsed.repairs, ...(adapter.finalizeOutput?.(parsed.value, ctx) ?? [])];
-    return { ...base, ok: true, output: parsed.value, rawOutput: answer, repairs };
   } finally {
     await mock?.close();
   }

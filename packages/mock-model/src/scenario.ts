@@ -55,6 +55,11 @@ export interface Scenario {
   after_end?: Turn;
   /** Token counts reported with every answer. */
   usage?: { input_tokens?: number; output_tokens?: number };
+  /**
+   * Other scripts for other conversations: the first branch whose `prompt_contains` text appears in the request
+   * plays its own `turns` (a repair turn's prompt, say, gets a different answer than the first run's).
+   */
+  branches?: Array<{ prompt_contains: string; turns: Turn[] }>;
 }
 
 const turnSchema = {
@@ -105,6 +110,15 @@ export const SCENARIO_SCHEMA = {
       additionalProperties: false,
       properties: { input_tokens: { type: "integer", minimum: 0 }, output_tokens: { type: "integer", minimum: 0 } },
     },
+    branches: {
+      type: "array",
+      items: {
+        type: "object",
+        required: ["prompt_contains", "turns"],
+        additionalProperties: false,
+        properties: { prompt_contains: { type: "string", minLength: 1 }, turns: { type: "array", minItems: 1, items: turnSchema } },
+      },
+    },
   },
 } as const;
 
@@ -140,9 +154,16 @@ export function loadScenario(file: string): Scenario {
   return validateScenario(value, file);
 }
 
-/** The turn for a request whose history already holds `modelTurns` model turns. */
-export function turnAt(scenario: Scenario, modelTurns: number): { turn: Turn; index: number } {
-  if (modelTurns < scenario.turns.length) return { turn: scenario.turns[modelTurns]!, index: modelTurns };
+/**
+ * The turn for a request whose history already holds `modelTurns` model turns; `requestText` (the raw body)
+ * picks a branch.
+ */
+export function turnAt(scenario: Scenario, modelTurns: number, requestText = ""): { turn: Turn; index: number } {
+  const branch = scenario.branches?.find(
+    (b) => requestText.includes(b.prompt_contains) || requestText.includes(JSON.stringify(b.prompt_contains).slice(1, -1)),
+  );
+  const turns = branch?.turns ?? scenario.turns;
+  if (modelTurns < turns.length) return { turn: turns[modelTurns]!, index: modelTurns };
   return { turn: scenario.after_end ?? { text: "Done." }, index: modelTurns };
 }
 

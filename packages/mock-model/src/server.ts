@@ -151,7 +151,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
           return;
         }
         record.api = "gemini";
-        const { turn, index } = turnAt(scenario, geminiModelTurns(body));
+        const { turn, index } = turnAt(scenario, geminiModelTurns(body), raw);
         record.turn = index;
         record.answer = turnKind(turn);
         play(res, turn, () => {
@@ -164,7 +164,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       if (req.method === "POST" && /\/responses$/.test(url.pathname)) {
         record.api = "responses";
         record.model = (body as { model?: string } | undefined)?.model;
-        const { turn, index } = turnAt(scenario, responsesModelTurns(body));
+        const { turn, index } = turnAt(scenario, responsesModelTurns(body), raw);
         record.turn = index;
         record.answer = turnKind(turn);
         play(res, turn, () => {

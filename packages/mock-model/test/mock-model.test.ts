@@ -180,4 +180,21 @@ describe("mock-model", () => {
     writeFileSync(file, "{ turns: ");
     expect(() => loadScenario(file)).toThrow(/bad\.json is not valid JSON/);
   });
+
+  it("branches: a request whose text holds a branch's prompt_contains plays that branch's turns from turn 0", async () => {
+    const s = await start({
+      turns: [{ text: "first run" }],
+      branches: [{ prompt_contains: "repair your previous answer", turns: [{ text: "repaired" }] }],
+    });
+    const ask = (text: string) =>
+      fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+        method: "POST",
+        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
+      }).then(async (r) => JSON.stringify(sseData(await r.text())));
+    expect(await ask("do the task")).toContain("first run");
+    expect(await ask("do the task\n## skillrig: repair your previous answer")).toContain("repaired");
+    expect(() => validateScenario({ turns: [{ text: "x" }], branches: [{ prompt_contains: "", turns: [] }] })).toThrow(
+      /invalid mock-model scenario: .*\/branches\/0/,
+    );
+  });
 });

@@ -6,6 +6,7 @@ import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
 import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { SkillrigError } from "@skillrig/core";
+import { confineAgent } from "./agent-profile.js";
 import { type HostProbe, probeHost } from "./host-probe.js";
 import { type LevelName, planLaunch } from "./launch-plan.js";
 import { effectiveLimits } from "./limits.js";
@@ -204,5 +205,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         exited: started.exited,
       };
     },
+    // The agent profile (agent-profile.ts): the jail when bubblewrap works here, else unconfined with a warning.
+    confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" ? "auto" : "none" }),
   };
 }

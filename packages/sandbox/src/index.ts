@@ -11,3 +11,7 @@ export { sandboxPlugin, SandboxPlugin, PLUGIN_NAME } from "./plugin.js";
 export type { SandboxPluginOptions } from "./plugin.js";
 import { sandboxPlugin } from "./plugin.js";
 export default sandboxPlugin;
+export { confineAgent, agentJailAvailability, installationOf } from "./agent-profile.js";
+export type { AgentJailOptions, AgentNetworkPolicy, AgentIsolation, AgentLevelProbe } from "./agent-profile.js";
+export { startEgressRelay, modelEndpointOf } from "./egress-proxy.js";
+export type { EgressRelay, ModelEndpoint } from "./egress-proxy.js";

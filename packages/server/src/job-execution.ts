@@ -98,6 +98,8 @@ export function createJobExecution(runner: Runner): JobExecution {
     },
     runSkillJob(request, options) {
       return runJob(runner, request, {
+        // Engines run jailed on a server: an agent must not read other jobs, tokens or the server's data.
+        requireEngineJail: runner.config.server?.allow_unjailed_engines !== true,
         jobId: options.jobId,
         runsDir: options.runsDir,
         signal: options.signal,

@@ -42,6 +42,8 @@ export interface RunJobOptions {
   signal?: AbortSignal;
   /** Called for every engine event, after the `jobEvent` taps. */
   onEvent?: (event: EngineEvent, work: JobWork) => void;
+  /** Refuse to run the engine outside the agent jail (the jobs server, unless `server.allow_unjailed_engines`). */
+  requireEngineJail?: boolean;
   /** Called once the prompt is rendered, with the resolved input and parameters (what `--dry-run` shows). */
   onPrompt?: (info: { input: Record<string, unknown>; parameter: Record<string, unknown>; prompt: PromptRendering; work: JobWork }) => void;
 }
@@ -85,17 +87,41 @@ function requestError(violations: Violation[]): SkillrigError {
 
 function engineError(outcome: EngineOutcome, engine: string): SkillrigError {
   const kind = outcome.failure?.kind ?? "crash";
+  const reported = outcome.details?.errorCode;
   const code: ErrorCode =
-    kind === "auth"
-      ? "engine_auth_failed"
-      : kind === "timeout" || kind === "idle_timeout"
-        ? "timeout"
-        : kind === "not_found"
-          ? "engine_not_found"
-          : "engine_failed";
+    reported === "sandbox_unavailable"
+      ? "sandbox_unavailable"
+      : kind === "canceled"
+        ? "canceled"
+        : kind === "auth"
+          ? "engine_auth_failed"
+          : kind === "timeout" || kind === "idle_timeout"
+            ? "timeout"
+            : kind === "not_found"
+              ? "engine_not_found"
+              : "engine_failed";
   return new SkillrigError(code, `engine "${engine}" failed (${kind}): ${outcome.failure?.message ?? "no reason given"}`, {
     details: { kind, exitCode: outcome.exitCode, signal: outcome.signal, ...(outcome.details ?? {}) },
   });
+}
+
+/**
+ * A job runs unattended: nobody answers an agent's questions. A skill that only runs interactively would ask, wait
+ * and end as malformed_output minutes later; it is refused before anything runs.
+ */
+function refuseInteractiveOnly(skill: SkillManifest): void {
+  const modes = skill.runner.execution_modes;
+  if (!Array.isArray(modes) || modes.length === 0 || modes.includes("auto")) return;
+  throw new SkillrigError(
+    "invalid_skill",
+    `skill "${skill.id}" needs interactive answers (execution_modes: ${JSON.stringify(modes)}), and skillrig runs jobs unattended: nobody would answer the agent's questions`,
+    {
+      file: displayPath(skill.runnerFile),
+      pointer: "/execution_modes",
+      field: "execution_modes",
+      hint: 'add "auto" to execution_modes if the skill can work without asking (its SKILL.md then tells the agent not to ask)',
+    },
+  );
 }
 
 const PROBLEM_ORDER = ["result_missing", "artifact_missing", "schema_violation"] as const;
@@ -153,6 +179,8 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     });
   }
   const dryRun = request.options?.dry_run === true;
+  // A dry run only renders the prompt: it shows an interactive skill's prompt too.
+  if (!dryRun) refuseInteractiveOnly(skill);
   if (!dryRun) runner.requireClaim("engine", engine, { field: "engine" });
 
   const jobId = options.jobId ?? newJobId(skill.id, started);
@@ -186,6 +214,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       run_folder: run.root,
     },
     env: {},
+    requireEngineJail: options.requireEngineJail,
     signal,
     emit(event) {
       appendFileSync(eventsFile, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
@@ -277,6 +306,10 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     }
     result.usage = outcome.usage;
     result.engine_version = outcome.engineVersion;
+    // How the engine was confined (engine-kit's agent jail), and a visible warning when it was not.
+    const confinement = outcome.details?.confinement as JobResult["engine_confinement"] | undefined;
+    if (confinement) result.engine_confinement = confinement;
+    for (const w of (outcome.details?.confinementWarnings as string[] | undefined) ?? []) jobWarnings(work).push(w);
     if (outcome.rawOutput !== undefined) writeFileSync(resolve(run.logs, "raw-output.txt"), outcome.rawOutput);
     for (const r of outcome.repairs ?? []) jobWarnings(work).push(`engine output repaired: ${r}`);
     if (!outcome.ok) {
@@ -309,8 +342,14 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       : new SkillrigError("unhandled", `unexpected error while running the job: ${(error as Error)?.message ?? String(error)}`, {
           cause: error,
         });
-    if (result.status !== "canceled") result.status = "failed";
-    result.error = err.toJSON();
+    // A cancel (the caller's signal, not the job's own time limit) ends as canceled whatever step it stopped.
+    const canceled = options.signal?.aborted === true;
+    result.status = canceled ? "canceled" : "failed";
+    result.error = (
+      canceled && err.code !== "canceled"
+        ? new SkillrigError("canceled", `the job was canceled while it ran (${err.message})`, { cause: err })
+        : err
+    ).toJSON();
     return result;
   } finally {
     const finished = new Date();

@@ -176,16 +176,18 @@ print(json.dumps({"x": x, "y": y, "numbers": [a, b], "comparison": "ge" if a > b
     expect(pointers).toEqual(expect.arrayContaining(["/comparison", "/extra", "/numbers", "/generated_at"]));
   });
 
-  it("demo-interactive-skill: its patched SKILL.md does not forbid asking the user, and its output is validated", async () => {
+  it("demo-interactive-skill: a dry run shows its patched SKILL.md without the no-questions rule; a real run is refused", async () => {
     const { runner } = testRunner();
-    const result = await runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ user_info: "anon", advise: ["rest"] }))));
-    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
-    const md = readFileSync(join(result.run_dir, "SKILL.patched.md"), "utf8");
+    const dry = await runJob(runner, request("demo-interactive-skill", { options: { dry_run: true } }));
+    expect(dry.status, JSON.stringify(dry.error)).toBe("succeeded");
+    const md = readFileSync(join(dry.run_dir, "SKILL.patched.md"), "utf8");
     expect(md).toContain("## Output contract");
     expect(md).not.toContain("Do not ask the user questions");
-    const empty = await runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ advise: [] }))));
-    expectFailed(empty, "schema_violation");
-    expect(empty.error?.message).toContain("output /advise must NOT have fewer than 1 items");
+    // Unattended, nobody would answer its questions: refused up front rather than failing later as malformed_output.
+    await expect(runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ advise: ["rest"] }))))).rejects.toMatchObject({
+      code: "invalid_skill",
+      field: "execution_modes",
+    });
   });
 
   it("does not collect an artifact whose path lies outside the workspace", async () => {
@@ -221,7 +223,7 @@ describe("time limits and cancels", () => {
     setTimeout(() => controller.abort(), 300);
     const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW)), { signal: controller.signal });
     expect(result.status).toBe("canceled");
-    expect(result.error?.code).toBe("engine_failed");
+    expect(result.error?.code).toBe("canceled");
   });
 });
 
@@ -425,5 +427,18 @@ describe("engines", () => {
     makeSkill(root, "gemini-only", { runner: { id: "gemini-only", engines: ["gemini"], schemas: {} } });
     const { runner } = testRunner({ roots: [root] });
     await expect(runJob(runner, request("gemini-only"))).rejects.toThrow(/supports the engines gemini, not "script"/);
+  });
+
+  it("refuses a skill that needs interactive answers before anything runs, naming the field and the way out", async () => {
+    const root = join(tempDir(), "skills");
+    makeSkill(root, "asks-user", { runner: { id: "asks-user", execution_modes: ["interactive"], schemas: {} } });
+    const { runner } = testRunner({ roots: [root] });
+    const refused = runJob(runner, request("asks-user", withAgent(printAgent({}))));
+    await expect(refused).rejects.toMatchObject({ code: "invalid_skill", pointer: "/execution_modes", field: "execution_modes" });
+    await expect(refused).rejects.toThrow(/needs interactive answers .*nobody would answer/);
+    // A skill that can also run unattended still runs.
+    makeSkill(root, "asks-sometimes", { runner: { id: "asks-sometimes", execution_modes: ["interactive", "auto"], schemas: {} } });
+    const result = await runJob(runner, request("asks-sometimes", withAgent(printAgent({}))));
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
   });
 });

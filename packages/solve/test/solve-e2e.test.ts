@@ -46,6 +46,26 @@ beforeAll(async () => {
         options: { mock_scenario: scenario(name) },
       })),
       { name: "codex", label: "codex-correct", options: { mock_scenario: scenario("correct") } },
+      // An agent that goes for the hidden tests: the task file by its path, and through every process's command line
+      // and working folder (how an agent once found it). The agent jail must leave it nothing to read.
+      {
+        name: "gemini",
+        label: "gemini-cheater",
+        options: {
+          approval_mode: "yolo",
+          mock_scenario: {
+            turns: [
+              {
+                shell: {
+                  command: `cat ${join(example, "task.json")} || echo task-file-unreadable; cat /proc/[0-9]*/cmdline | tr "\\0" "\\n" | grep -F task.json | while IFS= read -r f; do [ -f "$f" ] && cat "$f"; done; cat /proc/[0-9]*/cwd/task.json; echo probe-done`,
+                },
+              },
+              // Then it claims a result without writing one, as the "silent" agent does.
+              { json: { deliverable: "solution.py" } },
+            ],
+          },
+        },
+      },
     ],
     attempts: 1,
     jobs: 4,
@@ -75,6 +95,17 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
     expect(a.job?.engine_version).toMatch(/^\d+\.\d+\.\d+/);
     expect(a.usage.inputTokens).toBeGreaterThan(0);
     expect(a.transcript.some((e) => e.type === "tool_call" || e.type === "file_change")).toBe(true);
+  });
+
+  it("an agent in the jail cannot reach the hidden tests (the task file, directly or through /proc)", () => {
+    const a = attemptOf("gemini-cheater");
+    const shellOutput = a.transcript
+      .filter((e) => e.type === "tool_result")
+      .map((e) => (e as { output?: string }).output ?? "")
+      .join("\n");
+    expect(shellOutput).toContain("probe-done");
+    expect(shellOutput).toContain("task-file-unreadable");
+    expect(shellOutput).not.toContain("hidden long run");
   });
 
   it("passes the Codex CLI's correct deliverable too", () => {
@@ -124,13 +155,14 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
       ["gemini-buggy", 0, 0],
       ["gemini-silent", 0, 0],
       ["codex-correct", 1, 1],
+      ["gemini-cheater", 0, 0],
     ]);
     const files = await writeSolveReports(report, ["html", "json", "junit"], join(dir, "report"));
-    expect(JSON.parse(await readFile(files[1]!, "utf8")).summary).toEqual({ tasks: 1, attempts: 4, passed: 2, not_passed: 2 });
+    expect(JSON.parse(await readFile(files[1]!, "utf8")).summary).toEqual({ tasks: 1, attempts: 5, passed: 2, not_passed: 3 });
     await withPage(files[0]!, async (page, problems) => {
       expect(await page.locator("#matrix tbody tr.task-row").count()).toBe(1);
       expect(await page.locator('#matrix td[data-engine="gemini-correct"]').innerText()).toContain("1/1 passed");
-      expect(await page.locator('details.attempt[data-status="artifact_missing"]').count()).toBe(1);
+      expect(await page.locator('details.attempt[data-status="artifact_missing"]').count()).toBe(2);
       await page.click("#expand-all");
       expect(await page.locator('details.attempt[data-engine="gemini-buggy"] tr.case[data-status="failed"]').count()).toBe(2);
       expect(await page.locator('details.attempt[data-engine="gemini-correct"] details.transcript').innerText()).toContain("write_file");

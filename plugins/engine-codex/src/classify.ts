@@ -5,7 +5,8 @@
 import type { EngineFailure, ProcessRunResult } from "@skillrig/engine-kit";
 import type { CodexStreamParser } from "./stream-parser.js";
 
-const AUTH_TEXT = /\b401\b|\b403\b|Unauthorized|Forbidden|invalid_api_key|Incorrect API key|API key|not logged in|authenticat/i;
+const AUTH_TEXT =
+  /\b401\b|\b403\b|Unauthorized|Forbidden|invalid_api_key|Incorrect API key|API key|not logged in|authenticat|Missing environment variable: `?\w*(API_KEY|TOKEN)/i;
 
 function stderrProblem(lines: string[]): string | undefined {
   const noise = /^(WARNING: proceeding|Reading additional input from stdin|\d{4}-\d\d-\d\dT[\d:.]+Z\s+(WARN|INFO|DEBUG))/;

@@ -45,6 +45,15 @@ describe("codex engine: problems found before the CLI runs", () => {
     expect(result.error?.message).toContain("the environment variable SKILLRIG_UNSET_KEY_FOR_TEST is not set");
   });
 
+  it("a missing key with a base_url set (a proxy) is engine_auth_failed too, the same code gemini gets", async () => {
+    const { runner } = engineRunner(
+      new CodexEnginePlugin({ base_url: "http://127.0.0.1:9/v1", api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }),
+    );
+    const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
+    expect(result.error?.code).toBe("engine_auth_failed");
+    expect(result.error?.message).toContain("SKILLRIG_UNSET_KEY_FOR_TEST is not set");
+  });
+
   it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
     const { runner } = engineRunner(new CodexEnginePlugin({ binary: "/nonexistent/codex", mock_scenario: { turns: [{ text: "{}" }] } }));
     const result = await runJob(runner, { skill_id: "write-greeting", engine: "codex", input: { name: "Ada" } });
@@ -140,7 +149,11 @@ describe("codex engine against the mock model", () => {
       options: { timeout_ms: 110_000 },
     });
     expect(result.error?.code).toBe("engine_failed");
-    expect(result.error?.message).toMatch(/cannot reach the model API .*waiting for network.* 3 times/);
+    // Unjailed codex retries ("waiting for network") until we stop it; jailed, the egress relay drops the
+    // connection it cannot forward and codex ends at once.
+    expect(result.error?.message).toMatch(
+      /cannot reach the model API .*waiting for network.* 3 times|stream disconnected before completion: error sending request/,
+    );
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
@@ -151,5 +164,47 @@ describe("codex engine against the mock model", () => {
     // codex words a 5xx in its own terms ("We're currently experiencing high demand ...").
     expect(result.error?.message).toMatch(/\(crash\): Codex CLI failed with exit code 1: \S/);
     expect(requests.filter((r) => r.api === "responses")).toHaveLength(1);
+  });
+
+  it("repair_turns: 1 sends the output schema's violations back, and the agent's corrected answer succeeds", async () => {
+    const { result, requests } = await run(
+      {
+        turns: [
+          { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
+          // Breaks the schema: message must be a non-empty string.
+          { json: { greeting_file: "greeting.txt", message: "", word_count: null } },
+        ],
+        branches: [
+          {
+            prompt_contains: "skillrig: repair your previous answer",
+            turns: [{ json: { greeting_file: "greeting.txt", message: "Hello, Ada!", word_count: 2 } }],
+          },
+        ],
+      },
+      { engine: { repair_turns: 1, output_schema: false } },
+    );
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(result.output).toMatchObject({ message: "Hello, Ada!", word_count: 2 });
+    expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
+    expect(result.warnings?.join("\n")).toMatch(/repair turn 1: the answer broke the output schema \(.*\/message/);
+    // The repair run's prompt named the violation.
+    const repair = requests.filter((r) => JSON.stringify(r.body).includes("skillrig: repair your previous answer"));
+    expect(repair.length).toBeGreaterThan(0);
+    expect(JSON.stringify(repair[0]!.body)).toContain("/message");
+  });
+
+  it("without repair_turns (the default) the same broken answer fails as schema_violation after one run", async () => {
+    const { result, requests } = await run(
+      {
+        turns: [
+          { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
+          { json: { greeting_file: "greeting.txt", message: "", word_count: null } },
+        ],
+      },
+      { engine: { output_schema: false } },
+    );
+    expect(result.status).toBe("failed");
+    expect(result.error?.code).toBe("schema_violation");
+    expect(requests.some((r) => JSON.stringify(r.body).includes("skillrig: repair"))).toBe(false);
   });
 });

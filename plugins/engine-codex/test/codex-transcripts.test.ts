@@ -21,6 +21,24 @@ function replay(name: string, exitCode: number | null) {
 }
 
 describe("codex exec --json transcripts", () => {
+  it("codex without its key variable (codex 0.169.0's own words) is an auth failure, not a crash", () => {
+    const parser = createCodexStreamParser();
+    const { run } = replayCapture(parser, {
+      stdout: [
+        '{"type":"thread.started","thread_id":"01a208fa-5b8a-75e2-a67b-d99ff9e9afa1"}',
+        '{"type":"turn.started"}',
+        '{"type":"error","message":"Missing environment variable: `CODEX_API_KEY`."}',
+        '{"type":"turn.failed","error":{"message":"Missing environment variable: `CODEX_API_KEY`."}}',
+      ].join("\n"),
+      stderr: "Reading additional input from stdin...\n",
+      exitCode: 1,
+      command: "codex",
+    });
+    const failure = classifyCodexRun(run, parser);
+    expect(failure?.kind).toBe("auth");
+    expect(failure?.message).toContain("Missing environment variable: `CODEX_API_KEY`");
+  });
+
   it("codex_ok: the agent message, usage and a completed turn", () => {
     const { parser, events, failure } = replay("codex_ok", 0);
     expect(failure).toBeUndefined();

@@ -86,6 +86,8 @@ function eventLine(event: EngineEvent): string | undefined {
 
 function exitCodeOf(result: JobResult): number {
   if (result.status === "succeeded") return ExitCode.Success;
+  // The shell's convention for a command ended by Ctrl-C.
+  if (result.status === "canceled") return 130;
   return result.error && REQUEST_ERROR_CODES.has(result.error.code) ? ExitCode.InvalidInput : ExitCode.Failure;
 }
 
@@ -144,6 +146,16 @@ export const runCommand: CommandModule = {
         };
 
         const runner = await ctx.runner();
+        // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
+        // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
+        const cancel = new AbortController();
+        const onSignal = (signal: NodeJS.Signals) => {
+          if (cancel.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
+          ctx.out.warn(`${signal}: canceling the job (again to quit at once)`);
+          cancel.abort(new Error(`canceled by ${signal}`));
+        };
+        process.on("SIGINT", onSignal);
+        process.on("SIGTERM", onSignal);
         const heartbeat = startHeartbeat(
           (line) => ctx.out.info(line),
           (elapsed, quiet) => `... still running: engine ${engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
@@ -151,6 +163,7 @@ export const runCommand: CommandModule = {
         let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
         const result = await runJob(runner, request, {
           skill,
+          signal: cancel.signal,
           runsDir:
             options.record === false
               ? mkdtempSync(join(tmpdir(), "skillrig-run-"))
@@ -167,7 +180,11 @@ export const runCommand: CommandModule = {
           onPrompt: ({ input, parameter, prompt }) => {
             shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
           },
-        }).finally(() => heartbeat.stop());
+        }).finally(() => {
+          heartbeat.stop();
+          process.off("SIGINT", onSignal);
+          process.off("SIGTERM", onSignal);
+        });
         for (const w of result.warnings ?? []) ctx.out.warn(w);
         if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 

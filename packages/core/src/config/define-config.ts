@@ -74,6 +74,8 @@ export interface SkillrigConfig {
     upload_wait_ms?: number;
     /** Engine options an API client may set per job (default model, timeout_ms, idle_timeout_ms). */
     client_engine_options?: string[];
+    /** Run engines unconfined when the agent jail is unavailable (or an engine sets `jail: "none"`). Default false: refused. */
+    allow_unjailed_engines?: boolean;
   };
   solve?: {
     /** Engines (names or variant labels) `skillrig solve` uses when no --engine is given. */
