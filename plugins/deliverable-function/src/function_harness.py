@@ -226,6 +226,17 @@ def clip(text, limit):
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+def clear_folder(path):
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
 def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
     """A forked child: waits for its one case, runs it, reports what the call did, exits. Never returns."""
     request = None
@@ -254,6 +265,11 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
             data += chunk
         os.close(req_r)
         request = json.loads(data)
+        # The folder was made ahead of the case; anything another process of the run put in it meanwhile goes.
+        with os.scandir(".") as entries:
+            dirty = next(entries, None) is not None
+        if dirty:
+            clear_folder(".")
         memory = request.get("memory_bytes")
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
