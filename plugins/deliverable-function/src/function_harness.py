@@ -413,14 +413,17 @@ class ForkServer:
 
     def serve(self):
         while True:
-            while self.credit > 0:
+            # One spare per turn, then a look at the socket and the children without waiting: a case's answer waits
+            # for its child's exit (and the sweep after it), so reaping must never queue behind a burst of forks.
+            if self.credit > 0:
                 self.credit -= 1
                 try:
                     self.fork_spare()
                 except OSError as exc:  # out of processes or fds: tell the harness, try again on the next request
                     self.sock.send(b"e" + str(exc).encode("utf-8", "replace")[:200])
-                    break
-            for key, _ in self.selector.select():
+                    self.credit = 0
+            # A bounded wait otherwise: children are reaped even if a SIGCHLD wake-up was lost.
+            for key, _ in self.selector.select(0 if self.credit > 0 else 0.05):
                 if key.data == "sock":
                     try:
                         message = self.sock.recv(1 << 20)
