@@ -13,7 +13,16 @@ import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
 import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
 import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
-import { compileSchema, pointer, SkillrigError, type CompiledSchema, type CompareSpec, type LoadedTask, type Task, type Violation } from "@skillrig/core";
+import {
+  compileSchema,
+  pointer,
+  SkillrigError,
+  type CompiledSchema,
+  type CompareSpec,
+  type LoadedTask,
+  type Task,
+  type Violation,
+} from "@skillrig/core";
 
 const require = createRequire(import.meta.url);
 
@@ -135,7 +144,11 @@ function duplicateKeys(text: string, displayPath: string): Violation[] {
 function regexViolations(task: Task, displayPath: string): Violation[] {
   const found: Violation[] = [];
   const modeOf = (spec: CompareSpec | undefined) =>
-    spec === undefined ? undefined : typeof spec === "string" ? { mode: spec, flags: "" } : { mode: spec.mode, flags: String(spec.flags ?? "") };
+    spec === undefined
+      ? undefined
+      : typeof spec === "string"
+        ? { mode: spec, flags: "" }
+        : { mode: spec.mode, flags: String(spec.flags ?? "") };
   const taskMode = modeOf(task.compare);
   task.tests.forEach((testCase, index) => {
     const chosen = modeOf(testCase.compare) ?? taskMode;
@@ -147,7 +160,8 @@ function regexViolations(task: Task, displayPath: string): Violation[] {
     else if (expected && typeof expected === "object" && !Array.isArray(expected)) {
       const fields = expected as Record<string, unknown>;
       for (const key of ["stdout", "stderr"]) {
-        if (typeof fields[key] === "string") patterns.push({ at: pointer("tests", index, "expected", key), pattern: fields[key] as string });
+        if (typeof fields[key] === "string")
+          patterns.push({ at: pointer("tests", index, "expected", key), pattern: fields[key] as string });
       }
       if (fields.files && typeof fields.files === "object") {
         for (const [name, content] of Object.entries(fields.files as Record<string, unknown>)) {
@@ -159,7 +173,12 @@ function regexViolations(task: Task, displayPath: string): Violation[] {
       try {
         new RegExp(pattern, chosen.flags);
       } catch (error) {
-        found.push({ pointer: at, message: `not a valid regular expression for the regex compare: ${(error as Error).message}`, file: displayPath, rule: "regex" });
+        found.push({
+          pointer: at,
+          message: `not a valid regular expression for the regex compare: ${(error as Error).message}`,
+          file: displayPath,
+          rule: "regex",
+        });
       }
     }
   });

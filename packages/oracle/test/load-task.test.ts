@@ -142,9 +142,12 @@ describe("task files: exact values and the checks that keep grading sound", () =
       ],
     });
     expect(at).toEqual({
-      "/tests/0/expected": "not a valid regular expression for the regex compare: Invalid regular expression: /(unclosed/: Unterminated group",
-      "/tests/1/expected/stderr": "not a valid regular expression for the regex compare: Invalid regular expression: /[z-a]/: Range out of order in character class",
-      "/tests/1/expected/files/out.txt": "not a valid regular expression for the regex compare: Invalid regular expression: /*/: Nothing to repeat",
+      "/tests/0/expected":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /(unclosed/: Unterminated group",
+      "/tests/1/expected/stderr":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /[z-a]/: Range out of order in character class",
+      "/tests/1/expected/files/out.txt":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /*/: Nothing to repeat",
     });
   });
 });

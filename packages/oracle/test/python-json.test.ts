@@ -1,7 +1,7 @@
 /** Python's json and `==`, as the oracle reads and compares values (docs/values.md). */
 import { describe, expect, it } from "vitest";
 import { Runner } from "@skillrig/core";
-import { compareModesPlugin, JsonNumber, parsePythonJson, pythonEquals } from "@skillrig/oracle";
+import { compareModesPlugin, type JsonNumber, parsePythonJson, pythonEquals } from "@skillrig/oracle";
 
 const eq = (a: string, b: string) => pythonEquals(parsePythonJson(a), parsePythonJson(b));
 

@@ -30,7 +30,11 @@ interface Verdict {
 }
 
 /** Runs `solve(x)` of a fixture on cases x = 0..n-1 whose expected values are random; returns the verdicts. */
-async function grade(level: string, fixture: string, options: { cases?: number; expected?: unknown[]; limits?: Record<string, number> } = {}) {
+async function grade(
+  level: string,
+  fixture: string,
+  options: { cases?: number; expected?: unknown[]; limits?: Record<string, number> } = {},
+) {
   const dir = tempDir("reward-hacking-");
   const count = options.cases ?? 2;
   const tests = Array.from({ length: count }, (_, x) => ({

@@ -21,7 +21,9 @@ async function grade(task: string) {
   const stdout = await new Promise<string>((done) => {
     execFile(process.execPath, [bin, ...args], { cwd: dir }, (_error, out) => done(out));
   });
-  const report = JSON.parse(stdout) as { cases: Array<{ name: string; status: string; message: string | null; details?: Record<string, unknown> }> };
+  const report = JSON.parse(stdout) as {
+    cases: Array<{ name: string; status: string; message: string | null; details?: Record<string, unknown> }>;
+  };
   return Object.fromEntries(report.cases.map((c) => [c.name, c]));
 }
 
@@ -58,6 +60,8 @@ describe(`value fidelity (sandbox level ${level})`, () => {
     });
     expect(cases["an expected value past 2^53 that is off by one fails"]?.details?.return_json).toBe("12345678901234567891");
     expect(cases["NaN equals nothing"]?.details?.return_json).toBe("NaN");
-    expect(cases["a set is an error naming its type"]?.message).toBe("the return value cannot be represented in JSON: set {1} (TypeError: Object of type set is not JSON serializable)");
+    expect(cases["a set is an error naming its type"]?.message).toBe(
+      "the return value cannot be represented in JSON: set {1} (TypeError: Object of type set is not JSON serializable)",
+    );
   });
 });

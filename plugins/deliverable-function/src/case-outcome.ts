@@ -6,7 +6,13 @@
 import type { CaseOutcome, CaseWork } from "@skillrig/core";
 import type { CaseReply, CaseRequest } from "./harness-protocol.js";
 
-export function outcomeOf(reply: CaseReply, request: CaseRequest, work: CaseWork, isolation: string, expectedJson: string | undefined): CaseOutcome {
+export function outcomeOf(
+  reply: CaseReply,
+  request: CaseRequest,
+  work: CaseWork,
+  isolation: string,
+  expectedJson: string | undefined,
+): CaseOutcome {
   const details: Record<string, unknown> = {};
   if (reply.stdout) details.stdout = reply.stdout;
   if (reply.stderr) details.stderr = reply.stderr;
@@ -62,26 +68,39 @@ export function outcomeOf(reply: CaseReply, request: CaseRequest, work: CaseWork
         ...(reply.traceback ? { traceback: reply.traceback } : {}),
       });
     case "unencodable":
-      return stopped("error", `the return value cannot be represented in JSON: ${reply.return_type} ${reply.return_repr} (${reply.reason})`, {
-        return_type: reply.return_type,
-        return_repr: reply.return_repr,
-      });
+      return stopped(
+        "error",
+        `the return value cannot be represented in JSON: ${reply.return_type} ${reply.return_repr} (${reply.reason})`,
+        {
+          return_type: reply.return_type,
+          return_repr: reply.return_repr,
+        },
+      );
     case "exited":
       return stopped("error", `the case process exited with code ${reply.exit_code} before the function returned (did it call os._exit?)`, {
         exit_code: reply.exit_code,
       });
     case "signaled":
-      if (reply.signal === "SIGXCPU") return stopped("timeout", `the call used more than ${request.cpu_ms} ms of CPU time; its process was killed`);
-      return stopped("error", `the case process was killed by signal ${reply.signal} before the function returned`, { signal: reply.signal });
+      if (reply.signal === "SIGXCPU")
+        return stopped("timeout", `the call used more than ${request.cpu_ms} ms of CPU time; its process was killed`);
+      return stopped("error", `the case process was killed by signal ${reply.signal} before the function returned`, {
+        signal: reply.signal,
+      });
     case "killed":
       switch (reply.reason) {
         case "wall":
           return stopped("timeout", `the call did not return within ${request.wall_ms} ms; its process was killed`);
         case "stdout":
         case "stderr":
-          return stopped("output_limit", `the function wrote more than ${request.output_bytes} bytes to ${reply.reason}; its process was killed`);
+          return stopped(
+            "output_limit",
+            `the function wrote more than ${request.output_bytes} bytes to ${reply.reason}; its process was killed`,
+          );
         case "value":
-          return stopped("output_limit", `the return value's JSON text is longer than ${request.value_bytes} bytes; its process was killed`);
+          return stopped(
+            "output_limit",
+            `the return value's JSON text is longer than ${request.value_bytes} bytes; its process was killed`,
+          );
         case "bad_result":
           return stopped("error", "the case process sent a result the harness could not read; it was killed");
       }

@@ -387,9 +387,7 @@ export class FunctionHarness {
     this.#lineParts = [];
     for (const [id, pending] of this.#pending) {
       clearTimeout(pending.timer);
-      pending.reject(
-        id === overran ? new CaseOverranError(message, details, pending.request.wall_ms) : this.#dead,
-      );
+      pending.reject(id === overran ? new CaseOverranError(message, details, pending.request.wall_ms) : this.#dead);
       this.#pending.delete(id);
     }
   }

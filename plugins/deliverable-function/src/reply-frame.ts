@@ -52,7 +52,8 @@ export function readFrameHeader(line: string): FrameHeader {
   if (!fields || !Object.hasOwn(END_FIELDS, header.end as string)) {
     throw new FrameError(`the function harness sent a reply with an unknown "end": ${JSON.stringify(header.end)?.slice(0, 100)}`);
   }
-  if (!Number.isSafeInteger(header.id) || (header.id as number) < 1) throw new FrameError("the function harness sent a reply without a valid id");
+  if (!Number.isSafeInteger(header.id) || (header.id as number) < 1)
+    throw new FrameError("the function harness sent a reply without a valid id");
   if (typeof header.ms !== "number" || !Number.isFinite(header.ms) || header.ms < 0) {
     throw new FrameError(`the function harness sent a reply for case ${header.id} with an invalid "ms"`);
   }
@@ -105,7 +106,11 @@ export function readFirstLine(line: string): ReadyMessage | LoadErrorMessage {
         Array.isArray(signature.parameters) &&
         signature.parameters.every(
           (p: Record<string, unknown>) =>
-            typeof p === "object" && p !== null && typeof p.name === "string" && PARAMETER_KINDS.has(p.kind as string) && typeof p.has_default === "boolean",
+            typeof p === "object" &&
+            p !== null &&
+            typeof p.name === "string" &&
+            PARAMETER_KINDS.has(p.kind as string) &&
+            typeof p.has_default === "boolean",
         ));
     const ok =
       signatureOk &&

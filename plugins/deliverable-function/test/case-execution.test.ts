@@ -62,7 +62,14 @@ def write_and_list(name):
     const results = await outcomes("def add(a, b):\n    return a + b\n", "add", inputs, { jobs: 2 });
     expect(results.map((o) => o.actual)).toEqual(inputs.map(([a, b]) => (a as number) + (b as number)));
     expect(results[0]?.comparisons).toEqual([
-      { field: "return value", expected: null, actual: 0, defaultMode: "json", decoded: true, exactJson: { expected: "null", actual: "0" } },
+      {
+        field: "return value",
+        expected: null,
+        actual: 0,
+        defaultMode: "json",
+        decoded: true,
+        exactJson: { expected: "null", actual: "0" },
+      },
     ]);
   });
 });

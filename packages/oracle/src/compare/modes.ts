@@ -41,7 +41,7 @@ function exactValues(
 
 /** A return value's string is compared as text by the text modes; anything else by value. */
 function isExactString(exactJson: CompareRequest["exactJson"]): boolean {
-  return exactJson !== undefined && exactJson.actual.startsWith('"') && exactJson.expected.startsWith('"');
+  return exactJson?.actual.startsWith('"') === true && exactJson.expected.startsWith('"');
 }
 
 function textMode(view: (text: string) => string): CompareMode {
