@@ -54,6 +54,12 @@ export interface LoadedTask {
   file?: string;
   /** How the file was named by the user (for messages). */
   displayPath: string;
+  /**
+   * Each test's `input` and `expected` as JSON text with every number exactly as the file wrote it (`3.0` stays a
+   * float, integers past 2^53 keep their digits), by index of `task.tests`; set when the task was read from text.
+   * Deliverable plugins hand these to code that reads JSON exactly (Python's json), and to the exact compare.
+   */
+  caseJson?: ReadonlyArray<{ input: string; expected: string }>;
 }
 
 /** The code under test: a file or folder on disk. */

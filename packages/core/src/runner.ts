@@ -96,6 +96,12 @@ export interface CaseComparison {
    * parse a string in it as JSON text (a returned "11" is the string "11", not the number 11).
    */
   decoded?: boolean;
+  /**
+   * Both values as JSON text, exact (numbers as written, NaN and Infinity as Python's json writes them). Compare
+   * modes that compare JSON values (`json`, `exact`, `number`) use these instead of the lossy `expected`/`actual`,
+   * which stay for reports and for modes that look at text.
+   */
+  exactJson?: { expected: string; actual: string };
 }
 
 /** What a deliverable plugin returns for one case. */
@@ -136,6 +142,8 @@ export interface CompareRequest {
   field: string;
   /** See `CaseComparison.decoded`. */
   decoded?: boolean;
+  /** See `CaseComparison.exactJson`. */
+  exactJson?: { expected: string; actual: string };
 }
 
 export interface CompareResult {

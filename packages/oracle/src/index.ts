@@ -1,4 +1,7 @@
-export { loadTask, validateTask, taskViolations, taskSchema } from "./load-task.js";
+export { loadTask, validateTask, validateTaskText, taskViolations, taskSchema } from "./load-task.js";
+export { JsonNumber, parsePythonJson, pythonEquals } from "./compare/python-json.js";
+export type { PythonJsonValue } from "./compare/python-json.js";
+export { REGEX_TIME_LIMIT_MS } from "./compare/regex-search.js";
 export { resolveDeliverable } from "./resolve-deliverable.js";
 export { runTask, summarize } from "./run-task.js";
 export type { RunTaskOptions } from "./run-task.js";

@@ -1,12 +1,28 @@
 /**
  * Reads and validates task files against `task.schema.json`. Every problem is reported at once, each with
  * the file and the JSON pointer at fault, as an `invalid_task` error; nothing is guessed or filled in.
+ *
+ * Values are kept exact: besides the plain parse (which ajv validates and plugins read), each test's `input` and
+ * `expected` are kept as JSON text with numbers exactly as written (`LoadedTask.caseJson`, via lossless-json), so
+ * `3.0` reaches Python as a float and `2**70` as an int. A key repeated within one object is refused (the plain
+ * parse would silently keep the last one, and a dropped expectation is a wrong grade). A `regex` compare's
+ * pattern must compile.
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
-import { parse as parseJsonc, printParseErrorCode, type ParseError } from "jsonc-parser";
-import { compileSchema, SkillrigError, type CompiledSchema, type LoadedTask, type Task, type Violation } from "@skillrig/core";
+import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
+import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
+import {
+  compileSchema,
+  pointer,
+  SkillrigError,
+  type CompiledSchema,
+  type CompareSpec,
+  type LoadedTask,
+  type Task,
+  type Violation,
+} from "@skillrig/core";
 
 const require = createRequire(import.meta.url);
 
@@ -29,6 +45,7 @@ export function taskViolations(value: unknown, file?: string): Violation[] {
 /** Validates a task that is already parsed (a file's content, an HTTP body); throws `invalid_task` listing every problem. */
 export function validateTask(value: unknown, displayPath = "(task)", file?: string): LoadedTask {
   const violations = taskViolations(value, displayPath);
+  if (violations.length === 0) violations.push(...regexViolations(value as Task, displayPath));
   if (violations.length > 0) {
     const lines = violations.map((v) => `  ${v.pointer || "(root)"}: ${v.message}`);
     throw new SkillrigError("invalid_task", `invalid task file ${displayPath}:\n${lines.join("\n")}`, {
@@ -52,6 +69,14 @@ export async function loadTask(path: string, cwd = process.cwd()): Promise<Loade
     const reason = (error as NodeJS.ErrnoException).code === "ENOENT" ? "does not exist" : `cannot be read: ${(error as Error).message}`;
     throw new SkillrigError("invalid_task", `task file ${displayPath} ${reason}`, { file: displayPath, cause: error });
   }
+  return validateTaskText(text, displayPath, file);
+}
+
+/**
+ * Parses and validates a task file's text (what `loadTask` does after reading it); the loaded task carries the
+ * exact JSON text of each case's input and expected (`caseJson`). Use it for task text from anywhere (an HTTP body).
+ */
+export function validateTaskText(text: string, displayPath = "(task)", file?: string): LoadedTask {
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -64,7 +89,100 @@ export async function loadTask(path: string, cwd = process.cwd()): Promise<Loade
       cause: error,
     });
   }
-  return validateTask(value, displayPath, file);
+  const duplicates = duplicateKeys(text.replace(/^\uFEFF/, ""), displayPath);
+  if (duplicates.length > 0) {
+    const lines = duplicates.map((v) => `  ${v.pointer}: ${v.message}`);
+    throw new SkillrigError("invalid_task", `invalid task file ${displayPath}:\n${lines.join("\n")}`, {
+      file: displayPath,
+      pointer: duplicates[0]!.pointer,
+      violations: duplicates,
+      hint: "a key may appear once per object; remove or rename the repeated one",
+    });
+  }
+  const loaded = validateTask(value, displayPath, file);
+  return { ...loaded, caseJson: exactCaseJson(text.replace(/^\uFEFF/, "")) };
+}
+
+/** Each test's input and expected as JSON text, numbers exactly as the file wrote them. */
+function exactCaseJson(text: string): Array<{ input: string; expected: string }> {
+  const exact = parseLossless(text) as { tests: Array<{ input: unknown; expected: unknown }> };
+  return exact.tests.map((testCase) => ({
+    input: stringifyLossless(testCase.input) ?? "null",
+    expected: stringifyLossless(testCase.expected) ?? "null",
+  }));
+}
+
+/** Every key that appears twice in one object, with its pointer (jsonc-parser's visitor gives the path). */
+function duplicateKeys(text: string, displayPath: string): Violation[] {
+  const found: Violation[] = [];
+  const open: Array<Set<string>> = [];
+  visit(text, {
+    onObjectBegin: () => {
+      open.push(new Set());
+    },
+    onObjectEnd: () => {
+      open.pop();
+    },
+    onObjectProperty: (key, _offset, _length, startLine, _startCharacter, pathSupplier) => {
+      const keys = open[open.length - 1];
+      if (!keys) return;
+      if (keys.has(key)) {
+        found.push({
+          pointer: pointer(...pathSupplier(), key),
+          message: `the key "${key}" appears more than once in this object (line ${startLine + 1}); which one counts would be a guess`,
+          file: displayPath,
+          rule: "duplicate_key",
+        });
+      }
+      keys.add(key);
+    },
+  });
+  return found;
+}
+
+/** A `regex` compare whose pattern does not compile is the task's fault: said at load time, with the pointer. */
+function regexViolations(task: Task, displayPath: string): Violation[] {
+  const found: Violation[] = [];
+  const modeOf = (spec: CompareSpec | undefined) =>
+    spec === undefined
+      ? undefined
+      : typeof spec === "string"
+        ? { mode: spec, flags: "" }
+        : { mode: spec.mode, flags: String(spec.flags ?? "") };
+  const taskMode = modeOf(task.compare);
+  task.tests.forEach((testCase, index) => {
+    const chosen = modeOf(testCase.compare) ?? taskMode;
+    if (chosen?.mode !== "regex") return;
+    // The patterns are the expected strings the mode is applied to: the return value, or stdout/stderr/files.
+    const patterns: Array<{ at: string; pattern: string }> = [];
+    const expected = testCase.expected as unknown;
+    if (typeof expected === "string") patterns.push({ at: pointer("tests", index, "expected"), pattern: expected });
+    else if (expected && typeof expected === "object" && !Array.isArray(expected)) {
+      const fields = expected as Record<string, unknown>;
+      for (const key of ["stdout", "stderr"]) {
+        if (typeof fields[key] === "string")
+          patterns.push({ at: pointer("tests", index, "expected", key), pattern: fields[key] as string });
+      }
+      if (fields.files && typeof fields.files === "object") {
+        for (const [name, content] of Object.entries(fields.files as Record<string, unknown>)) {
+          if (typeof content === "string") patterns.push({ at: pointer("tests", index, "expected", "files", name), pattern: content });
+        }
+      }
+    }
+    for (const { at, pattern } of patterns) {
+      try {
+        new RegExp(pattern, chosen.flags);
+      } catch (error) {
+        found.push({
+          pointer: at,
+          message: `not a valid regular expression for the regex compare: ${(error as Error).message}`,
+          file: displayPath,
+          rule: "regex",
+        });
+      }
+    }
+  });
+  return found;
 }
 
 function displayPathOf(file: string, cwd: string): string {

@@ -196,6 +196,7 @@ function compareAll(runner: Runner, work: CaseWork, comparisons: CaseComparison[
       actual,
       field,
       decoded: comparison.decoded,
+      exactJson: comparison.exactJson,
     });
     if (result === undefined) {
       const claim = runner.claimant("compare", chosen.mode);

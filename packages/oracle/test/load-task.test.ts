@@ -2,7 +2,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { SkillrigError, Violation } from "@skillrig/core";
-import { loadTask, taskSchema, validateTask } from "@skillrig/oracle";
+import { loadTask, taskSchema, validateTask, validateTaskText } from "@skillrig/oracle";
 import { writeTree } from "./helpers.js";
 
 const valid = {
@@ -82,5 +82,72 @@ describe("task files", () => {
       message: "task file missing.json does not exist",
     });
     await expect(loadTask("broken.json", dir)).rejects.toMatchObject({ code: "invalid_task", file: "broken.json", line: 3 });
+  });
+});
+
+describe("task files: exact values and the checks that keep grading sound", () => {
+  const problems = (task: unknown) => {
+    try {
+      validateTask(task, "task.json");
+    } catch (e) {
+      return Object.fromEntries((e as SkillrigError).violations.map((v: Violation) => [v.pointer, v.message]));
+    }
+    return {};
+  };
+
+  it("keeps each case's input and expected as JSON text with numbers exactly as written", async () => {
+    const text = `{"contract_version": "1.0", "task_id": "t", "deliverable_type": "function", "entrypoint": "f",
+      "tests": [{"name": "a", "input": [3.0, 12345678901234567891, 1e400, "é"], "expected": {"n": 2.50, "big": -98765432109876543210}}]}`;
+    const dir = writeTree({ "task.json": text });
+    const loaded = await loadTask("task.json", dir);
+    expect(loaded.caseJson).toEqual([
+      { input: '[3.0,12345678901234567891,1e400,"é"]', expected: '{"n":2.50,"big":-98765432109876543210}' },
+    ]);
+    expect(validateTaskText(text).caseJson).toEqual(loaded.caseJson);
+  });
+
+  it("refuses a key repeated within one object, naming its pointer", async () => {
+    const dir = writeTree({
+      "task.json": `{"contract_version": "1.0", "task_id": "t", "deliverable_type": "function", "entrypoint": "f",
+        "tests": [{"name": "a", "input": [1], "expected": 1, "expected": 2}]}`,
+    });
+    await expect(loadTask("task.json", dir)).rejects.toMatchObject({
+      code: "invalid_task",
+      pointer: "/tests/0/expected",
+      violations: [expect.objectContaining({ pointer: "/tests/0/expected", rule: "duplicate_key" })],
+    });
+  });
+
+  it("timeouts and CPU limits have a range of 1 ms .. a day (past 2^31 ms a timer would fire at once)", () => {
+    const at = problems({
+      ...valid,
+      limits: { timeout_ms: 2 ** 31, cpu_ms: 86_400_001 },
+      tests: [{ name: "a", input: [1], expected: 1, timeout_ms: 2 ** 31 }],
+    });
+    expect(at["/limits/timeout_ms"]).toBe("must be <= 86400000");
+    expect(at["/limits/cpu_ms"]).toBe("must be <= 86400000");
+    expect(at["/tests/0/timeout_ms"]).toBe("must be <= 86400000");
+    expect(problems({ ...valid, limits: { timeout_ms: 86_400_000 } })).toEqual({});
+  });
+
+  it("a regex compare whose pattern does not compile is refused at load, with the pointer and the compiler's message", () => {
+    const at = problems({
+      ...valid,
+      compare: "regex",
+      tests: [
+        { name: "fn", input: [1], expected: "(unclosed" },
+        { name: "script", input: {}, expected: { stdout: "ok", stderr: "[z-a]", files: { "out.txt": "*" } } },
+        { name: "own mode", input: [1], expected: "(fine)", compare: { mode: "regex", flags: "u" } },
+        { name: "not regex", input: [1], expected: "(", compare: "exact" },
+      ],
+    });
+    expect(at).toEqual({
+      "/tests/0/expected":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /(unclosed/: Unterminated group",
+      "/tests/1/expected/stderr":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /[z-a]/: Range out of order in character class",
+      "/tests/1/expected/files/out.txt":
+        "not a valid regular expression for the regex compare: Invalid regular expression: /*/: Nothing to repeat",
+    });
   });
 });

@@ -1,29 +1,32 @@
-"""skillrig function harness: imports a deliverable once, then calls fn(*args) once per case in a forked child.
+"""skillrig function harness: runs fn(*args) once per case in a forked child and reports what the call did.
 
 Usage: python3 function_harness.py <entry_file> <function_name> [<spares>]
 
-Protocol (JSON lines; the harness writes only through a private copy of fd 1, so nothing the deliverable
-prints can corrupt it):
+Trust: everything in this file runs inside the sandbox next to the deliverable and is treated by the runner as
+untrusted. It reports data, never a verdict: how the call ended, the return value's JSON text, the prints. The
+runner alone turns that into a status and compares the value with expected values that never enter the sandbox.
+What this file does to stay out of the deliverable's reach (private protocol fds, not dumpable, the import in the
+fork server only, a subreaper that kills what a case left behind) is hardening, not the basis of a verdict.
+
+Protocol (the harness writes only through a private copy of fd 1, so nothing the deliverable prints can corrupt it):
   harness -> runner, first line:  {"op":"ready","signature":{...}|null,"signature_error":..., "import_stdout":..., ...}
                                or {"op":"load_error","kind":..., "message":..., "traceback":...}
-  runner -> harness:  {"id":N,"args":[...],"wall_ms":..,"cpu_ms":..,"memory_bytes":..,"output_bytes":..}
-  harness -> runner:  {"id":N,"status":"ok"|"error"|"timeout"|"memory_limit"|"output_limit",
-                       "ms":..,"stdout":..,"stderr":..,"message":..,"details":{...},"value":<raw JSON>}
+  runner -> harness, one line per case:
+      {"id":N,"wall_ms":..,"cpu_ms":..,"memory_bytes":..,"output_bytes":..,"value_bytes":..,"args":<JSON text of input>}
+      (args is the task file's own JSON text, read here by json.loads: 3.0 stays a float, 2**70 stays exact)
+  harness -> runner, one frame per case: a JSON header line, then value_len + stdout_len + stderr_len raw bytes:
+      {"id":N,"end":"returned"|"raised"|"unencodable"|"exited"|"signaled"|"killed"|"failed_to_start",
+       "ms":..,"value_len":..,"stdout_len":..,"stderr_len":.., ...what the end carries (see reply_header)}
   EOF on stdin: the harness kills every case still running and exits.
 
-Isolation: after the import every case runs in a child forked for it alone. The child inherits the imported module as it
-was after import (copy-on-write), so whatever one case does to module state (a counter, a global list, a patched
-function, the working folder) dies with its child and no other case sees it. Each child runs in its own process
-group, in its own sub-folder of the working folder, with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU
-set to the case's limits. The harness multiplexes every running child with one selector, so several cases run at
-once; it enforces the wall clock and the output caps by killing the child's whole process group. Before it answers,
-a child kills whatever the function started and left running.
-
-Speed: a fork server (forked from the harness right after the import, so it holds the pristine module) keeps
-children forked ahead of need ("spares"), each waiting for its case on a pipe, and hands their pipe ends to the
-harness over a Unix socket. The harness's own loop therefore never stops for a fork: a case costs one pipe write
-and one result read on its critical path. The harness answers as soon as a child's result is complete (its length
-is in the header); the child's exit is handled afterwards. Replies of one loop turn go out in one write.
+Processes: the harness (holds the runner's pipes, never imports the deliverable) forks the fork server first; the
+fork server imports the module, reports its signature, and forks a child per case ("spares", forked ahead of need,
+each waiting for its case on a pipe; their pipe ends go to the harness over a Unix socket with SCM_RIGHTS). The
+child inherits the imported module as it was after import (copy-on-write), so whatever one case does to module
+state dies with its child. Each child runs in its own process group and its own sub-folder of the working folder,
+with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU set to the case's limits. The fork server is a
+child subreaper: a process a case detaches (setsid, double fork) is re-parented to it and killed when the case
+ends, before the harness answers for that case.
 """
 
 import importlib.util
@@ -55,6 +58,38 @@ os.dup2(DEVNULL, 0)
 os.dup2(DEVNULL, 1)
 for fd in (PROTO_IN, PROTO_OUT, DEVNULL):
     os.set_inheritable(fd, False)
+
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+
+
+def prctl(option, value):
+    """prctl(2) through ctypes; False where it is not available (the hardening is then skipped, never faked)."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        return libc.prctl(option, value, 0, 0, 0) == 0
+    except Exception:
+        return False
+
+
+# Not dumpable: a case (same uid) cannot open /proc/<harness>/fd/* to reach the runner's pipes or ptrace it.
+# Inherited by the fork server and every case child; a deliverable can only undo it for its own process.
+prctl(PR_SET_DUMPABLE, 0)
+
+# What a header line of a reply frame may carry besides the sections (bounded: the runner caps header lines).
+MESSAGE_CHARS = 2000
+TRACEBACK_CHARS = 16000
+# The longest result header line a case child may send (its fields are clipped to the sizes above).
+HEADER_BYTES = 64 * 1024
+# What the harness forwards of a child's result header, per way the call ended; anything else is dropped.
+CHILD_FIELDS = {
+    "returned": (),
+    "raised": ("exception_type", "exception_message", "traceback", "exit_code"),
+    "unencodable": ("return_type", "return_repr", "reason"),
+    "failed_to_start": ("message",),
+}
 
 
 def send(obj):
@@ -187,8 +222,23 @@ def send_result(res_w, header, body=b""):
     write_all(res_w, json.dumps(header).encode("utf-8") + b"\n" + body)
 
 
+def clip(text, limit):
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def clear_folder(path):
+    for entry in os.scandir(path):
+        if entry.is_dir(follow_symlinks=False):
+            shutil.rmtree(entry.path, ignore_errors=True)
+        else:
+            try:
+                os.unlink(entry.path)
+            except OSError:
+                pass
+
+
 def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
-    """A forked child: waits for its one case, runs it, reports, exits. Never returns."""
+    """A forked child: waits for its one case, runs it, reports what the call did, exits. Never returns."""
     request = None
     try:
         os.setpgid(0, 0)
@@ -215,6 +265,11 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
             data += chunk
         os.close(req_r)
         request = json.loads(data)
+        # The folder was made ahead of the case; anything another process of the run put in it meanwhile goes.
+        with os.scandir(".") as entries:
+            dirty = next(entries, None) is not None
+        if dirty:
+            clear_folder(".")
         memory = request.get("memory_bytes")
         if memory:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
@@ -235,51 +290,41 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
                     break
         except BaseException:
             pass
-        send_result(res_w, {"status": "error", "ms": 0, "message": f"the harness could not prepare the case: {exception_message(exc)}"})
+        send_result(res_w, {"end": "failed_to_start", "ms": 0, "message": clip(f"the harness could not prepare the case: {exception_message(exc)}", MESSAGE_CHARS)})
         os._exit(0)
 
-    header = None
+    # Only data about the call goes back: what it returned (as JSON text), or what it raised.
     body = b""
     started = time.perf_counter()
     try:
         value = fn(*request["args"])
         ms = (time.perf_counter() - started) * 1000
         try:
-            body = json.dumps(value, allow_nan=False).encode("utf-8")
-            header = {"status": "ok", "ms": ms}
-        except MemoryError:
-            header = {"status": "memory_limit", "ms": ms, "message": "the return value could not be encoded within the memory limit"}
+            # allow_nan: NaN and infinities are Python floats a function may return; the runner reads Python's tokens.
+            body = json.dumps(value).encode("utf-8")
+            header = {"end": "returned", "ms": ms}
         except BaseException as exc:
+            body = b""
             header = {
-                "status": "error",
+                "end": "unencodable",
                 "ms": ms,
-                "message": f"the return value cannot be represented in JSON: {type(value).__name__} {short_repr(value)} ({exc})",
-                "details": {"return_type": type(value).__name__, "return_repr": short_repr(value)},
+                "return_type": clip(type(value).__name__, 200),
+                "return_repr": short_repr(value),
+                "reason": clip(exception_message(exc), MESSAGE_CHARS),
             }
     except MemoryError:
-        header = {
-            "status": "memory_limit",
-            "ms": (time.perf_counter() - started) * 1000,
-            "message": f"MemoryError: the function needed more than the memory limit of {request.get('memory_bytes')} bytes",
-        }
-    except SystemExit as exc:
-        header = {
-            "status": "error",
-            "ms": (time.perf_counter() - started) * 1000,
-            "message": f"the function called sys.exit({short_repr(exc.code) if exc.code is not None else ''}) instead of returning",
-            "details": {"exception_type": "SystemExit", "traceback": trimmed_traceback(exc)},
-        }
+        # Nothing more is built under the memory limit than this: no traceback.
+        header = {"end": "raised", "ms": (time.perf_counter() - started) * 1000, "exception_type": "MemoryError"}
     except BaseException as exc:
         header = {
-            "status": "error",
+            "end": "raised",
             "ms": (time.perf_counter() - started) * 1000,
-            "message": exception_message(exc),
-            "details": {
-                "exception_type": type(exc).__name__,
-                "exception_message": str(exc),
-                "traceback": trimmed_traceback(exc),
-            },
+            "exception_type": clip(type(exc).__name__, 200),
+            "exception_message": clip(exception_message(exc), MESSAGE_CHARS),
+            "traceback": clip(trimmed_traceback(exc), TRACEBACK_CHARS),
         }
+        if isinstance(exc, SystemExit):
+            header["exit_code"] = short_repr(exc.code) if exc.code is not None else ""
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
@@ -312,8 +357,11 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
 class ForkServer:
     """The process that forks the spares, so the harness's own loop never stops for a fork.
 
-    It is forked from the harness right after the import (so it holds the module exactly as the import left it)
-    and talks to the harness over a SOCK_SEQPACKET socket pair:
+    It is forked from the harness before anything of the deliverable runs, and it is the only process that imports
+    the module (so the process that holds the runner's pipes never runs deliverable code). It is a child
+    subreaper: whatever a case detaches (setsid, double fork) is re-parented here and killed when a case ends.
+    It talks to the harness over a SOCK_SEQPACKET socket pair:
+      server -> harness:  b"r" + JSON                the import's outcome: the "ready" or "load_error" line
       harness -> server:  b"w" + count + folders  fork `count` more spares; these emptied case folders are free again
       server -> harness:  b"s" + pid + folder    a new spare, with its pipe ends [req_w, res_r, out_r, err_r] attached
       server -> harness:  b"x" + pid + status    a child ended (the server is every case child's parent and reaps it)
@@ -323,6 +371,7 @@ class ForkServer:
     def __init__(self, fn, sock, work_dir, spares, close_fds):
         self.fn = fn
         self.sock = sock
+        self.pid = os.getpid()
         self.work_dir = work_dir
         self.credit = spares
         self.children = set()
@@ -349,7 +398,10 @@ class ForkServer:
         case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}") if make_dir else self.free_folders.pop()
         pid = os.fork()
         if pid == 0:
-            run_spare(self.fn, req_r, res_w, out_w, err_w, self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}, case_dir, make_dir)
+            try:
+                run_spare(self.fn, req_r, res_w, out_w, err_w, self.close_in_child | {req_w, res_r, out_r, err_r, out_w, err_w}, case_dir, make_dir)
+            finally:
+                os._exit(70)  # never back into the server's loop, whatever the case raised on its way out
         try:
             os.setpgid(pid, pid)  # also done in the child; whichever runs first wins the race
         except OSError:
@@ -361,14 +413,17 @@ class ForkServer:
 
     def serve(self):
         while True:
-            while self.credit > 0:
+            # One spare per turn, then a look at the socket and the children without waiting: a case's answer waits
+            # for its child's exit (and the sweep after it), so reaping must never queue behind a burst of forks.
+            if self.credit > 0:
                 self.credit -= 1
                 try:
                     self.fork_spare()
                 except OSError as exc:  # out of processes or fds: tell the harness, try again on the next request
                     self.sock.send(b"e" + str(exc).encode("utf-8", "replace")[:200])
-                    break
-            for key, _ in self.selector.select():
+                    self.credit = 0
+            # A bounded wait otherwise: children are reaped even if a SIGCHLD wake-up was lost.
+            for key, _ in self.selector.select(0 if self.credit > 0 else 0.05):
                 if key.data == "sock":
                     try:
                         message = self.sock.recv(1 << 20)
@@ -398,8 +453,64 @@ class ForkServer:
                     break
                 if pid == 0:
                     break
+                if pid not in self.children:
+                    continue  # something a case detached, re-parented here and already killed
                 self.children.discard(pid)
+                # What the case detached dies before its end is reported (and so before its answer goes out).
+                self.kill_orphans()
                 self.sock.send(b"x" + struct.pack("<ii", pid, status))
+
+    def kill_orphans(self):
+        """Kills every process re-parented to this subreaper (not a spare or case child), and their groups, until
+        none is left. A bounded number of rounds: a chain that outruns them still dies with the sandbox's tree."""
+        own_group = os.getpgrp()
+        for _ in range(100):
+            orphans = [pid for pid in children_of(self.pid) if pid not in self.children]
+            if not orphans:
+                return
+            for pid in orphans:
+                try:
+                    group = os.getpgid(pid)
+                    if group != own_group:
+                        os.killpg(group, signal.SIGKILL)
+                except OSError:
+                    pass
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                except OSError:
+                    pass
+            for pid in orphans:
+                try:
+                    os.waitpid(pid, 0)
+                except ChildProcessError:
+                    pass
+
+
+def children_of(parent):
+    """Pids whose parent is `parent`: the kernel's list of the thread's children where it has one, else from /proc
+    (the sandbox's pid namespace, or the host's at weaker levels)."""
+    try:
+        with open(f"/proc/self/task/{parent}/children", "rb") as f:
+            return [int(pid) for pid in f.read().split()]
+    except OSError:
+        pass
+    found = []
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{name}/stat", "rb") as f:
+                stat = f.read()
+        except OSError:
+            continue
+        fields = stat[stat.rfind(b")") + 2 :].split()
+        if len(fields) > 1 and fields[0] != b"Z" and int(fields[1]) == parent:
+            found.append(int(name))
+    return found
 
 
 class Child:
@@ -427,7 +538,7 @@ class Child:
 
 
 class Harness:
-    def __init__(self, fn, work_dir, spares):
+    def __init__(self, entry_file, function_name, work_dir, spares):
         self.work_dir = work_dir
         self.selector = selectors.DefaultSelector()
         self.spares = []  # forked children waiting for a case
@@ -451,18 +562,38 @@ class Harness:
         if self.server_pid == 0:
             ours.close()
             try:
-                # The server keeps none of the harness's ends: were the harness to die, the protocol pipe must close.
+                # The server keeps none of the harness's ends: were the harness to die, the protocol pipe must close;
+                # and the deliverable, imported only here, never holds the runner's pipes.
                 for fd in (PROTO_IN, PROTO_OUT, self.wake_r, self.wake_w, self.selector.fileno()):
                     os.close(fd)
-                ForkServer(fn, theirs, work_dir, spares, set()).serve()
+                prctl(PR_SET_CHILD_SUBREAPER, 1)
+                fn = import_and_report(theirs, entry_file, function_name)
+                if fn is not None:
+                    ForkServer(fn, theirs, work_dir, spares, set()).serve()
             finally:
                 os._exit(1)
         theirs.close()
         self.sock = ours
+        self.load_message = self.await_import()
         self.sock.setblocking(False)
         self.selector.register(PROTO_IN, selectors.EVENT_READ, ("in", None))
         self.selector.register(self.wake_r, selectors.EVENT_READ, ("wake", None))
         self.selector.register(self.sock.fileno(), selectors.EVENT_READ, ("server", None))
+
+    def await_import(self):
+        """The fork server's first message: the import's outcome, as the line for the runner (or why it is missing)."""
+        try:
+            message = self.sock.recv(1 << 20)
+        except OSError:
+            message = b""
+        if message[:1] == b"r":
+            try:
+                return json.loads(message[1:])
+            except ValueError:
+                pass
+        pid, status = os.waitpid(self.server_pid, 0)
+        return {"op": "load_error", "kind": "import_error",
+                "message": f"the fork server ended while importing the deliverable ({self.server_end(status)})"}
 
     # -- children
 
@@ -479,7 +610,10 @@ class Harness:
                 self.server_died(self.server_end(os.waitpid(self.server_pid, 0)[1]))
                 return
             kind = message[:1]
-            if kind == b"s":
+            if kind == b"s" and (len(fds) != 4 or len(message) < 5):
+                for fd in fds:
+                    os.close(fd)  # not what the fork server sends: it is not trusted either
+            elif kind == b"s":
                 pid = struct.unpack("<i", message[1:5])[0]
                 req_w, res_r, out_r, err_r = fds
                 child = Child(pid, req_w, {res_r: "res", out_r: "out", err_r: "err"}, os.fsdecode(message[5:]))
@@ -491,11 +625,11 @@ class Harness:
                     self.spares.append(child)
                 else:
                     self.kill_group(child)
-            elif kind == b"x":
+            elif kind == b"x" and len(message) == 9:
                 pid, status = struct.unpack("<ii", message[1:9])
                 self.ended(pid, status)
             elif kind == b"e":
-                self.server_error = message[1:].decode("utf-8", "replace")
+                self.server_error = message[1:].decode("utf-8", "replace")[:MESSAGE_CHARS]
 
     @staticmethod
     def server_end(status):
@@ -514,14 +648,14 @@ class Harness:
             self.kill_group(child)
         for child in self.running.values():
             if not child.replied:
-                self.outbox.append(self.encode({"id": child.id, "stdout": "", "stderr": ""}, {
-                    "status": "error", "ms": 0,
+                self.outbox.append(self.frame(child.id, {
+                    "end": "failed_to_start", "ms": 0,
                     "message": f"the function harness lost its fork server ({how}) while this case ran",
                 }))
                 child.replied = True
         for line in self.waiting:
-            self.outbox.append(self.encode({"id": json.loads(line)["id"], "stdout": "", "stderr": ""}, {
-                "status": "error", "ms": 0,
+            self.outbox.append(self.frame(json.loads(line)["id"], {
+                "end": "failed_to_start", "ms": 0,
                 "message": f"the function harness lost its fork server ({how}) before this case started",
             }))
         if self.outbox:
@@ -570,10 +704,11 @@ class Harness:
                 self.close_pipe(child, fd)
                 return
             if kind == "res":
-                child.result += chunk
-                # A spare (no case yet) only writes when it failed to prepare; its case, if any comes, reads it.
-                if child.request is not None and not child.replied and child.killed_for is None:
-                    self.check_result(child)
+                if child.killed_for is None:
+                    child.result += chunk
+                    # A spare (no case yet) only writes when it failed to prepare; its case, if any comes, reads it.
+                    if child.request is not None:
+                        self.check_result(child)
                 continue
             cap = child.request.get("output_bytes", 1 << 20) if child.request else 0
             if kind == "out":
@@ -589,8 +724,7 @@ class Harness:
                     child.stderr += chunk[:keep]
                 over = child.err_total > cap
             if over and child.killed_for is None and not child.replied:
-                child.killed_for = "output_stdout" if kind == "out" else "output_stderr"
-                self.kill_group(child)
+                self.kill_for(child, "stdout" if kind == "out" else "stderr")
 
     def close_pipe(self, child, fd):
         self.selector.unregister(fd)
@@ -598,22 +732,30 @@ class Harness:
         del child.fds[fd]
 
     def check_result(self, child):
-        """Replies as soon as the whole result is in: the child's exit is cleaned up later, off the critical path."""
+        """Reads the child's result as it arrives, within the value cap; the answer goes out once the child ended."""
         if child.header is None:
             newline = child.result.find(b"\n")
             if newline < 0:
+                if len(child.result) > HEADER_BYTES:
+                    self.kill_for(child, "bad_result")
                 return
-            child.header = json.loads(child.result[:newline])
-            child.folder_free = child.header.pop("folder_free", False)
+            try:
+                header = json.loads(child.result[:newline])
+                if not isinstance(header, dict) or not isinstance(header.get("len"), int):
+                    raise ValueError("not a result header")
+            except ValueError:
+                self.kill_for(child, "bad_result")
+                return
+            child.header = header
+            child.folder_free = header.get("folder_free") is True
             del child.result[: newline + 1]
-        if len(child.result) < child.header["len"]:
-            return
-        for fd, kind in list(child.fds.items()):
-            if kind != "res":
-                self.read_pipe(child, fd)  # the prints were flushed before the result was sent
-        if child.killed_for is None:
-            self.outbox.append(self.reply(child))
-            child.replied = True
+        if child.header["len"] > child.request.get("value_bytes", 1 << 20):
+            self.kill_for(child, "value")
+
+    def kill_for(self, child, reason):
+        child.killed_for = reason
+        child.result = bytearray()
+        self.kill_group(child)
 
     def kill_group(self, child):
         for kill in (os.killpg, os.kill):
@@ -629,7 +771,7 @@ class Harness:
         child.exit_status = status
         for fd in list(child.fds):
             self.read_pipe(child, fd)
-        # Whatever the case started and left behind goes with it.
+        # Whatever the case started and left behind goes with it (the fork server swept the detached ones).
         try:
             os.killpg(child.pid, signal.SIGKILL)
         except OSError:
@@ -644,7 +786,8 @@ class Harness:
                 shutil.rmtree(child.case_dir, ignore_errors=True)
                 self.credit += 1  # a spare killed from outside is replaced
             return
-        clean_exit = child.replied and child.killed_for is None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
+        complete = child.header is not None and len(child.result) >= child.header["len"]
+        clean_exit = complete and child.killed_for is None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
         if not child.replied:
             self.outbox.append(self.reply(child))
             child.replied = True
@@ -654,39 +797,20 @@ class Harness:
             shutil.rmtree(child.case_dir, ignore_errors=True)  # a child that ended early could not tidy up
         del self.running[child.id]
 
-    # -- replies
+    # -- replies: what the call did, as data; the runner decides what it means
 
     def reply(self, child):
-        request = child.request
-        cap = request.get("output_bytes", 1 << 20)
         elapsed = (time.monotonic() - child.started) * 1000
-        common = {
-            "id": child.id,
-            "stdout": child.stdout.decode("utf-8", "replace"),
-            "stderr": child.stderr.decode("utf-8", "replace"),
-        }
-        if child.killed_for == "timeout":
-            return self.encode(common, {
-                "status": "timeout", "ms": elapsed,
-                "message": f"the call did not return within {request.get('wall_ms')} ms; its process was killed",
-            })
-        if child.killed_for in ("output_stdout", "output_stderr"):
-            stream = "stdout" if child.killed_for == "output_stdout" else "stderr"
-            return self.encode(common, {
-                "status": "output_limit", "ms": elapsed,
-                "message": f"the function wrote more than {cap} bytes to {stream}; its process was killed",
-            })
+        if child.killed_for is not None:
+            return self.frame(child.id, {"end": "killed", "reason": child.killed_for, "ms": elapsed}, b"", child.stdout, child.stderr)
         header = child.header
         if header is not None and len(child.result) >= header["len"]:
-            body = bytes(child.result[: header.pop("len")])
-            header.update(common)
-            if header.get("status") == "ok":
-                # The return value's JSON is forwarded as the child wrote it, never decoded here.
-                return json.dumps(header).encode("utf-8")[:-1] + b',"value":' + body + b"}\n"
-            return (json.dumps(header) + "\n").encode("utf-8")
-        return self.encode(common, {"status": "error", "ms": elapsed, **self.abnormal_end(child)})
-
-    def abnormal_end(self, child):
+            fields = {"end": header.get("end"), "ms": header.get("ms", elapsed)}
+            for key in CHILD_FIELDS.get(header.get("end"), ()):
+                if key in header:
+                    fields[key] = header[key]
+            body = bytes(child.result[: header["len"]]) if header.get("end") == "returned" else b""
+            return self.frame(child.id, fields, body, child.stdout, child.stderr)
         status = child.exit_status
         if status is not None and os.WIFSIGNALED(status):
             sig = os.WTERMSIG(status)
@@ -694,24 +818,15 @@ class Harness:
                 name = signal.Signals(sig).name
             except ValueError:
                 name = str(sig)
-            if sig == signal.SIGXCPU:
-                return {
-                    "status": "timeout",
-                    "message": f"the call used more than {child.request.get('cpu_ms')} ms of CPU time; its process was killed",
-                }
-            return {
-                "message": f"the case process was killed by signal {name} before the function returned",
-                "details": {"signal": name},
-            }
+            return self.frame(child.id, {"end": "signaled", "signal": name, "ms": elapsed}, b"", child.stdout, child.stderr)
         code = os.WEXITSTATUS(status) if status is not None else None
-        return {
-            "message": f"the case process exited with code {code} before the function returned (did it call os._exit?)",
-            "details": {"exit_code": code},
-        }
+        return self.frame(child.id, {"end": "exited", "exit_code": code, "ms": elapsed}, b"", child.stdout, child.stderr)
 
     @staticmethod
-    def encode(common, fields):
-        return (json.dumps({**fields, **common}) + "\n").encode("utf-8")
+    def frame(case_id, fields, value=b"", stdout=b"", stderr=b""):
+        """A reply: the header line (with the sections' lengths), then the value's JSON text, stdout and stderr as is."""
+        header = {**fields, "id": case_id, "value_len": len(value), "stdout_len": len(stdout), "stderr_len": len(stderr)}
+        return json.dumps(header).encode("utf-8") + b"\n" + bytes(value) + bytes(stdout) + bytes(stderr)
 
     # -- the loop
 
@@ -759,16 +874,15 @@ class Harness:
                 self.assign(self.spares.pop(0), line, json.loads(line))
             if self.waiting and self.server_error:
                 for line in self.waiting:
-                    self.outbox.append(self.encode({"id": json.loads(line)["id"], "stdout": "", "stderr": ""}, {
-                        "status": "error", "ms": 0, "message": f"the harness could not start the case: {self.server_error}",
+                    self.outbox.append(self.frame(json.loads(line)["id"], {
+                        "end": "failed_to_start", "ms": 0, "message": f"the harness could not start the case: {self.server_error}",
                     }))
                 self.waiting = []
                 self.server_error = None
             now = time.monotonic()
             for child in self.running.values():
                 if not child.replied and child.killed_for is None and now >= child.deadline:
-                    child.killed_for = "timeout"
-                    self.kill_group(child)
+                    self.kill_for(child, "wall")
             if self.outbox:
                 data = b"".join(self.outbox)
                 self.outbox = []
@@ -800,16 +914,30 @@ def main():
         return 2
     entry_file, function_name = sys.argv[1], sys.argv[2]
     spares = int(sys.argv[3]) if len(sys.argv) == 4 else 2
+    harness = Harness(entry_file, function_name, os.getcwd(), spares)
+    send(harness.load_message)
+    if harness.load_message.get("op") != "ready":
+        harness.sock.close()
+        return 0
+    harness.serve()
+    return 0
+
+
+def import_and_report(sock, entry_file, function_name):
+    """In the fork server: imports the deliverable and sends the harness the outcome. The function, or None."""
     fn, error = load_function(entry_file, function_name)
     if error is not None:
         error.update({"op": "load_error", **import_output})
-        send(error)
-        return 0
+        if "traceback" in error:
+            error["traceback"] = clip(error["traceback"], TRACEBACK_CHARS)
+        error["message"] = clip(error["message"], MESSAGE_CHARS)
+        sock.send(b"r" + json.dumps(error).encode("utf-8"))
+        return None
     signature, signature_error = describe_signature(fn, function_name)
-    send({"op": "ready", "signature": signature, "signature_error": signature_error,
-          "import_stdout": import_output["stdout"], "import_stderr": import_output["stderr"], "pid": os.getpid()})
-    Harness(fn, os.getcwd(), spares).serve()
-    return 0
+    sock.send(b"r" + json.dumps({"op": "ready", "signature": signature, "signature_error": signature_error,
+                                  "import_stdout": import_output["stdout"], "import_stderr": import_output["stderr"],
+                                  "pid": os.getppid()}).encode("utf-8"))
+    return fn
 
 
 if __name__ == "__main__":

@@ -1,11 +1,17 @@
 /**
  * The runner's side of one long-lived `function_harness.py`: starts it through the sandbox, waits for it to load
- * the deliverable, then sends cases as JSON lines and matches replies by id, so any number of cases can be in
- * flight at once. Writes queued in one tick go out as one write. If the harness dies or stops answering, every
- * case waiting on it is rejected with a `HarnessDiedError`, never left hanging.
+ * the deliverable, then sends cases as JSON lines and reads reply frames by id, so any number of cases can be in
+ * flight at once. Writes queued in one tick go out as one write.
+ *
+ * The harness runs inside the sandbox and is not trusted: every frame is read within byte caps (a flood never grows
+ * this process past them), checked field by field (`reply-frame.ts`), and a frame that is malformed, oversized,
+ * a duplicate or for an unknown case is the harness misbehaving: it is killed and every case in flight gets an
+ * error. The runner keeps its own deadline per case; the harness's timer is only a courtesy. If the harness dies or
+ * stops answering, every case waiting on it is rejected, never left hanging.
  */
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
 import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
+import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, type FrameHeader } from "./reply-frame.js";
 
 export interface HarnessStartOptions {
   sandbox: Sandbox;
@@ -30,7 +36,7 @@ export interface HarnessStartOptions {
 
 export type HarnessLoad = { ok: true; ready: ReadyMessage } | { ok: false; error: LoadErrorMessage };
 
-/** The harness itself ended or stopped answering while a case waited on it. */
+/** The harness itself ended, misbehaved or stopped answering while a case waited on it. */
 export class HarnessDiedError extends Error {
   constructor(
     message: string,
@@ -41,13 +47,42 @@ export class HarnessDiedError extends Error {
   }
 }
 
+/** This case ran past the runner's own deadline (its wall limit plus the grace) without an answer. */
+export class CaseOverranError extends HarnessDiedError {
+  constructor(
+    message: string,
+    details: Record<string, unknown>,
+    readonly wallMs: number,
+  ) {
+    super(message, details);
+    this.name = "CaseOverranError";
+  }
+}
+
 interface Pending {
+  request: CaseRequest;
   resolve(reply: CaseReply): void;
   reject(error: Error): void;
   timer: NodeJS.Timeout;
 }
 
+/** A reply being read: its checked header, then its sections, each kept only up to its cap. */
+interface FrameInProgress {
+  header: FrameHeader;
+  pending: Pending;
+  section: number;
+  left: number;
+  kept: Buffer[];
+  keptBytes: number;
+  cap: number;
+  sections: Buffer[];
+  overCap?: "value" | "stdout" | "stderr";
+}
+
 const STDERR_TAIL_CHARS = 4000;
+/** The first line (ready / load_error) carries a signature and the import's prints, each bounded by the harness. */
+const FIRST_LINE_BYTES = 1024 * 1024;
+const SECTION_NAMES = ["value", "stdout", "stderr"] as const;
 
 export class FunctionHarness {
   readonly #process: SandboxProcess;
@@ -56,7 +91,11 @@ export class FunctionHarness {
   #nextId = 1;
   #outbox: string[] = [];
   #flushScheduled = false;
-  #stdoutBuffer = "";
+  /** Bytes of an incomplete line (the first line or a frame header); never more than its cap. */
+  #lineParts: Buffer[] = [];
+  #lineBytes = 0;
+  #frame: FrameInProgress | undefined;
+  #answered = new Set<number>();
   #stderrTail = "";
   #dead: HarnessDiedError | undefined;
   #onFirstLine: ((line: string) => void) | undefined;
@@ -76,8 +115,7 @@ export class FunctionHarness {
     });
     const { stdin, stdout, stderr } = this.#process;
     stdin.on("error", () => {}); // EPIPE when the harness died; the exit handler reports it.
-    stdout.setEncoding("utf8");
-    stdout.on("data", (chunk: string) => this.#onStdout(chunk));
+    stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
     stderr.setEncoding("utf8");
     stderr.on("data", (chunk: string) => {
       this.#stderrTail = (this.#stderrTail + chunk).slice(-STDERR_TAIL_CHARS);
@@ -104,24 +142,29 @@ export class FunctionHarness {
     return this.#process.isolation;
   }
 
-  /** Runs one case; resolves with the harness's reply, rejects with HarnessDiedError. */
-  run(request: Omit<CaseRequest, "id">): Promise<CaseReply> {
+  /**
+   * Runs one case; `argsJson` is the JSON text of its args list. Resolves with the checked reply; rejects with
+   * CaseOverranError (this case passed the runner's deadline) or HarnessDiedError.
+   */
+  run(fields: Omit<CaseRequest, "id">, argsJson: string): Promise<CaseReply> {
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#nextId++;
+    const request: CaseRequest = { id, ...fields };
     return new Promise<CaseReply>((resolve, reject) => {
-      // The harness enforces the wall limit itself; this only catches a harness that stopped answering.
+      // The runner's own deadline: the harness's timer is a courtesy; past this, the harness is stopped.
+      const deadline = request.wall_ms + this.#options.stuckGraceMs;
       const timer = setTimeout(() => {
         this.#die(
-          `the function harness did not answer within ${request.wall_ms + this.#options.stuckGraceMs} ms (case limit ${request.wall_ms} ms); it was stopped`,
-          {
-            stderr: this.#stderrTail,
-          },
+          `the function harness did not answer within ${deadline} ms (case limit ${request.wall_ms} ms); it was stopped`,
+          { stderr: this.#stderrTail },
+          id,
         );
         this.#process.kill();
-      }, request.wall_ms + this.#options.stuckGraceMs);
+      }, deadline);
       timer.unref?.();
-      this.#pending.set(id, { resolve, reject, timer });
-      this.#send(JSON.stringify({ id, ...request }));
+      this.#pending.set(id, { request, resolve, reject, timer });
+      // The args go in as the task file's own JSON text, so Python's json reads them as it would read the file.
+      this.#send(`${JSON.stringify(request).slice(0, -1)},"args":${argsJson}}`);
     });
   }
 
@@ -161,19 +204,29 @@ export class FunctionHarness {
     this.#process.stdin.write(data);
   }
 
-  #onStdout(chunk: string): void {
-    this.#stdoutBuffer += chunk;
-    let newline = this.#stdoutBuffer.indexOf("\n");
-    if (newline < 0) return;
-    const text = this.#stdoutBuffer;
-    let start = 0;
-    while (newline >= 0) {
-      const line = text.slice(start, newline);
-      start = newline + 1;
+  #onStdout(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length && !this.#dead) {
+      if (this.#frame) {
+        at = this.#readSection(chunk, at);
+        continue;
+      }
+      const newline = chunk.indexOf(10, at);
+      const end = newline < 0 ? chunk.length : newline;
+      const cap = this.#onFirstLine ? FIRST_LINE_BYTES : FRAME_HEADER_BYTES;
+      if (this.#lineBytes + (end - at) > cap) {
+        this.#misbehaved(`the function harness sent a line longer than ${cap} bytes`);
+        return;
+      }
+      this.#lineParts.push(chunk.subarray(at, end));
+      this.#lineBytes += end - at;
+      if (newline < 0) return;
+      at = newline + 1;
+      const line = Buffer.concat(this.#lineParts).toString("utf8");
+      this.#lineParts = [];
+      this.#lineBytes = 0;
       if (line.length > 0) this.#onLine(line);
-      newline = text.indexOf("\n", start);
     }
-    this.#stdoutBuffer = text.slice(start);
   }
 
   #onLine(line: string): void {
@@ -183,19 +236,86 @@ export class FunctionHarness {
       first(line);
       return;
     }
-    let reply: CaseReply;
+    let header: FrameHeader;
     try {
-      reply = JSON.parse(line) as CaseReply;
-    } catch {
-      this.#die(`the function harness sent a line that is not JSON: ${line.slice(0, 200)}`, { stderr: this.#stderrTail });
-      this.#process.kill();
+      header = readFrameHeader(line);
+    } catch (error) {
+      this.#misbehaved((error as FrameError).message);
       return;
     }
-    const pending = this.#pending.get(reply.id);
-    if (!pending) return;
-    this.#pending.delete(reply.id);
+    const pending = this.#pending.get(header.id);
+    if (!pending) {
+      const why = this.#answered.has(header.id) ? "a second reply for case" : "a reply for unknown case";
+      this.#misbehaved(`the function harness sent ${why} ${header.id}`);
+      return;
+    }
+    this.#frame = {
+      header,
+      pending,
+      section: 0,
+      left: header.value_len,
+      kept: [],
+      keptBytes: 0,
+      cap: pending.request.value_bytes,
+      sections: [Buffer.alloc(0), Buffer.alloc(0), Buffer.alloc(0)],
+    };
+    this.#advanceSection();
+  }
+
+  /** Takes the current section's bytes from `chunk`; what passes the section's cap is counted and dropped. */
+  #readSection(chunk: Buffer, at: number): number {
+    const frame = this.#frame!;
+    const take = Math.min(frame.left, chunk.length - at);
+    const keep = Math.min(take, frame.cap - frame.keptBytes);
+    if (keep > 0) {
+      frame.kept.push(chunk.subarray(at, at + keep));
+      frame.keptBytes += keep;
+    }
+    frame.left -= take;
+    if (frame.left === 0) {
+      frame.sections[frame.section] = Buffer.concat(frame.kept);
+      frame.section++;
+      this.#advanceSection();
+    }
+    return at + take;
+  }
+
+  /** Starts the next section that has bytes, or completes the frame when none is left. */
+  #advanceSection(): void {
+    const frame = this.#frame!;
+    const lengths = [frame.header.value_len, frame.header.stdout_len, frame.header.stderr_len];
+    const caps = [frame.pending.request.value_bytes, frame.pending.request.output_bytes, frame.pending.request.output_bytes];
+    while (frame.section < 3) {
+      const index = frame.section;
+      if (lengths[index]! > 0) {
+        frame.left = lengths[index]!;
+        frame.kept = [];
+        frame.keptBytes = 0;
+        frame.cap = caps[index]!;
+        if (frame.left > frame.cap) frame.overCap ??= SECTION_NAMES[index];
+        return;
+      }
+      frame.section++;
+    }
+    this.#frame = undefined;
+    const { header, pending, sections, overCap } = frame;
+    this.#pending.delete(header.id);
+    this.#answered.add(header.id);
     clearTimeout(pending.timer);
-    pending.resolve(reply);
+    const { value_len: _v, stdout_len: _o, stderr_len: _e, ...call } = header;
+    pending.resolve({
+      ...call,
+      valueJson: sections[0]!.toString("utf8"),
+      stdout: sections[1]!.toString("utf8"),
+      stderr: sections[2]!.toString("utf8"),
+      ...(overCap ? { overCap } : {}),
+    } as CaseReply);
+  }
+
+  /** The harness broke the protocol: it is stopped, and every case in flight gets an error. */
+  #misbehaved(reason: string): void {
+    this.#die(`the function harness misbehaved and was stopped: ${reason}`, { stderr: this.#stderrTail, harness: "misbehaved" });
+    this.#process.kill();
   }
 
   #waitForLoad(): Promise<HarnessLoad> {
@@ -221,17 +341,11 @@ export class FunctionHarness {
       }, loadTimeoutMs);
       this.#onFirstLine = (line) => {
         try {
-          const message = JSON.parse(line) as ReadyMessage | LoadErrorMessage;
+          const message = readFirstLine(line);
           settle(message.op === "ready" ? { ok: true, ready: message } : { ok: false, error: message });
-        } catch {
-          settle({
-            ok: false,
-            error: {
-              op: "load_error",
-              kind: "import_error",
-              message: `the function harness answered with something that is not JSON: ${line.slice(0, 200)}`,
-            },
-          });
+        } catch (error) {
+          this.#process.kill();
+          settle({ ok: false, error: { op: "load_error", kind: "import_error", message: (error as Error).message } });
         }
       };
       this.exited.then(
@@ -265,12 +379,15 @@ export class FunctionHarness {
     return `the function harness died: ${how}${why}${tail ? `; stderr: ${tail}` : ""}`;
   }
 
-  #die(message: string, details: Record<string, unknown>): void {
+  /** Fails every case in flight; `overran` is the case whose deadline passed (it gets a CaseOverranError). */
+  #die(message: string, details: Record<string, unknown>, overran?: number): void {
     if (this.#dead) return;
     this.#dead = new HarnessDiedError(this.#stopping ? "the function harness was stopped (the task run ended)" : message, details);
+    this.#frame = undefined;
+    this.#lineParts = [];
     for (const [id, pending] of this.#pending) {
       clearTimeout(pending.timer);
-      pending.reject(this.#dead);
+      pending.reject(id === overran ? new CaseOverranError(message, details, pending.request.wall_ms) : this.#dead);
       this.#pending.delete(id);
     }
   }

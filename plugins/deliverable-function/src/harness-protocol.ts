@@ -37,25 +37,39 @@ export interface LoadErrorMessage {
   stderr?: string;
 }
 
-/** One case to run. */
+/** One case to run. `args` is sent as the JSON text of the case's input, spliced in as written in the task file. */
 export interface CaseRequest {
   id: number;
-  args: unknown[];
   wall_ms: number;
   cpu_ms: number;
   memory_bytes: number;
   output_bytes: number;
+  /** The longest return value (its JSON text, in bytes) the harness forwards. */
+  value_bytes: number;
 }
 
-/** The harness's answer for one case. `value` is present when `status` is "ok". */
-export interface CaseReply {
+/**
+ * How a call ended, as the harness reports it: data about what the code did, never a verdict. The runner alone
+ * maps it to a status (`case-verdict.ts`); a reply it cannot read is the harness misbehaving.
+ */
+export type CallEnd =
+  | { end: "returned" }
+  | { end: "raised"; exception_type: string; exception_message?: string; traceback?: string; exit_code?: string }
+  | { end: "unencodable"; return_type: string; return_repr: string; reason: string }
+  | { end: "exited"; exit_code: number | null }
+  | { end: "signaled"; signal: string }
+  | { end: "killed"; reason: "wall" | "stdout" | "stderr" | "value" | "bad_result" }
+  | { end: "failed_to_start"; message: string };
+
+/** One reply frame, after the runner checked and bounded it. */
+export type CaseReply = CallEnd & {
   id: number;
-  status: "ok" | "error" | "timeout" | "memory_limit" | "output_limit";
-  /** Time the call itself took, in the child. */
+  /** Time the call took, as the harness measured it (informational only). */
   ms: number;
+  /** The return value's JSON text as Python's json.dumps wrote it (only for "returned"). */
+  valueJson: string;
   stdout: string;
   stderr: string;
-  message?: string;
-  details?: Record<string, unknown>;
-  value?: unknown;
-}
+  /** Set by the runner when a section passed its cap: the bytes were dropped, not kept. */
+  overCap?: "value" | "stdout" | "stderr";
+};

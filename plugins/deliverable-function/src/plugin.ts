@@ -3,7 +3,8 @@
  *
  *   taskStart     copy the deliverable, start ONE harness through the sandbox, wait for its import and signature
  *   resolveInput  Input Contract v1.0: input is the args list, and its length fits the real signature
- *   execute       send the case to the harness (which forks a child per case), map the reply to a CaseOutcome
+ *   execute       send the case to the harness (which forks a child per case); the runner maps its reply (data
+ *                 about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
  *   taskEnd       stop the harness and its whole tree, remove the temp folder
  */
 import { copyFile, mkdir, mkdtemp, rm, chmod } from "node:fs/promises";
@@ -24,8 +25,9 @@ import {
   type TaskRun,
 } from "@skillrig/core";
 import { checkArgs } from "./check-args.js";
-import { FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
-import type { CaseReply, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
+import { outcomeOf } from "./case-outcome.js";
+import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
+import type { CaseReply, CaseRequest, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
 
 export const PLUGIN_NAME = "@skillrig/deliverable-function";
 
@@ -199,20 +201,36 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       const load = state.load as HarnessLoad; // replaced by the restart
       if (!load.ok) return loadFailure(load.error);
     }
+    const request: Omit<CaseRequest, "id"> = {
+      wall_ms: limits.wallMs,
+      cpu_ms: limits.cpuMs,
+      memory_bytes: limits.memoryBytes,
+      output_bytes: limits.outputBytes,
+      // The return value's JSON text gets the same cap as each output stream.
+      value_bytes: limits.outputBytes,
+    };
+    // The task file's own text of the input (numbers exactly as written) when nothing changed the input on its way.
+    const exact = work.run.loaded.caseJson?.[work.index];
+    const argsJson = exact && input === work.testCase.input ? exact.input : JSON.stringify(input);
+    const isolation = state.harness.isolation;
     let reply: CaseReply;
     try {
-      reply = await state.harness.run({
-        args: input as unknown[],
-        wall_ms: limits.wallMs,
-        cpu_ms: limits.cpuMs,
-        memory_bytes: limits.memoryBytes,
-        output_bytes: limits.outputBytes,
-      });
+      reply = await state.harness.run(request, argsJson);
     } catch (error) {
+      if (error instanceof CaseOverranError) {
+        return {
+          kind: "case",
+          actual: null,
+          status: "timeout",
+          message: `the call did not end within ${error.wallMs} ms and the harness did not stop it; the runner stopped the harness`,
+          comparisons: [],
+          details: { harness: "stopped", isolation },
+        };
+      }
       if (error instanceof HarnessDiedError) return harnessFailure(state, error);
       throw error;
     }
-    return outcomeOf(reply, work, state.harness.isolation);
+    return outcomeOf(reply, { id: reply.id, ...request }, work, isolation, exact?.expected);
   }
 
   /** Starts a fresh harness after a crash, once for all the cases that noticed; false when out of restarts. */
@@ -255,23 +273,6 @@ function harnessLimits(runner: Runner, run: TaskRun, spares: number): ResourceLi
     fileSizeBytes: perCase.fileSizeBytes,
     // outputBytes is left out on purpose: the harness's stdout is the protocol; it caps each case's prints itself.
   };
-}
-
-function outcomeOf(reply: CaseReply, work: CaseWork, isolation: string): CaseOutcome {
-  const details: Record<string, unknown> = { ...(reply.details ?? {}) };
-  if (reply.stdout) details.stdout = reply.stdout;
-  if (reply.stderr) details.stderr = reply.stderr;
-  details.call_ms = Math.round(reply.ms * 1000) / 1000;
-  details.isolation = isolation;
-  if (reply.status === "ok") {
-    return {
-      kind: "case",
-      actual: reply.value,
-      comparisons: [{ field: "return value", expected: work.testCase.expected, actual: reply.value, defaultMode: "json", decoded: true }],
-      details,
-    };
-  }
-  return { kind: "case", actual: null, status: reply.status, message: reply.message ?? reply.status, comparisons: [], details };
 }
 
 function loadFailure(error: LoadErrorMessage): CaseOutcome {

@@ -2,19 +2,59 @@
  * The built-in compare modes. Each takes a CompareRequest and says whether expected and actual agree,
  * with a compact diff or an explanation when they do not.
  */
-import { isDeepStrictEqual } from "node:util";
 import type { CompareRequest, CompareResult } from "@skillrig/core";
 import { compactDiff } from "./compact-diff.js";
+import { numbersIn as numbersInValue, parsePythonJson, pythonEquals, renderPythonJson, type PythonJsonValue } from "./python-json.js";
+import { REGEX_TIME_LIMIT_MS, searchWithTimeLimit } from "./regex-search.js";
 import { normalizeNewlines, renderText, trimLines } from "./text.js";
 
 export type CompareMode = (request: CompareRequest) => CompareResult;
 
+/** A value that is already data (not text to parse) as Python's json would read it: through its JSON text. */
+function fromData(value: unknown): PythonJsonValue {
+  return parsePythonJson(JSON.stringify(value ?? null));
+}
+
+/** Python's `==` of two JSON values, with a diff of their exact texts when they differ. */
+function compareValues(expected: PythonJsonValue, actual: PythonJsonValue, field: string): CompareResult {
+  if (pythonEquals(expected, actual)) return { equal: true };
+  return { equal: false, diff: compactDiff(renderPythonJson(expected), renderPythonJson(actual), field) };
+}
+
+/** The exact values of a comparison that carries them; a message when the actual text is not JSON. */
+function exactValues(
+  exactJson: NonNullable<CompareRequest["exactJson"]>,
+  field: string,
+): { expected: PythonJsonValue; actual: PythonJsonValue } | { message: string } {
+  let actual: PythonJsonValue;
+  try {
+    actual = parsePythonJson(exactJson.actual);
+  } catch (error) {
+    return { message: `${field} is not JSON that Python's json reads: ${(error as Error).message}` };
+  }
+  try {
+    return { expected: parsePythonJson(exactJson.expected), actual };
+  } catch (error) {
+    return { message: `expected ${field} is not JSON: ${(error as Error).message}` };
+  }
+}
+
+/** A return value's string is compared as text by the text modes; anything else by value. */
+function isExactString(exactJson: CompareRequest["exactJson"]): boolean {
+  return exactJson?.actual.startsWith('"') === true && exactJson.expected.startsWith('"');
+}
+
 function textMode(view: (text: string) => string): CompareMode {
-  return ({ expected, actual, field }) => {
+  return ({ expected, actual, field, exactJson }) => {
+    if (exactJson && !isExactString(exactJson)) {
+      // A function's return value: Python's == over the exact values (docs/values.md).
+      const values = exactValues(exactJson, field);
+      if ("message" in values) return { equal: false, message: values.message };
+      return compareValues(values.expected, values.actual, field);
+    }
     if (typeof expected !== "string" && typeof actual !== "string") {
-      // Both structured (exit codes, return values): compare the values themselves.
-      if (isDeepStrictEqual(expected, actual)) return { equal: true };
-      return { equal: false, diff: compactDiff(expected, actual, field) };
+      // Both structured (exit codes, return values): compare the values themselves, as Python would.
+      return compareValues(fromData(expected), fromData(actual), field);
     }
     const e = view(renderText(expected));
     const a = view(renderText(actual));
@@ -30,35 +70,48 @@ export const exactMode: CompareMode = textMode(normalizeNewlines);
 export const trimMode: CompareMode = textMode(trimLines);
 
 /**
- * Strings are parsed as JSON where needed; then the values must be deeply equal (key order does not matter).
- * A decoded actual (a function's return value) is already a value: nothing is parsed, so "11" never equals 11.
+ * Python's `==` over JSON values (docs/values.md): text is read as Python's json reads it (numbers exact, NaN and
+ * Infinity included), key order does not matter, 1 == 1.0 == true. A decoded actual (a function's return value) is
+ * already a value: nothing is parsed, so "11" never equals 11; with `exactJson` its exact text is used.
  */
-export const jsonMode: CompareMode = ({ expected, actual, field, decoded }) => {
-  if (decoded) {
-    if (isDeepStrictEqual(toPlain(expected), toPlain(actual))) return { equal: true };
-    return { equal: false, diff: compactDiff(sortKeys(expected), sortKeys(actual), field) };
+export const jsonMode: CompareMode = ({ expected, actual, field, decoded, exactJson }) => {
+  if (exactJson) {
+    const values = exactValues(exactJson, field);
+    if ("message" in values) return { equal: false, message: values.message };
+    return compareValues(values.expected, values.actual, field);
   }
-  const a = parseJson(actual);
-  if (!a.ok) return { equal: false, message: `${field} is not valid JSON: ${a.error}` };
+  if (decoded) return compareValues(fromData(expected), fromData(actual), field);
+  let actualValue: PythonJsonValue;
+  try {
+    actualValue = typeof actual === "string" ? parsePythonJson(actual) : fromData(actual);
+  } catch (error) {
+    return { equal: false, message: `${field} is not valid JSON: ${(error as Error).message}` };
+  }
   // An expected string that is not JSON stands for itself (a JSON string value).
-  const e = parseJson(expected);
-  const expectedValue = e.ok ? e.value : expected;
-  if (isDeepStrictEqual(toPlain(expectedValue), toPlain(a.value))) return { equal: true };
-  return { equal: false, diff: compactDiff(sortKeys(expectedValue), sortKeys(a.value), field) };
+  let expectedValue: PythonJsonValue;
+  try {
+    expectedValue = typeof expected === "string" ? parsePythonJson(expected) : fromData(expected);
+  } catch {
+    expectedValue = expected as string;
+  }
+  return compareValues(expectedValue, actualValue, field);
 };
 
 /** `expected` is a regular expression searched for in the actual text (anchor with ^ and $ for a full match). */
 export const regexMode: CompareMode = ({ expected, actual, field, options }) => {
   if (typeof expected !== "string") return { equal: false, message: `regex mode needs the expected ${field} to be a pattern string` };
   const flags = typeof options.flags === "string" ? options.flags : "";
-  let pattern: RegExp;
-  try {
-    pattern = new RegExp(expected, flags);
-  } catch (error) {
-    return { equal: false, message: `expected ${field} is not a valid regular expression: ${(error as Error).message}` };
-  }
   const text = normalizeNewlines(renderText(actual));
-  if (pattern.test(text)) return { equal: true };
+  // On a worker with a deadline: a pattern that backtracks catastrophically on this text cannot stall the grader.
+  const search = searchWithTimeLimit(expected, flags, text);
+  if ("error" in search) return { equal: false, message: `expected ${field} is not a valid regular expression: ${search.error}` };
+  if ("timedOut" in search) {
+    return {
+      equal: false,
+      message: `${field} was not shown to match /${expected}/${flags}: the search did not finish within ${REGEX_TIME_LIMIT_MS} ms (catastrophic backtracking) and was stopped`,
+    };
+  }
+  if (search.matched) return { equal: true };
   return { equal: false, message: `${field} does not match /${expected}/${flags}`, diff: compactDiff(expected, text, field) };
 };
 
@@ -69,11 +122,18 @@ const NUMBER = /[-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?/g;
  * |actual - expected| <= max(abs_tol, rel_tol * |expected|) (defaults abs_tol 0, rel_tol 1e-9, as Python's isclose).
  * Text around the numbers is not compared.
  */
-export const numberMode: CompareMode = ({ expected, actual, field, options }) => {
+export const numberMode: CompareMode = ({ expected, actual, field, options, exactJson }) => {
   const absTol = typeof options.abs_tol === "number" ? options.abs_tol : 0;
   const relTol = typeof options.rel_tol === "number" ? options.rel_tol : 1e-9;
-  const e = numbersIn(expected);
-  const a = numbersIn(actual);
+  let e = numbersIn(expected);
+  let a = numbersIn(actual);
+  if (exactJson && !isExactString(exactJson)) {
+    // A return value: its numbers as read exactly, in order (a float stays the double Python has).
+    const values = exactValues(exactJson, field);
+    if ("message" in values) return { equal: false, message: values.message };
+    e = numbersInValue(values.expected);
+    a = numbersInValue(values.actual);
+  }
   if (e.length !== a.length) {
     return {
       equal: false,
@@ -84,7 +144,10 @@ export const numberMode: CompareMode = ({ expected, actual, field, options }) =>
   for (let i = 0; i < e.length; i++) {
     const want = e[i]!;
     const got = a[i]!;
-    if (Math.abs(got - want) > Math.max(absTol, relTol * Math.abs(want))) {
+    // NaN is close to nothing (as in math.isclose); an infinity only to itself.
+    const close =
+      got === want || (Number.isFinite(got) && Number.isFinite(want) && Math.abs(got - want) <= Math.max(absTol, relTol * Math.abs(want)));
+    if (!close) {
       return {
         equal: false,
         message: `${field} number #${i + 1} is ${got}, expected ${want} (abs_tol ${absTol}, rel_tol ${relTol})`,
@@ -98,32 +161,6 @@ function numbersIn(value: unknown): number[] {
   if (typeof value === "number") return [value];
   if (Array.isArray(value) && value.every((v) => typeof v === "number")) return value as number[];
   return (renderText(value).match(NUMBER) ?? []).map(Number);
-}
-
-function parseJson(value: unknown): { ok: true; value: unknown } | { ok: false; error: string } {
-  if (typeof value !== "string") return { ok: true, value };
-  try {
-    return { ok: true, value: JSON.parse(value) };
-  } catch (error) {
-    return { ok: false, error: (error as Error).message };
-  }
-}
-
-/** JSON.parse output and values from the deliverable may differ in prototype only; compare data, not classes. */
-function toPlain(value: unknown): unknown {
-  return value === undefined ? undefined : JSON.parse(JSON.stringify(value));
-}
-
-function sortKeys(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(sortKeys);
-  if (value && typeof value === "object") {
-    return Object.fromEntries(
-      Object.keys(value)
-        .sort()
-        .map((k) => [k, sortKeys((value as Record<string, unknown>)[k])]),
-    );
-  }
-  return value;
 }
 
 export const BUILTIN_MODES: Record<string, CompareMode> = {

@@ -1,0 +1,126 @@
+/**
+ * The runner's decision for one case: the harness's reply is data about what the call did, and only this module
+ * turns it into a status. A returned value is never judged here: it goes to the oracle's compare as JSON text,
+ * against expected values that never entered the sandbox, so nothing the harness claims can make a case pass.
+ */
+import type { CaseOutcome, CaseWork } from "@skillrig/core";
+import type { CaseReply, CaseRequest } from "./harness-protocol.js";
+
+export function outcomeOf(
+  reply: CaseReply,
+  request: CaseRequest,
+  work: CaseWork,
+  isolation: string,
+  expectedJson: string | undefined,
+): CaseOutcome {
+  const details: Record<string, unknown> = {};
+  if (reply.stdout) details.stdout = reply.stdout;
+  if (reply.stderr) details.stderr = reply.stderr;
+  details.call_ms = Math.round(reply.ms * 1000) / 1000;
+  details.isolation = isolation;
+  const stopped = (status: NonNullable<CaseOutcome["status"]>, message: string, extra: Record<string, unknown> = {}): CaseOutcome => ({
+    kind: "case",
+    actual: null,
+    status,
+    message,
+    comparisons: [],
+    details: { ...details, ...extra },
+  });
+
+  if (reply.overCap === "value") {
+    return stopped("output_limit", `the return value's JSON text is longer than ${request.value_bytes} bytes`);
+  }
+  if (reply.overCap) {
+    return stopped("output_limit", `the function wrote more than ${request.output_bytes} bytes to ${reply.overCap}`);
+  }
+  switch (reply.end) {
+    case "returned": {
+      const { value: actual, exact } = displayValue(reply.valueJson);
+      if (!exact) details.return_json = reply.valueJson;
+      return {
+        kind: "case",
+        actual,
+        comparisons: [
+          {
+            field: "return value",
+            expected: work.testCase.expected,
+            actual,
+            defaultMode: "json",
+            decoded: true,
+            exactJson: { expected: expectedJson ?? JSON.stringify(work.testCase.expected ?? null), actual: reply.valueJson },
+          },
+        ],
+        details,
+      };
+    }
+    case "raised":
+      if (reply.exception_type === "MemoryError") {
+        return stopped("memory_limit", `MemoryError: the function needed more than the memory limit of ${request.memory_bytes} bytes`);
+      }
+      if (reply.exception_type === "SystemExit") {
+        return stopped("error", `the function called sys.exit(${reply.exit_code ?? ""}) instead of returning`, {
+          exception_type: "SystemExit",
+          ...(reply.traceback ? { traceback: reply.traceback } : {}),
+        });
+      }
+      return stopped("error", reply.exception_message || reply.exception_type, {
+        exception_type: reply.exception_type,
+        ...(reply.traceback ? { traceback: reply.traceback } : {}),
+      });
+    case "unencodable":
+      return stopped(
+        "error",
+        `the return value cannot be represented in JSON: ${reply.return_type} ${reply.return_repr} (${reply.reason})`,
+        {
+          return_type: reply.return_type,
+          return_repr: reply.return_repr,
+        },
+      );
+    case "exited":
+      return stopped("error", `the case process exited with code ${reply.exit_code} before the function returned (did it call os._exit?)`, {
+        exit_code: reply.exit_code,
+      });
+    case "signaled":
+      if (reply.signal === "SIGXCPU")
+        return stopped("timeout", `the call used more than ${request.cpu_ms} ms of CPU time; its process was killed`);
+      return stopped("error", `the case process was killed by signal ${reply.signal} before the function returned`, {
+        signal: reply.signal,
+      });
+    case "killed":
+      switch (reply.reason) {
+        case "wall":
+          return stopped("timeout", `the call did not return within ${request.wall_ms} ms; its process was killed`);
+        case "stdout":
+        case "stderr":
+          return stopped(
+            "output_limit",
+            `the function wrote more than ${request.output_bytes} bytes to ${reply.reason}; its process was killed`,
+          );
+        case "value":
+          return stopped(
+            "output_limit",
+            `the return value's JSON text is longer than ${request.value_bytes} bytes; its process was killed`,
+          );
+        case "bad_result":
+          return stopped("error", "the case process sent a result the harness could not read; it was killed");
+      }
+      break;
+    case "failed_to_start":
+      return stopped("error", reply.message.slice(0, 2000));
+  }
+  // Unreachable for a frame reply-frame.ts accepted; said plainly rather than assumed.
+  return stopped("error", "the function harness sent a reply the runner does not know");
+}
+
+/**
+ * The value for reports: JSON.parse where it can. Where that is not exact (NaN and infinities, numbers with more
+ * digits than a double holds) the report also gets the text itself as `details.return_json`; the comparison
+ * always works on the text.
+ */
+function displayValue(valueJson: string): { value: unknown; exact: boolean } {
+  try {
+    return { value: JSON.parse(valueJson), exact: !/\d{16,}/.test(valueJson) };
+  } catch {
+    return { value: valueJson, exact: false };
+  }
+}
