@@ -16,6 +16,15 @@ def parent_of(pid):
         return 0
 
 
+def start_time(pid):
+    """The process's start time (field 22 of /proc/<pid>/stat), or None: a pid that was reused has another one."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return int(f.read().rsplit(")", 1)[1].split()[19])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
 def harness_pid():
     """The case child's parent is the fork server; its parent is the harness."""
     return parent_of(os.getppid())

@@ -2,7 +2,7 @@
 import os
 import time
 
-from family import family, harness_pid, open_pipe_for_writing
+from family import family, harness_pid, open_pipe_for_writing, start_time
 
 MARK = "SKILLRIG_REWARD_HACK_DAEMON"
 
@@ -10,7 +10,9 @@ MARK = "SKILLRIG_REWARD_HACK_DAEMON"
 def daemon(harness):
     os.environ[MARK] = "1"
     deadline = time.time() + 60
-    while time.time() < deadline:
+    born = start_time(harness)
+    # Once its run's harness is gone, its pid may belong to another process: a fixture never attacks outside its run.
+    while time.time() < deadline and born is not None and start_time(harness) == born:
         # Tamper with all it can reach of its own run (family.py): the fds of the harness tree, and the shared
         # working folder above the case's own.
         for pid in map(str, family(harness)):
