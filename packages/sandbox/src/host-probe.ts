@@ -7,7 +7,7 @@ import { spawnSync } from "node:child_process";
 import { accessSync, closeSync, constants, openSync, readSync, realpathSync } from "node:fs";
 import { delimiter, dirname, join } from "node:path";
 import { SYSTEM_PATH } from "./environment.js";
-import { SLOT_UID_BASE } from "./slot-uids.js";
+import { SLOT_UID_BASE, releaseSlotUid, takeSlotUid } from "./slot-uids.js";
 
 export interface PythonInstallation {
   /** The real interpreter behind `python3` on the user's PATH (through pyenv shims and the like). */
@@ -101,6 +101,8 @@ export function probeHost(fresh = false): HostProbe {
   else if (!prlimit) probe.namespacesError = "prlimit (util-linux) is missing, so no resource limits could be set inside bubblewrap";
   else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";
   else {
+    // The trial runs as a real per-run uid, claimed like any run's, so it never shares one with a running case.
+    const trialUid = isRoot ? (takeSlotUid() ?? SLOT_UID_BASE) : SLOT_UID_BASE;
     const trial = [
       bwrap,
       ...(isRoot
@@ -114,12 +116,11 @@ export function probeHost(fresh = false): HostProbe {
       "/proc",
       "--",
       // The per-run uids must be ones this root can switch to (a container may map only some).
-      ...(isRoot
-        ? [setpriv as string, `--reuid=${SLOT_UID_BASE}`, `--regid=${SLOT_UID_BASE}`, "--clear-groups", "--no-new-privs", "--"]
-        : []),
+      ...(isRoot ? [setpriv as string, `--reuid=${trialUid}`, `--regid=${trialUid}`, "--clear-groups", "--no-new-privs", "--"] : []),
       "/bin/true",
     ];
     const result = spawnSync(trial[0] as string, trial.slice(1), { encoding: "utf8", timeout: 10_000 });
+    if (isRoot) releaseSlotUid(trialUid);
     if (result.status === 0) probe.namespacesWork = true;
     else
       probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;
