@@ -192,6 +192,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     name: "@skillrig/sandbox",
     isolation,
     warnings,
+    levelNamed: requested !== "auto",
     async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
       return start(spawnOptions, "run").exited;
     },

@@ -17,6 +17,17 @@ interface TestOptions {
   out?: string;
   jobs?: number;
   strict?: boolean;
+  sandboxLevel?: SandboxLevel;
+}
+
+const SANDBOX_LEVELS = ["auto", "namespaces", "rlimits", "none"] as const;
+type SandboxLevel = (typeof SANDBOX_LEVELS)[number];
+
+function parseSandboxLevel(value: string): SandboxLevel {
+  if (!(SANDBOX_LEVELS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${SANDBOX_LEVELS.join(", ")}`);
+  }
+  return value as SandboxLevel;
 }
 
 function parseJobs(value: string): number {
@@ -40,6 +51,11 @@ export const testCommand: CommandModule = {
       .option("--out <dir>", "folder for report files (json: <task_id>.json, junit: <task_id>.junit.xml)")
       .option("-j, --jobs <n>", "cases run at once (default: oracle.jobs from the config, else the number of cores)", parseJobs)
       .option("--strict", "refuse the whole task, before running anything, if any case is invalid")
+      .option(
+        "--sandbox-level <level>",
+        `isolation level for the code under test, overriding sandbox.level: ${SANDBOX_LEVELS.join(", ")}. Grading at "rlimits" or "none" (where the code can reach the hidden tests) happens only when named here or in the config`,
+        parseSandboxLevel,
+      )
       .addHelpText(
         "after",
         "\nExit codes: 0 every case passed, 1 a case did not pass, 2 the task file or a case is invalid, or misuse.\n" +
@@ -53,6 +69,11 @@ export const testCommand: CommandModule = {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
         }
 
+        if (options.sandboxLevel) {
+          // Before the runner exists: the sandbox plugin reads sandbox.level when it is first asked for a sandbox.
+          const config = (await ctx.config()).config;
+          config.sandbox = { ...config.sandbox, level: options.sandboxLevel };
+        }
         const loaded = await loadTask(taskFile, ctx.cwd);
         const deliverable = await resolveDeliverable(options.deliverable, loaded.task, ctx.cwd);
         const runner = await ctx.runner();

@@ -33,7 +33,12 @@ export function toJunitXml(report: TaskReport): string {
     skipped: 0,
     time: seconds(report.duration_ms),
   });
-  if (report.isolation) suite.ele("properties").ele("property", { name: "isolation", value: report.isolation });
+  if (report.isolation || report.warnings) {
+    const properties = suite.ele("properties");
+    if (report.isolation) properties.ele("property", { name: "isolation", value: report.isolation });
+    if (report.hidden_tests_reachable) properties.ele("property", { name: "hidden_tests_reachable", value: "true" });
+    for (const warning of report.warnings ?? []) properties.ele("property", { name: "warning", value: warning });
+  }
   for (const verdict of report.cases) {
     const testcase = suite.ele("testcase", { name: verdict.name, classname: report.task_id, time: seconds(verdict.duration_ms) });
     const message = verdict.message ?? verdict.status;
