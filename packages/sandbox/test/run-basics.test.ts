@@ -165,7 +165,9 @@ describe("choosing the level", () => {
     });
     expect(result.exitCode).toBe(127);
     // "not found" is bash's word, when descriptors inherited by the runner are closed first (inherited-fds.ts).
-    expect(result.stderr).toMatch(/no-such-program-xyz: .*No such file or directory|no-such-program-xyz ENOENT|no-such-program-xyz: not found/);
+    expect(result.stderr).toMatch(
+      /no-such-program-xyz: .*No such file or directory|no-such-program-xyz ENOENT|no-such-program-xyz: not found/,
+    );
   });
 });
 

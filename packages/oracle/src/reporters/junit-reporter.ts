@@ -69,7 +69,11 @@ export class JunitReporter implements SkillrigPlugin {
       if (info.kind !== "task" || !info.report) return;
       const xml = `${toJunitXml(info.report)}\n`;
       if (this.#options.stream) this.#options.stream.write(xml);
-      if (this.#options.dir) this.#options.onFile?.(await writeReportFile(this.#options.dir, info.report.task_id, ".junit.xml", xml));
+      if (this.#options.dir) {
+        // Written whether or not anyone listens: \`onFile?.(await write())\` would skip the write without a listener.
+        const file = await writeReportFile(this.#options.dir, info.report.task_id, ".junit.xml", xml);
+        this.#options.onFile?.(file);
+      }
     });
   }
 }
