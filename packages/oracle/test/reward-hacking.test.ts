@@ -138,7 +138,8 @@ describe.each(levels)("reward hacking at level %s", (level) => {
   it("5 000 files in the case folder end output_limit naming the cap", async () => {
     const { case: verdict } = await grade(
       level,
-      scriptTask([{ name: "many files", input: {}, expected: { stdout: "" } }]),
+      // A generous wall clock: 5 000 files take a while on a loaded machine, and the cap is what is under test.
+      scriptTask([{ name: "many files", input: {}, expected: { stdout: "" }, timeout_ms: 120_000 }]),
       "for i in range(5000):\n    open(f'f{i}.txt', 'w').write('x')\n",
     );
     expect(verdict.status).toBe("output_limit");

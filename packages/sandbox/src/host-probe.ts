@@ -64,9 +64,11 @@ function isNativeExecutable(path: string): boolean {
 function probePython(): PythonInstallation | undefined {
   const found = findExecutable("python3");
   if (!found) return undefined;
+  // A pyenv shim is a bash script that may take seconds on a loaded machine; a probe that gives up too soon would
+  // leave the sandbox running the shim (unreadable to the per-run uid) instead of the interpreter.
   const probe = spawnSync(found, ["-c", "import sys,json;print(json.dumps([sys.executable,sys.prefix,sys.base_prefix]))"], {
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: 60_000,
   });
   if (probe.status !== 0) return undefined;
   try {
