@@ -38,4 +38,4 @@ export { resolvePlugins } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";
 export { resolveCaseLimits, DEFAULT_LIMITS } from "./limits.js";
-export { copyDeliverable, MAX_DELIVERABLE_FILES, MAX_DELIVERABLE_BYTES } from "./deliverable-snapshot.js";
+export { assertNoTaskFiles, copyDeliverable, MAX_DELIVERABLE_FILES, MAX_DELIVERABLE_BYTES } from "./deliverable-snapshot.js";

@@ -68,6 +68,8 @@ export interface Deliverable {
   dir: string;
   /** Absolute path of the entry file (`solution.py` for function, the entrypoint file otherwise). */
   entryFile: string;
+  /** Given as a file: the snapshot holds that file alone, not the folder around it (deliverable-snapshot.ts). */
+  entryOnly?: boolean;
 }
 
 export type CaseStatus = "passed" | "failed" | "error" | "timeout" | "memory_limit" | "output_limit" | "invalid_test_format";
@@ -106,6 +108,11 @@ export interface TaskReport {
   cases: CaseVerdict[];
   /** Isolation level each case ran with (see the sandbox docs). */
   isolation?: string;
+  /**
+   * Set when the cases ran at a level that cannot keep the task file and the runner's arguments away from the code
+   * ("rlimits", "none"), which the user opted into by naming it: the code could have read the hidden tests.
+   */
+  hidden_tests_reachable?: true;
   warnings?: string[];
   duration_ms?: number;
 }

@@ -69,6 +69,11 @@ export interface Sandbox {
   readonly isolation: IsolationLevel;
   /** Warnings from probing (a fallback to a weaker level is always reported here). */
   readonly warnings: string[];
+  /**
+   * True when the user named this level (config `sandbox.level`, `--sandbox-level`, a plugin option) rather than
+   * letting the sandbox choose. The oracle grades at a level that cannot hide task files ("rlimits", "none") only then.
+   */
+  readonly levelNamed?: boolean;
   run(options: SandboxSpawnOptions): Promise<SandboxResult>;
   spawn(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
   /** The agent profile: wraps an engine's command line in the agent jail (a sandbox asked with `profile: "agent"`). */

@@ -6,6 +6,7 @@
  *   When there are several, `solution.py` is taken if present; otherwise it is an error listing them.
  * - script / cli (and types plugins add): the entry file itself (any name), or a folder that contains the task's
  *   `entrypoint` file.
+ * A file given by itself is snapshotted alone (`entryOnly`): nothing beside it crosses into the sandbox.
  */
 import { stat, readdir } from "node:fs/promises";
 import { dirname, isAbsolute, join, relative, resolve } from "node:path";
@@ -35,11 +36,11 @@ export async function resolveDeliverable(
           },
         );
       }
-      return { dir: dirname(target), entryFile: target };
+      return { dir: dirname(target), entryFile: target, entryOnly: true };
     }
     return { dir: target, entryFile: join(target, await findModule(target, path)) };
   }
-  if (kind === "file") return { dir: dirname(target), entryFile: target };
+  if (kind === "file") return { dir: dirname(target), entryFile: target, entryOnly: true };
   const entryFile = resolve(target, task.entrypoint);
   const rel = relative(target, entryFile);
   if (rel.startsWith("..") || isAbsolute(rel)) {

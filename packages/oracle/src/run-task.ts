@@ -7,6 +7,7 @@
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import {
+  assertNoTaskFiles,
   InvalidTestFormatError,
   pointer,
   SkillrigError,
@@ -18,6 +19,7 @@ import {
   type Deliverable,
   type LoadedTask,
   type Runner,
+  type Sandbox,
   type TaskReport,
   type TaskRun,
   type TaskSummary,
@@ -45,6 +47,9 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
   runner.requireClaim("deliverable", task.deliverable_type, { file: loaded.displayPath, pointer: "/deliverable_type" });
   assertModesClaimed(runner, loaded);
   const sandbox = runner.sandbox({ purpose: task.deliverable_type });
+  const hiddenTestsReachable = checkGradingLevel(sandbox);
+  // Nothing of the task crosses into the sandbox: a deliverable that would carry the task file is refused.
+  if (loaded.file) await assertNoTaskFiles(deliverable, [loaded.file]);
 
   const run: TaskRun = { loaded, deliverable, sandbox, jobs, signal, state: new Map() };
   const info = { kind: "task" as const, id: task.task_id, startedAt: new Date() };
@@ -99,7 +104,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       );
       if (fatal) throw fatal.error;
     } finally {
-      report = buildReport(run, verdicts, performance.now() - started, inputWarnings);
+      report = buildReport(run, verdicts, performance.now() - started, inputWarnings, hiddenTestsReachable);
       await runner.hooks.taskEnd.promise(run, report);
     }
     ok = true;
@@ -240,9 +245,44 @@ function strictRefusal(loaded: LoadedTask, invalid: Array<{ work: CaseWork; viol
   );
 }
 
-function buildReport(run: TaskRun, verdicts: Array<CaseVerdict | undefined>, durationMs: number, inputWarnings: Set<string>): TaskReport {
+/**
+ * Levels that cannot keep the task file and the runner's argv, cwd and environment away from the code: without
+ * a mount and pid namespace of its own, the code can read the runner's /proc/<pid>/cmdline (which names the task
+ * file) and any file the runner's user may read.
+ */
+const LEVELS_REACHING_HIDDEN_TESTS = new Set(["rlimits", "none"]);
+
+export const HIDDEN_TESTS_REACHABLE_WARNING = (level: string) =>
+  `isolation "${level}" was named by the user: hidden tests were reachable by the code under test (it could read the task file and the runner's command line), so a pass proves less than at "namespaces"`;
+
+/**
+ * Grading at a weak level only when the user named it. `auto` that fell back (no bubblewrap) is refused, so a
+ * verdict never silently comes from a sandbox the code could see out of. Returns whether the tests were reachable.
+ */
+function checkGradingLevel(sandbox: Sandbox): boolean {
+  if (!LEVELS_REACHING_HIDDEN_TESTS.has(sandbox.isolation)) return false;
+  if (sandbox.levelNamed) return true;
+  const why = sandbox.warnings.find((w) => w.includes("not available")) ?? "the strongest level is not available here";
+  throw new SkillrigError(
+    "sandbox_unavailable",
+    `refusing to grade at isolation level "${sandbox.isolation}": at that level the code under test can read the task file with its hidden tests (through the runner's /proc/<pid>/cmdline and the file system), so it could pass without being right. Level "namespaces" is needed (${why})`,
+    {
+      field: "sandbox.level",
+      hint: `install bubblewrap (bash scripts/setup-system.sh) for level "namespaces", or accept the risk by naming the level: skillrig test --sandbox-level ${sandbox.isolation}, or sandbox.level: "${sandbox.isolation}" in skillrig.config; the report then says the hidden tests were reachable`,
+    },
+  );
+}
+
+function buildReport(
+  run: TaskRun,
+  verdicts: Array<CaseVerdict | undefined>,
+  durationMs: number,
+  inputWarnings: Set<string>,
+  hiddenTestsReachable: boolean,
+): TaskReport {
   const cases = verdicts.filter((v): v is CaseVerdict => v !== undefined);
-  const all = [...run.sandbox.warnings, ...inputWarnings];
+  const reachable = hiddenTestsReachable ? [HIDDEN_TESTS_REACHABLE_WARNING(run.sandbox.isolation)] : [];
+  const all = [...reachable, ...run.sandbox.warnings, ...inputWarnings];
   const warnings = all.length > 0 ? all : undefined;
   return {
     task_id: run.loaded.task.task_id,
@@ -250,6 +290,7 @@ function buildReport(run: TaskRun, verdicts: Array<CaseVerdict | undefined>, dur
     summary: summarize(cases, run.loaded.task.tests.length),
     cases,
     isolation: run.sandbox.isolation,
+    ...(hiddenTestsReachable ? { hidden_tests_reachable: true as const } : {}),
     ...(warnings ? { warnings } : {}),
     duration_ms: Math.round(durationMs),
   };

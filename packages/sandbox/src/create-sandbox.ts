@@ -12,7 +12,8 @@ import { type LevelName, planLaunch } from "./launch-plan.js";
 import { effectiveLimits } from "./limits.js";
 import { defaultTreeMemoryCeiling } from "./memory-watchdog.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
-import { SLOT_UID_BASE, releaseSlotUid, takeSlotUid } from "./slot-uids.js";
+import { sweepProcessesOfUid } from "./process-tree.js";
+import { releaseSlotUid, takeSlotUid } from "./slot-uids.js";
 
 /** Strongest first. */
 export const ISOLATION_LEVELS: readonly LevelName[] = ["namespaces", "rlimits", "none"];
@@ -62,20 +63,19 @@ const PYTHON_REACHABLE =
 /** Can an unprivileged uid run the user's python3 (pyenv under /root is not readable by others)? */
 function unprivilegedCanRunPython(host: HostProbe): boolean {
   if (!host.python || !host.setpriv) return true;
-  const probe = spawnSync(
-    host.setpriv,
-    [
-      `--reuid=${SLOT_UID_BASE + 99}`,
-      `--regid=${SLOT_UID_BASE + 99}`,
-      "--clear-groups",
-      "--",
-      host.python.executable,
-      "-c",
-      PYTHON_REACHABLE,
-    ],
-    { timeout: 10_000 },
-  );
-  return probe.status === 0;
+  const uid = takeSlotUid();
+  if (uid === undefined) return false;
+  try {
+    return (
+      spawnSync(
+        host.setpriv,
+        [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", host.python.executable, "-c", PYTHON_REACHABLE],
+        { timeout: 10_000 },
+      ).status === 0
+    );
+  } finally {
+    releaseSlotUid(uid);
+  }
 }
 
 /** The case folder must exist before code runs in it: it becomes the only writable bind. */
@@ -159,7 +159,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     if (dropToSlotUid && slotUid === undefined) {
       throw new SkillrigError(
         "sandbox_unavailable",
-        "sandbox: more than 100 sandboxed runs at once in one process; lower the number of parallel jobs",
+        "sandbox: every per-run uid of this machine's range is held by a run; lower the number of parallel jobs",
       );
     }
     const limits = effectiveLimits(spawnOptions.limits, options.limits);
@@ -181,7 +181,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       treeMemoryCeiling: options.treeMemoryBytes ?? defaultTreeMemoryCeiling(),
     });
     const exited = started.exited.finally(() => {
-      if (slotUid !== undefined) releaseSlotUid(slotUid);
+      if (slotUid === undefined) return;
+      // Without a pid namespace a process could outlive the run; nothing of it may meet the uid's next run.
+      if (level !== "namespaces") sweepProcessesOfUid(slotUid);
+      releaseSlotUid(slotUid);
     });
     return { ...started, exited };
   };
@@ -190,6 +193,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     name: "@skillrig/sandbox",
     isolation,
     warnings,
+    levelNamed: requested !== "auto",
     async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
       return start(spawnOptions, "run").exited;
     },

@@ -8,7 +8,7 @@ import { accessSync, closeSync, constants, openSync, readSync, realpathSync } fr
 import { delimiter, dirname, join } from "node:path";
 import { SYSTEM_PATH } from "./environment.js";
 import { hostFingerprint, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
-import { SLOT_UID_BASE } from "./slot-uids.js";
+import { SLOT_UID_BASE, releaseSlotUid, takeSlotUid } from "./slot-uids.js";
 
 export interface PythonInstallation {
   /** The real interpreter behind `python3` on the user's PATH (through pyenv shims and the like). */
@@ -65,9 +65,11 @@ function isNativeExecutable(path: string): boolean {
 function probePython(): PythonInstallation | undefined {
   const found = findExecutable("python3");
   if (!found) return undefined;
+  // A pyenv shim is a bash script that may take seconds on a loaded machine; a probe that gives up too soon would
+  // leave the sandbox running the shim (unreadable to the per-run uid) instead of the interpreter.
   const probe = spawnSync(found, ["-c", "import sys,json;print(json.dumps([sys.executable,sys.prefix,sys.base_prefix]))"], {
     encoding: "utf8",
-    timeout: 10_000,
+    timeout: 60_000,
   });
   if (probe.status !== 0) return undefined;
   try {
@@ -111,6 +113,8 @@ export function probeHost(fresh = false): HostProbe {
   else if (!prlimit) probe.namespacesError = "prlimit (util-linux) is missing, so no resource limits could be set inside bubblewrap";
   else if (isRoot && !setpriv) probe.namespacesError = "setpriv (util-linux) is missing, so code cannot be dropped to an unprivileged user";
   else {
+    // The trial runs as a real per-run uid, claimed like any run's, so it never shares one with a running case.
+    const trialUid = isRoot ? (takeSlotUid() ?? SLOT_UID_BASE) : SLOT_UID_BASE;
     const trial = [
       bwrap,
       ...(isRoot
@@ -124,12 +128,11 @@ export function probeHost(fresh = false): HostProbe {
       "/proc",
       "--",
       // The per-run uids must be ones this root can switch to (a container may map only some).
-      ...(isRoot
-        ? [setpriv as string, `--reuid=${SLOT_UID_BASE}`, `--regid=${SLOT_UID_BASE}`, "--clear-groups", "--no-new-privs", "--"]
-        : []),
+      ...(isRoot ? [setpriv as string, `--reuid=${trialUid}`, `--regid=${trialUid}`, "--clear-groups", "--no-new-privs", "--"] : []),
       "/bin/true",
     ];
     const result = spawnSync(trial[0] as string, trial.slice(1), { encoding: "utf8", timeout: 10_000 });
+    if (isRoot) releaseSlotUid(trialUid);
     if (result.status === 0) probe.namespacesWork = true;
     else
       probe.namespacesError = `bubblewrap could not create its namespaces here: ${(result.stderr || result.error?.message || `exit ${result.status}`).trim()}`;

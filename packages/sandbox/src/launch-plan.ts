@@ -11,6 +11,8 @@ import { scrubbedEnvironment } from "./environment.js";
 import { type HostProbe, findExecutable, installationRoot } from "./host-probe.js";
 import type { EffectiveLimits } from "./limits.js";
 import { RUN_MARKER_VARIABLE } from "./process-tree.js";
+import { userNamespaceFilter } from "./userns-filter.js";
+import { closeDescriptorsPrefix, inheritableDescriptors } from "./inherited-fds.js";
 
 export type LevelName = "namespaces" | "rlimits" | "none";
 
@@ -21,6 +23,8 @@ export interface LaunchPlan {
   env: Record<string, string>;
   /** bubblewrap writes `{"child-pid": N}` (its pid 1, as seen from the host) on fd 3. */
   infoFd: boolean;
+  /** A compiled seccomp filter bubblewrap reads from fd 4 (`--seccomp 4`) and applies to the code. */
+  seccompFilter?: Buffer;
   /** bubblewrap's init exits 128+n when the command died of signal n. */
   exitCodeEncodesSignal: boolean;
   /** Marks every process of the run in its environment, to sweep detached ones (no pid namespace). */
@@ -141,12 +145,16 @@ export interface PlanInput {
 export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
   const { options, limits, host } = input;
   const cwd = resolve(options.cwd);
-  const program = resolveProgram(options.command, host);
+  const resolved = resolveProgram(options.command, host);
+  // Descriptors the runner inherited without close-on-exec are closed right before the code: see inherited-fds.ts.
+  const program = { ...resolved, argv: [...closeDescriptorsPrefix(inheritableDescriptors()), ...resolved.argv] };
   if (level === "namespaces") {
     const env = scrubbedEnvironment({ cwd, pathPrefix: program.pathPrefix, extra: options.env });
     const readable = [...program.readable, ...(options.readOnlyPaths ?? []).map((p) => resolve(p))];
     const asRoot = host.isRoot;
     if (asRoot && input.slotUid === undefined) throw new Error("planLaunch: a root namespace run needs a slot uid");
+    // As root there is no user namespace whose --disable-userns would stop the code making its own: see userns-filter.ts.
+    const seccompFilter = asRoot ? userNamespaceFilter() : undefined;
     const args = [
       // As root bubblewrap needs no user namespace (and must not make one: the per-run uid below must be a
       // real host uid for its process budget). Unprivileged, the user namespace makes the budget per run.
@@ -179,6 +187,7 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       "/",
       "--info-fd",
       "3",
+      ...(seccompFilter ? ["--seccomp", "4"] : []),
       "--",
       host.prlimit ?? "prlimit",
       // Unprivileged, bubblewrap's own pid 1 runs under the same uid and counts against the budget.
@@ -194,6 +203,7 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       args: wrapperArgs,
       env,
       infoFd: true,
+      ...(seccompFilter ? { seccompFilter } : {}),
       exitCodeEncodesSignal: true,
       caseOwner: asRoot ? input.slotUid : undefined,
     };

@@ -74,3 +74,40 @@ export async function waitUntilGone(pid: number, timeoutMs = 5_000): Promise<voi
   const end = Date.now() + timeoutMs;
   while (isAlive(pid) && Date.now() < end) await new Promise((r) => setTimeout(r, 5));
 }
+
+/** Pids running with real uid `uid` (read from /proc/<pid>/status). */
+export function findProcessesOfUid(uid: number): number[] {
+  const found: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return found;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
+      if (line && Number(line[1]) === uid) found.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return found;
+}
+
+/**
+ * Kills everything still running as a per-run uid before the uid goes to another run. Without a pid namespace this
+ * is what catches a process that shed the marker variable (re-executed itself with a clean environment) and
+ * detached: it cannot shed its uid. Stop-then-kill rounds, like the marker sweep.
+ */
+export function sweepProcessesOfUid(uid: number): number {
+  let killed = 0;
+  for (let round = 0; round < 20; round++) {
+    const pids = findProcessesOfUid(uid).filter(isAlive);
+    if (pids.length === 0) break;
+    for (const pid of pids) signalQuietly(pid, "SIGSTOP");
+    for (const pid of pids) if (signalQuietly(pid, "SIGKILL")) killed++;
+  }
+  return killed;
+}

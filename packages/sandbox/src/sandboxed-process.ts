@@ -85,13 +85,23 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     env: plan.env,
     extendEnv: false,
     detached: true,
-    stdio: plan.infoFd ? ["pipe", "pipe", "pipe", "pipe"] : ["pipe", "pipe", "pipe"],
+    stdio: plan.seccompFilter
+      ? ["pipe", "pipe", "pipe", "pipe", "pipe"]
+      : plan.infoFd
+        ? ["pipe", "pipe", "pipe", "pipe"]
+        : ["pipe", "pipe", "pipe"],
     buffer: false,
     reject: false,
     cleanup: false,
     stripFinalNewline: false,
   });
   const pid = subprocess.pid;
+  if (plan.seccompFilter) {
+    // bubblewrap reads the filter to its end before it starts the code.
+    const filterPipe = subprocess.stdio[4] as Writable | undefined;
+    filterPipe?.on("error", () => {});
+    filterPipe?.end(plan.seccompFilter);
+  }
 
   let namespaceInit: number | undefined;
   let timedOut = false;

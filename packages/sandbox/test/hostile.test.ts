@@ -221,6 +221,32 @@ describe("hostile deliverables at the strongest isolation level", () => {
   });
 });
 
+describe("no user namespaces inside the sandbox", () => {
+  it("code cannot make a user namespace (unshare(CLONE_NEWUSER), unshare -Ur, os.unshare), so no uncapped tmpfs", async () => {
+    const { result } = await hostile("user_namespace.py");
+    expect(result.exitCode).toBe(0);
+    const attempts = JSON.parse(result.stdout) as Record<string, string>;
+    expect(attempts["unshare syscall"]).toBe("Operation not permitted");
+    expect(attempts["unshare -Ur"]).toMatch(/Operation not permitted/);
+    if ("os.unshare" in attempts) expect(attempts["os.unshare"]).toBe("Operation not permitted");
+    expect(Object.values(attempts)).not.toContain("created");
+  });
+
+  it("ordinary children still start (clone3 falls back to clone)", async () => {
+    const cwd = mkdtempSync(join(root, "children-"));
+    const result = await sandbox.run({
+      command: [
+        "python3",
+        "-c",
+        "import subprocess; print(subprocess.run(['sh', '-c', 'echo child'], capture_output=True, text=True).stdout.strip())",
+      ],
+      cwd,
+      limits: LIMITS,
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "child\n" });
+  });
+});
+
 describe("a memory bomb spread over many processes", () => {
   it("is stopped by the tree-wide memory cap, though each process stays under its own limit", async () => {
     // 12 children x 100 MB would pass a 400 MB cap for the tree; 16 x 256 MB of rlimits could not stop it.

@@ -1,16 +1,13 @@
 /**
- * A case's working folder: written from the case's `files`, snapshotted before and after the run so that
- * the files the deliverable created or changed can be reported and compared.
+ * A case's working folder: written from the case's `files` before the run; after it, what the deliverable created,
+ * changed or removed, from what read-case-output.ts read (never by following a link).
  */
-import { createHash } from "node:crypto";
-import { lstat, mkdir, readdir, readFile, writeFile } from "node:fs/promises";
-import { dirname, join, relative } from "node:path";
+import { mkdir, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
+import { type CaseOutput, describeEntry } from "./read-case-output.js";
 
-/** Largest file text kept in a report; longer content is cut with a marker (comparison reads the whole file). */
+/** Largest file text kept in a report; longer content is cut with a marker (comparison uses the whole file). */
 export const REPORTED_FILE_BYTES = 256 * 1024;
-
-/** Relative path (with /) -> content hash. */
-export type FolderSnapshot = Map<string, string>;
 
 export async function writeCaseFiles(dir: string, files: Record<string, string>): Promise<void> {
   await mkdir(dir, { recursive: true });
@@ -21,65 +18,39 @@ export async function writeCaseFiles(dir: string, files: Record<string, string>)
   }
 }
 
-export async function snapshotFolder(dir: string): Promise<FolderSnapshot> {
-  const snapshot: FolderSnapshot = new Map();
-  async function walk(current: string): Promise<void> {
-    let entries: import("node:fs").Dirent[];
-    try {
-      entries = await readdir(current, { withFileTypes: true });
-    } catch {
-      return; // unreadable folders (made so by the deliverable) are skipped, not fatal
-    }
-    for (const entry of entries) {
-      const full = join(current, entry.name);
-      const rel = relative(dir, full).split("\\").join("/");
-      if (entry.isDirectory()) await walk(full);
-      else if (entry.isSymbolicLink()) snapshot.set(rel, `symlink:${(await lstat(full)).mtimeMs}`);
-      else if (entry.isFile()) {
-        try {
-          snapshot.set(
-            rel,
-            createHash("sha1")
-              .update(await readFile(full))
-              .digest("hex"),
-          );
-        } catch {
-          snapshot.set(rel, "unreadable");
-        }
-      }
-    }
-  }
-  await walk(dir);
-  return snapshot;
-}
-
 export interface FolderChanges {
-  /** Created or changed files, relative path -> text. */
+  /** Created or changed files, relative path -> text (or, for what is not a regular file, what it is). */
   changed: Record<string, unknown>;
   deleted: string[];
 }
 
-export async function folderChanges(dir: string, before: FolderSnapshot, after: FolderSnapshot): Promise<FolderChanges> {
+/** The case's input files against what is in the folder now. */
+export function folderChanges(inputs: Record<string, string>, output: CaseOutput): FolderChanges {
   const changed: Record<string, unknown> = {};
-  for (const [path, hash] of [...after.entries()].sort(([a], [b]) => a.localeCompare(b))) {
-    if (before.get(path) === hash) continue;
-    changed[path] = await readCaseFile(dir, path, REPORTED_FILE_BYTES);
+  for (const [path, entry] of output.entries) {
+    if (entry.type === "folder") continue;
+    if (entry.type === "file") {
+      const input = inputs[path];
+      if (input !== undefined && Buffer.from(input).equals(entry.bytes)) continue;
+      changed[path] = fileText(entry.bytes, REPORTED_FILE_BYTES);
+    } else {
+      changed[path] = { not_read: entry.type, ...(entry.type === "symlink" ? { target: entry.target } : {}), what: describeEntry(entry) };
+    }
   }
-  const deleted = [...before.keys()].filter((p) => !after.has(p)).sort();
+  const deleted = Object.keys(inputs)
+    .filter((path) => {
+      const entry = output.entries.get(path);
+      return entry === undefined;
+    })
+    .sort();
   return { changed, deleted };
 }
 
 /**
- * A file of the case folder as text; undefined when it does not exist. Bytes that are not UTF-8 are reported
- * as {encoding: "base64", data} so nothing is silently mangled.
+ * File bytes as text. Bytes that are not UTF-8 are reported as {encoding: "base64", data} so nothing is silently
+ * mangled; past `maxBytes` the text is cut with a marker.
  */
-export async function readCaseFile(dir: string, path: string, maxBytes = Number.POSITIVE_INFINITY): Promise<unknown> {
-  let bytes: Buffer;
-  try {
-    bytes = await readFile(join(dir, ...path.split("/")));
-  } catch {
-    return undefined;
-  }
+export function fileText(bytes: Buffer, maxBytes = Number.POSITIVE_INFINITY): unknown {
   const cut = bytes.length > maxBytes;
   const kept = cut ? bytes.subarray(0, maxBytes) : bytes;
   try {

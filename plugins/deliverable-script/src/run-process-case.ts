@@ -5,7 +5,15 @@
  */
 import { join } from "node:path";
 import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork, type Runner, type SandboxResult } from "@skillrig/core";
-import { folderChanges, readCaseFile, snapshotFolder, writeCaseFiles } from "./case-folder.js";
+import { fileText, folderChanges, writeCaseFiles } from "./case-folder.js";
+import {
+  DEFAULT_OUTPUT_ENTRIES,
+  DEFAULT_OUTPUT_TOTAL_BYTES,
+  describeEntry,
+  entryAt,
+  type OutputCaps,
+  readCaseOutput,
+} from "./read-case-output.js";
 import type { ProcessExpected, ProcessInput } from "./validate-process-case.js";
 
 /** Lines of stderr quoted in a verdict message when the exit code is not the expected one: the last line is where Python (and most tools) say what went wrong. */
@@ -26,7 +34,6 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
   const expected = testCase.expected as ProcessExpected;
   const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
   await writeCaseFiles(caseDir, input.files);
-  const before = await snapshotFolder(caseDir);
   const limits = resolveCaseLimits(run.loaded.task, testCase, {
     timeout_ms: runner.config.oracle?.timeout_ms,
     limits: runner.config.sandbox?.limits,
@@ -43,7 +50,14 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
     limits,
     signal: run.signal,
   });
-  const changes = await folderChanges(caseDir, before, await snapshotFolder(caseDir));
+  // run() settles only once the case's process tree is gone: nothing changes the folder while it is read.
+  const caps: OutputCaps = {
+    entries: DEFAULT_OUTPUT_ENTRIES,
+    fileBytes: limits.fileSizeBytes,
+    totalBytes: Math.max(limits.fileSizeBytes, DEFAULT_OUTPUT_TOTAL_BYTES),
+  };
+  const output = await readCaseOutput(caseDir, caps);
+  const changes = folderChanges(input.files, output);
   const actual: Record<string, unknown> = {
     stdout: result.stdout,
     stderr: result.stderr,
@@ -60,7 +74,11 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
     duration_ms: Math.round(result.durationMs),
   };
 
-  const abnormal = abnormalEnd(result, limits);
+  const abnormal =
+    abnormalEnd(result, limits) ??
+    (output.overflow
+      ? { status: "output_limit" as const, message: `${output.overflow.message} (output cap: ${output.overflow.cap})` }
+      : undefined);
   if (abnormal) return { kind: "case", actual, status: abnormal.status, message: abnormal.message, comparisons: [], details };
 
   const comparisons: CaseComparison[] = [];
@@ -68,13 +86,22 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
     comparisons.push({ field: "stdout", expected: expected.stdout, actual: result.stdout, defaultMode: "trim" });
   if (expected.stderr !== undefined)
     comparisons.push({ field: "stderr", expected: expected.stderr, actual: result.stderr, defaultMode: "trim" });
+  const notRead: string[] = [];
   for (const [path, content] of Object.entries(expected.files ?? {})) {
-    comparisons.push({ field: `files/${path}`, expected: content, actual: await readCaseFile(caseDir, path), defaultMode: "trim" });
+    const found = entryAt(output, path);
+    if (found && found.entry.type !== "file") {
+      // Not a regular file of its own: nothing behind it is read, so the comparison sees it as not produced.
+      notRead.push(
+        `files/${path} is not a regular file: ${found.at === path ? "it is" : `${found.at} on its path is`} ${describeEntry(found.entry)}`,
+      );
+    }
+    const actualText = found?.entry.type === "file" ? fileText(found.entry.bytes) : undefined;
+    comparisons.push({ field: `files/${path}`, expected: content, actual: actualText, defaultMode: "trim" });
   }
   const expectedExit = expected.exit_code ?? 0;
   comparisons.push({ field: "exit_code", expected: expectedExit, actual: result.exitCode, defaultMode: "exact", fixedMode: true });
 
-  const message = result.exitCode === expectedExit ? undefined : exitMessage(result, expectedExit);
+  const message = [...notRead, ...(result.exitCode === expectedExit ? [] : [exitMessage(result, expectedExit)])].join("; ") || undefined;
   return { kind: "case", actual, comparisons, details, ...(message ? { message } : {}) };
 }
 

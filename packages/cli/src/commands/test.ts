@@ -50,6 +50,17 @@ interface TestOptions {
   strict?: boolean;
   record?: boolean;
   server?: string;
+  sandboxLevel?: SandboxLevel;
+}
+
+const SANDBOX_LEVELS = ["auto", "namespaces", "rlimits", "none"] as const;
+type SandboxLevel = (typeof SANDBOX_LEVELS)[number];
+
+function parseSandboxLevel(value: string): SandboxLevel {
+  if (!(SANDBOX_LEVELS as readonly string[]).includes(value)) {
+    throw new InvalidArgumentError(`must be one of ${SANDBOX_LEVELS.join(", ")}`);
+  }
+  return value as SandboxLevel;
 }
 
 function parseJobs(value: string): number {
@@ -94,6 +105,11 @@ export const testCommand: CommandModule = {
       .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
       .option("--server <url>", `grade one task on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}`)
+      .option(
+        "--sandbox-level <level>",
+        `isolation level for the code under test, overriding sandbox.level: ${SANDBOX_LEVELS.join(", ")}. Grading at "rlimits" or "none" (where the code can reach the hidden tests) happens only when named here or in the config`,
+        parseSandboxLevel,
+      )
       .addHelpText(
         "after",
         "\nA suite is more than one task file, a folder, or --samples. A folder is searched (recursively) for files named\n" +
@@ -109,6 +125,11 @@ export const testCommand: CommandModule = {
         const requested = options.reporter ?? [];
         if (requested.includes("junit") && !options.out) {
           throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
+        }
+        if (options.sandboxLevel) {
+          // Before the runner exists: the sandbox plugin reads sandbox.level when it is first asked for a sandbox.
+          const config = (await ctx.config()).config;
+          config.sandbox = { ...config.sandbox, level: options.sandboxLevel };
         }
         if (options.deliverable && options.samples) {
           throw new SkillrigError("usage", "give either --deliverable or --samples, not both", { field: "--samples" });

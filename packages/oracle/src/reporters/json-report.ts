@@ -25,6 +25,8 @@ export interface JsonReport {
   summary: TaskSummary;
   cases: JsonCase[];
   isolation?: string;
+  /** The cases ran at a level the user named that let the code reach the hidden tests (see docs/sandbox.md). */
+  hidden_tests_reachable?: true;
   warnings?: string[];
   duration_ms?: number;
 }
@@ -47,6 +49,7 @@ export function toJsonReport(report: TaskReport): JsonReport {
       ...(v.details ? { details: v.details } : {}),
     })),
     ...(report.isolation ? { isolation: report.isolation } : {}),
+    ...(report.hidden_tests_reachable ? { hidden_tests_reachable: true as const } : {}),
     ...(report.warnings ? { warnings: report.warnings } : {}),
     ...(report.duration_ms !== undefined ? { duration_ms: report.duration_ms } : {}),
   };

@@ -27,7 +27,11 @@ export class JsonReporter implements SkillrigPlugin {
       if (info.kind !== "task" || !info.report) return;
       const text = `${JSON.stringify(toJsonReport(info.report), null, 2)}\n`;
       if (this.#options.stream) this.#options.stream.write(text);
-      if (this.#options.dir) this.#options.onFile?.(await writeReportFile(this.#options.dir, info.report.task_id, ".json", text));
+      if (this.#options.dir) {
+        // Written whether or not anyone listens: \`onFile?.(await write())\` would skip the write without a listener.
+        const file = await writeReportFile(this.#options.dir, info.report.task_id, ".json", text);
+        this.#options.onFile?.(file);
+      }
     });
   }
 }

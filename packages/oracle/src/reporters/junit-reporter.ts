@@ -34,7 +34,12 @@ export function toJunitXml(report: TaskReport): string {
     skipped: 0,
     time: seconds(report.duration_ms),
   });
-  if (report.isolation) suite.ele("properties").ele("property", { name: "isolation", value: report.isolation });
+  if (report.isolation || report.warnings) {
+    const properties = suite.ele("properties");
+    if (report.isolation) properties.ele("property", { name: "isolation", value: report.isolation });
+    if (report.hidden_tests_reachable) properties.ele("property", { name: "hidden_tests_reachable", value: "true" });
+    for (const warning of report.warnings ?? []) properties.ele("property", { name: "warning", value: warning });
+  }
   for (const verdict of report.cases) {
     const testcase = suite.ele("testcase", { name: verdict.name, classname: report.task_id, time: seconds(verdict.duration_ms) });
     // The input as a testcase property (CI viewers list them) and as the first line of a failure's text.
@@ -69,7 +74,11 @@ export class JunitReporter implements SkillrigPlugin {
       if (info.kind !== "task" || !info.report) return;
       const xml = `${toJunitXml(info.report)}\n`;
       if (this.#options.stream) this.#options.stream.write(xml);
-      if (this.#options.dir) this.#options.onFile?.(await writeReportFile(this.#options.dir, info.report.task_id, ".junit.xml", xml));
+      if (this.#options.dir) {
+        // Written whether or not anyone listens: \`onFile?.(await write())\` would skip the write without a listener.
+        const file = await writeReportFile(this.#options.dir, info.report.task_id, ".junit.xml", xml);
+        this.#options.onFile?.(file);
+      }
     });
   }
 }
