@@ -79,7 +79,9 @@ describe("reporters", () => {
   });
 
   it("console: prints a case's traceback from whichever field holds it, its last lines only", () => {
-    const long = ["Traceback (most recent call last):", ...Array.from({ length: 30 }, (_, i) => `  frame ${i}`), "KeyError: 'total'"].join("\n");
+    const long = ["Traceback (most recent call last):", ...Array.from({ length: 30 }, (_, i) => `  frame ${i}`), "KeyError: 'total'"].join(
+      "\n",
+    );
     const base = { index: 0, duration_ms: 1, expected: 1, actual: null, message: "KeyError: 'total'" };
     const report = {
       task_id: "tb",
@@ -87,7 +89,13 @@ describe("reporters", () => {
       summary: { total: 3, passed: 0, failed: 0, errored: 3, invalid: 0 },
       cases: [
         { ...base, name: "in details", status: "error" as const, input: [1], details: { traceback: long } },
-        { ...base, index: 1, name: "as data", status: "error" as const, details: { exception: { type: "KeyError", traceback: "Traceback\nKeyError: 'a'" } } },
+        {
+          ...base,
+          index: 1,
+          name: "as data",
+          status: "error" as const,
+          details: { exception: { type: "KeyError", traceback: "Traceback\nKeyError: 'a'" } },
+        },
         { ...base, index: 2, name: "stderr only", status: "error" as const, details: { stderr: "Segmentation fault" } },
       ],
     };

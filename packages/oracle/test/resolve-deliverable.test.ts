@@ -9,7 +9,11 @@ const script = { deliverable_type: "script", entrypoint: "tool.py" };
 describe("resolveDeliverable", () => {
   it("function: a .py file, or the one module of a folder (tests and packaging files do not count)", async () => {
     const dir = writeTree({ "one/sol.py": "", "one/test_sol.py": "", "one/conftest.py": "", "one/__init__.py": "", "one/README.md": "" });
-    expect(await resolveDeliverable("one/sol.py", fn, dir)).toEqual({ dir: join(dir, "one"), entryFile: join(dir, "one/sol.py"), entryOnly: true });
+    expect(await resolveDeliverable("one/sol.py", fn, dir)).toEqual({
+      dir: join(dir, "one"),
+      entryFile: join(dir, "one/sol.py"),
+      entryOnly: true,
+    });
     expect(await resolveDeliverable("one", fn, dir)).toEqual({ dir: join(dir, "one"), entryFile: join(dir, "one/sol.py") });
   });
 
@@ -27,7 +31,11 @@ describe("resolveDeliverable", () => {
   it("script/cli: the file itself, or a folder holding the entrypoint", async () => {
     const dir = writeTree({ "d/tool.py": "", "d/lib.py": "", "e/other.py": "" });
     expect(await resolveDeliverable("d", script, dir)).toEqual({ dir: join(dir, "d"), entryFile: join(dir, "d/tool.py") });
-    expect(await resolveDeliverable("e/other.py", script, dir)).toEqual({ dir: join(dir, "e"), entryFile: join(dir, "e/other.py"), entryOnly: true });
+    expect(await resolveDeliverable("e/other.py", script, dir)).toEqual({
+      dir: join(dir, "e"),
+      entryFile: join(dir, "e/other.py"),
+      entryOnly: true,
+    });
     await expect(resolveDeliverable("e", script, dir)).rejects.toThrow(/deliverable folder e has no entrypoint file "tool.py"/);
     await expect(resolveDeliverable("d", { ...script, entrypoint: "../x.py" }, dir)).rejects.toMatchObject({
       code: "invalid_task",

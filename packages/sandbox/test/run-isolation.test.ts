@@ -72,36 +72,31 @@ function runsInChild(level: string, count: number, folder: string): Promise<RunS
  * Levels whose runs drop to a per-run uid here: namespaces as root; rlimits as root only when that uid can run the
  * user's python3 (a pyenv under /root cannot be: the sandbox then warns that code runs as root).
  */
-const dropping = levels.filter(
-  (level) => level !== "none" && !createSandbox({ level }).warnings.some((w) => w.includes("runs as root")),
-);
+const dropping = levels.filter((level) => level !== "none" && !createSandbox({ level }).warnings.some((w) => w.includes("runs as root")));
 
 describe.skipIf(!isRoot)("per-run uids (root)", () => {
-  it.each(dropping)(
-    "at level %s, runs in two processes at once never hold the same uid at the same time",
-    async (level) => {
-      const sandbox = createSandbox({ level });
-      const inProcess = Promise.all(
-        Array.from({ length: 6 }, () =>
-          sandbox.run({ command: ["python3", "-c", RUN_SCRIPT], cwd: mkdtempSync(join(root, "run-")), limits: { wallMs: 60_000 } }),
-        ),
-      ).then((results) => results.map((r) => JSON.parse(r.stdout) as RunSeen));
-      const [mine, theirs] = await Promise.all([inProcess, runsInChild(level, 6, root)]);
-      const all = [...mine, ...theirs];
-      expect(all).toHaveLength(12);
-      for (const run of all) expect(run.uid, JSON.stringify(run)).toBeGreaterThan(0);
-      // Any two runs that overlapped in time had different uids.
-      for (let i = 0; i < all.length; i++) {
-        for (let j = i + 1; j < all.length; j++) {
-          const a = all[i] as RunSeen;
-          const b = all[j] as RunSeen;
-          if (a.start < b.end && b.start < a.end) expect(a.uid, `runs ${i} and ${j} overlapped`).not.toBe(b.uid);
-        }
+  it.each(dropping)("at level %s, runs in two processes at once never hold the same uid at the same time", async (level) => {
+    const sandbox = createSandbox({ level });
+    const inProcess = Promise.all(
+      Array.from({ length: 6 }, () =>
+        sandbox.run({ command: ["python3", "-c", RUN_SCRIPT], cwd: mkdtempSync(join(root, "run-")), limits: { wallMs: 60_000 } }),
+      ),
+    ).then((results) => results.map((r) => JSON.parse(r.stdout) as RunSeen));
+    const [mine, theirs] = await Promise.all([inProcess, runsInChild(level, 6, root)]);
+    const all = [...mine, ...theirs];
+    expect(all).toHaveLength(12);
+    for (const run of all) expect(run.uid, JSON.stringify(run)).toBeGreaterThan(0);
+    // Any two runs that overlapped in time had different uids.
+    for (let i = 0; i < all.length; i++) {
+      for (let j = i + 1; j < all.length; j++) {
+        const a = all[i] as RunSeen;
+        const b = all[j] as RunSeen;
+        if (a.start < b.end && b.start < a.end) expect(a.uid, `runs ${i} and ${j} overlapped`).not.toBe(b.uid);
       }
-      // At the namespaces level /tmp is each run's own: no run saw another's file.
-      if (level === "namespaces") for (const run of all) expect(run.tmp).toHaveLength(1);
-    },
-  );
+    }
+    // At the namespaces level /tmp is each run's own: no run saw another's file.
+    if (level === "namespaces") for (const run of all) expect(run.tmp).toHaveLength(1);
+  });
 
   it("recovers a uid whose lock was left by a runner that died, and skips one a live process holds", () => {
     const uid = takeSlotUid() as number;

@@ -57,7 +57,7 @@ describe("HTML report", () => {
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("&lt;/pre&gt;&lt;script&gt;window.__pwned = 1;");
     // The failing case's input, escaped like everything else.
-    expect(html).toMatch(/<pre class="input">\[\n  &quot;in &lt;\/pre&gt;&lt;script&gt;window.__pwned/);
+    expect(html).toMatch(/<pre class="input">\[\n {2}&quot;in &lt;\/pre&gt;&lt;script&gt;window.__pwned/);
     expect(html.match(/<script>/g)).toHaveLength(1); // the report's own
     expect(html).not.toMatch(/<(link|img|iframe)\b|src="http|href="http/);
   });

@@ -153,9 +153,13 @@ export const testCommand: CommandModule = {
         const suite =
           paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
         if (suite && options.server !== undefined) {
-          throw new SkillrigError("usage", "--server grades one task and one deliverable per command; grade a suite here, without --server", {
-            field: "--server",
-          });
+          throw new SkillrigError(
+            "usage",
+            "--server grades one task and one deliverable per command; grade a suite here, without --server",
+            {
+              field: "--server",
+            },
+          );
         }
         if (suite) setExit(await testSuite(ctx, paths, options, requested));
         else setExit(await testOneTask(ctx, paths[0]!, options, requested));
@@ -207,7 +211,14 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const startedAt = new Date();
   const report = await withSigint((signal) =>
     options.server
-      ? runTaskOnServer(runner, { server: options.server, loaded, deliverable: options.deliverable!, cwd: ctx.cwd, signal, progress: stderr })
+      ? runTaskOnServer(runner, {
+          server: options.server,
+          loaded,
+          deliverable: options.deliverable!,
+          cwd: ctx.cwd,
+          signal,
+          progress: stderr,
+        })
       : runTask(runner, {
           loaded,
           deliverable,

@@ -61,7 +61,11 @@ function caseDetails(a: AttemptResult): string {
   return a.cases
     .filter((c) => c.status !== "passed")
     .map((c) =>
-      [`${c.name}: ${c.status}${c.message ? ` - ${c.message}` : ""}`, c.input !== undefined ? `input: ${JSON.stringify(c.input)}` : "", c.diff ?? ""]
+      [
+        `${c.name}: ${c.status}${c.message ? ` - ${c.message}` : ""}`,
+        c.input !== undefined ? `input: ${JSON.stringify(c.input)}` : "",
+        c.diff ?? "",
+      ]
         .filter(Boolean)
         .join("\n"),
     )
