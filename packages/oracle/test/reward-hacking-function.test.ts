@@ -6,7 +6,7 @@
  */
 import { execFile } from "node:child_process";
 import { randomInt } from "node:crypto";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -54,10 +54,16 @@ async function grade(
     }),
   );
   writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ sandbox: { level } }));
+  // A file given alone is snapshotted alone, so the fixture goes in a folder with the helper module it imports
+  // (family.py), as solution.py: the folder form of a function deliverable.
+  const deliverable = join(dir, "deliverable");
+  mkdirSync(deliverable);
+  copyFileSync(join(fixtures, `${fixture}.py`), join(deliverable, "solution.py"));
+  copyFileSync(join(fixtures, "family.py"), join(deliverable, "family.py"));
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
     execFile(
       process.execPath,
-      [bin, "test", "task.json", "--deliverable", join(fixtures, `${fixture}.py`), "--json", "--jobs", "1"],
+      [bin, "test", "task.json", "--deliverable", deliverable, "--json", "--jobs", "1"],
       { cwd: dir, maxBuffer: 64 * 1024 * 1024 },
       (error, stdout, stderr) => done({ code: error ? Number((error as { code?: unknown }).code) : 0, stdout, stderr }),
     );
@@ -121,7 +127,10 @@ describe.each(levels)("reward hacking at sandbox level %s", (level) => {
       cases: 3,
       expected: [-1, { survivors: [], tampered: false }, { survivors: [], tampered: false }],
     });
-    expect(cases.map((c) => c.status)).toEqual(["failed", "passed", "passed"]);
+    // The first case's own daemon may garble that case's own result (error) or not (failed): never a pass. The
+    // cases after it see no survivor and no tampering.
+    expect(NOT_PASSED).toContain(cases[0]?.status);
+    expect(cases.slice(1).map((c) => c.status)).toEqual(["passed", "passed"]);
     expect(markedProcesses()).toEqual([]);
   });
 
