@@ -24,5 +24,12 @@ export { resolvePackageBin } from "./package-bin.js";
 export { processesUsing, type LiveProcess } from "./processes-using.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
-export { jailEscapeCommand, jailEscapeVerdicts, PROBE_NAMES, type JailEscapeTargets } from "./jail-escape-probes.js";
+export {
+  jailEscapeCommand,
+  jailEscapeVerdicts,
+  PROBE_NAMES,
+  setUpJailEscapeTargets,
+  type JailEscapeSetup,
+  type JailEscapeTargets,
+} from "./jail-escape-probes.js";
 export { eventShape, eventShapeDiff, type EventShape } from "./event-shape.js";

@@ -3,6 +3,11 @@
  * the engine's own shell tool run: how an engine plugin's tests prove its CLI runs inside the agent jail. Each probe
  * prints `BLOCKED <name>` or `ESCAPED <name>`; a probe escaped only when it really got the secret it went for.
  */
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
+import { join } from "node:path";
 
 export interface JailEscapeTargets {
   /** A task file with hidden tests (its text holds `secret`); it is also named on a decoy process's command line. */
@@ -55,4 +60,67 @@ export function jailEscapeVerdicts(output: string): Record<string, "BLOCKED" | "
     out[name] = (m?.[1] as "BLOCKED" | "ESCAPED" | undefined) ?? "missing";
   }
   return out;
+}
+
+/** The targets of `jailEscapeCommand` set up for real, and what a test reads back after the job. */
+export interface JailEscapeSetup {
+  targets: JailEscapeTargets;
+  /** Connections the TCP listener has accepted so far (a jailed engine makes none). */
+  connections(): number;
+  /** Pids of the `sleep <sleepSeconds>` the probes leave behind that are still running (a jailed engine leaves none). */
+  sleepersLeft(): string[];
+  /** Stops the listener and the decoy process. */
+  close(): Promise<void>;
+}
+
+/**
+ * Makes every target in `dir`: a hidden task file named on a decoy process's command line and working folder (as in
+ * a solve run), a file outside the workspace, another job's upload, and a TCP listener on 127.0.0.1 answering with
+ * the secret. For engine plugins' own jail tests (see the engine-gemini and engine-codex tests).
+ */
+export async function setUpJailEscapeTargets(
+  dir: string,
+  secret = `SECRET-${randomBytes(6).toString("hex")}-hidden-tests`,
+): Promise<JailEscapeSetup> {
+  const taskFile = join(dir, "hidden-task.json");
+  writeFileSync(taskFile, JSON.stringify({ tests: [{ expected: secret }] }));
+  writeFileSync(join(dir, "outside.txt"), secret);
+  mkdirSync(join(dir, "other-job/uploads"), { recursive: true });
+  writeFileSync(join(dir, "other-job/uploads/secret.txt"), secret);
+  let connections = 0;
+  const listener = createServer((socket) => {
+    connections += 1;
+    socket.end(`${secret}\n`);
+  });
+  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
+  const decoy = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)", taskFile], { cwd: dir, stdio: "ignore" });
+  const targets: JailEscapeTargets = {
+    taskFile,
+    outsideFile: join(dir, "outside.txt"),
+    otherJobFile: join(dir, "other-job/uploads/secret.txt"),
+    tcpPort: (listener.address() as AddressInfo).port,
+    secret,
+    sleepSeconds: 3000 + Math.floor(Math.random() * 900),
+  };
+  return {
+    targets,
+    connections: () => connections,
+    sleepersLeft: () => {
+      const found: string[] = [];
+      for (const pid of readdirSync("/proc")) {
+        if (!/^\d+$/.test(pid)) continue;
+        try {
+          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
+          if (cmd === `sleep ${targets.sleepSeconds}`) found.push(pid);
+        } catch {
+          // gone
+        }
+      }
+      return found;
+    },
+    close: async () => {
+      decoy.kill("SIGKILL");
+      await new Promise((resolve) => listener.close(resolve));
+    },
+  };
 }

@@ -161,7 +161,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
           workspace: dirs.workspace,
           writable: [dirs.engineDir],
           // The job's own uploads (its input files) and the skill's Python environment; nothing else of the run.
-          readOnly: [work.run.uploads, ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
+          readOnly: [...(work.run.uploads ? [work.run.uploads] : []), ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
           env,
           modelBaseUrl: baseUrl,
         },

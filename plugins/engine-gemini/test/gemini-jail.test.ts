@@ -5,70 +5,29 @@
  * Each must fail while the job's real work, writing the artifact, succeeds. A control run with `jail: "none"` shows
  * the same probes do escape when the engine is not jailed, so the test can fail.
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { createServer, type Server } from "node:net";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jailEscapeCommand, jailEscapeVerdicts, processesUsing, type JailEscapeTargets } from "@skillrig/engine-kit";
+import { jailEscapeCommand, jailEscapeVerdicts, processesUsing, setUpJailEscapeTargets, type JailEscapeSetup } from "@skillrig/engine-kit";
 import { runJob } from "@skillrig/skills";
 import { startMockModel } from "@skillrig/mock-model";
 import GeminiEnginePlugin from "@skillrig/engine-gemini";
 import { engineRunner, tempDir } from "./support.js";
 
-const SECRET = "SECRET-7f3a9c-hidden-tests";
-let listener: Server;
-let listenerConnections = 0;
-let decoy: ChildProcess;
-let targets: JailEscapeTargets;
+let setup: JailEscapeSetup;
 
 beforeAll(async () => {
-  const dir = tempDir("skillrig-jail-targets-");
-  const taskFile = join(dir, "hidden-task.json");
-  writeFileSync(taskFile, JSON.stringify({ tests: [{ expected: SECRET }] }));
-  writeFileSync(join(dir, "outside.txt"), SECRET);
-  mkdirSync(join(dir, "other-job/uploads"), { recursive: true });
-  writeFileSync(join(dir, "other-job/uploads/secret.txt"), SECRET);
-  listener = createServer((socket) => {
-    listenerConnections += 1;
-    socket.end(`${SECRET}\n`);
-  });
-  await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
-  // As in a solve run: a process whose command line and working folder name the task file.
-  decoy = spawn(process.execPath, ["-e", "setTimeout(() => {}, 600000)", taskFile], { cwd: dir, stdio: "ignore" });
-  targets = {
-    taskFile,
-    outsideFile: join(dir, "outside.txt"),
-    otherJobFile: join(dir, "other-job/uploads/secret.txt"),
-    tcpPort: (listener.address() as { port: number }).port,
-    secret: SECRET,
-    sleepSeconds: 3000 + Math.floor(Math.random() * 900),
-  };
+  setup = await setUpJailEscapeTargets(tempDir("skillrig-jail-targets-"));
 });
 afterAll(async () => {
-  decoy?.kill("SIGKILL");
-  await new Promise((r) => listener.close(r));
+  await setup?.close();
 });
-
-function sleepersLeft(seconds: number): string[] {
-  const out: string[] = [];
-  for (const pid of readdirSync("/proc")) {
-    if (!/^\d+$/.test(pid)) continue;
-    try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-      if (cmd === `sleep ${seconds}`) out.push(pid);
-    } catch {
-      // gone
-    }
-  }
-  return out;
-}
 
 async function runProbes(jail: "auto" | "none") {
   const mock = await startMockModel({
     scenario: {
       turns: [
-        { shell: { command: jailEscapeCommand(targets) } },
+        { shell: { command: jailEscapeCommand(setup.targets) } },
         { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
         { json: { greeting_file: "greeting.txt", message: "Hello, Ada!" } },
       ],
@@ -79,10 +38,10 @@ async function runProbes(jail: "auto" | "none") {
     const { runner } = engineRunner(
       new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_JAIL_TEST_KEY", approval_mode: "yolo", jail }),
     );
-    const before = listenerConnections;
+    const before = setup.connections();
     const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } });
     const probes = readFileSync(join(result.run_dir, "workspace/probes.txt"), "utf8");
-    return { result, probes, verdicts: jailEscapeVerdicts(probes), tcpConnections: listenerConnections - before };
+    return { result, probes, verdicts: jailEscapeVerdicts(probes), tcpConnections: setup.connections() - before };
   } finally {
     await mock.close();
   }
@@ -104,7 +63,7 @@ describe("gemini in the agent jail", () => {
     });
     expect(tcpConnections).toBe(0);
     expect(result.engine_confinement).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
-    expect(sleepersLeft(targets.sleepSeconds)).toEqual([]);
+    expect(setup.sleepersLeft()).toEqual([]);
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
