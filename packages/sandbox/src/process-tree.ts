@@ -29,24 +29,19 @@ export function isAlive(pid: number): boolean {
   }
 }
 
-/** Pids whose environment carries `RUN_MARKER_VARIABLE=marker` (readable for our own uid, or all when root). */
-export function findMarkedProcesses(marker: string): number[] {
-  const needle = Buffer.from(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
-  const first = Buffer.from(`${RUN_MARKER_VARIABLE}=${marker}\0`);
-  const found: number[] = [];
+/** Pids of /proc (other than this process) for which `matches` is true; a process gone meanwhile is left out. */
+function pidsWhere(matches: (pid: string) => boolean): number[] {
   let entries: string[];
   try {
     entries = readdirSync("/proc");
   } catch {
-    return found;
+    return [];
   }
+  const found: number[] = [];
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    const pid = Number(entry);
-    if (pid === process.pid) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
-      const environ = readFileSync(`/proc/${entry}/environ`);
-      if (environ.includes(needle) || environ.subarray(0, first.length).equals(first)) found.push(pid);
+      if (matches(entry)) found.push(Number(entry));
     } catch {
       // Gone, or not ours to read.
     }
@@ -55,18 +50,33 @@ export function findMarkedProcesses(marker: string): number[] {
 }
 
 /**
- * Stops every marked process first (so none can fork while we kill), then kills them, until a scan
- * finds none. Bounded so a pathological case cannot hang the runner.
+ * Stops every process `find` names first (so none can fork while we kill), then kills them, until a scan finds
+ * none. Bounded so a pathological case cannot hang the runner.
  */
-export function sweepMarkedProcesses(marker: string): number {
+function stopThenKill(find: () => number[]): number {
   let killed = 0;
   for (let round = 0; round < 20; round++) {
-    const pids = findMarkedProcesses(marker).filter(isAlive);
+    const pids = find().filter(isAlive);
     if (pids.length === 0) break;
     for (const pid of pids) signalQuietly(pid, "SIGSTOP");
     for (const pid of pids) if (signalQuietly(pid, "SIGKILL")) killed++;
   }
   return killed;
+}
+
+/** Pids whose environment carries `RUN_MARKER_VARIABLE=marker` (readable for our own uid, or all when root). */
+export function findMarkedProcesses(marker: string): number[] {
+  const needle = Buffer.from(`\0${RUN_MARKER_VARIABLE}=${marker}\0`);
+  const first = Buffer.from(`${RUN_MARKER_VARIABLE}=${marker}\0`);
+  return pidsWhere((pid) => {
+    const environ = readFileSync(`/proc/${pid}/environ`);
+    return environ.includes(needle) || environ.subarray(0, first.length).equals(first);
+  });
+}
+
+/** Kills every process of a run found by its marker (levels without a pid namespace). */
+export function sweepMarkedProcesses(marker: string): number {
+  return stopThenKill(() => findMarkedProcesses(marker));
 }
 
 /** Waits until `pid` is gone (or a zombie), polling; used after killing a pid namespace's init from outside. */
@@ -77,37 +87,17 @@ export async function waitUntilGone(pid: number, timeoutMs = 5_000): Promise<voi
 
 /** Pids running with real uid `uid` (read from /proc/<pid>/status). */
 export function findProcessesOfUid(uid: number): number[] {
-  const found: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc");
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${entry}/status`, "utf8"));
-      if (line && Number(line[1]) === uid) found.push(Number(entry));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return found;
+  return pidsWhere((pid) => {
+    const line = /^Uid:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+    return line !== null && Number(line[1]) === uid;
+  });
 }
 
 /**
  * Kills everything still running as a per-run uid before the uid goes to another run. Without a pid namespace this
  * is what catches a process that shed the marker variable (re-executed itself with a clean environment) and
- * detached: it cannot shed its uid. Stop-then-kill rounds, like the marker sweep.
+ * detached: it cannot shed its uid.
  */
 export function sweepProcessesOfUid(uid: number): number {
-  let killed = 0;
-  for (let round = 0; round < 20; round++) {
-    const pids = findProcessesOfUid(uid).filter(isAlive);
-    if (pids.length === 0) break;
-    for (const pid of pids) signalQuietly(pid, "SIGSTOP");
-    for (const pid of pids) if (signalQuietly(pid, "SIGKILL")) killed++;
-  }
-  return killed;
+  return stopThenKill(() => findProcessesOfUid(uid));
 }
