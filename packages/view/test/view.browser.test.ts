@@ -50,7 +50,8 @@ describe("skillrig view in Chromium", () => {
     writeFileSync(
       join(project, "skillrig.config.json"),
       JSON.stringify({
-        plugins: [join(FIXTURES, "echo-engine.mjs")],
+        // The server tests' own small engine (engine "echo"), so the two suites drive the same one.
+        plugins: [join(REPO, "packages/server/test/fixtures/echo-engine.mjs")],
         skills: { roots: [join(FIXTURES, "skills")] },
         server: { data_dir: "data" },
       }),
