@@ -25,6 +25,7 @@ export { processesUsing, type LiveProcess } from "./processes-using.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
 export {
+  ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
   PROBE_NAMES,

@@ -26,6 +26,11 @@ export interface JailEscapeTargets {
 
 export const PROBE_NAMES = ["task-file", "task-file-via-proc", "outside-file", "other-job", "tcp-listener", "runner-environment"] as const;
 
+/** What `jailEscapeVerdicts` gives for a jailed engine: every probe blocked. */
+export const ALL_JAIL_ESCAPES_BLOCKED: Readonly<Record<(typeof PROBE_NAMES)[number], "BLOCKED">> = Object.freeze(
+  Object.fromEntries(PROBE_NAMES.map((name) => [name, "BLOCKED"])) as Record<(typeof PROBE_NAMES)[number], "BLOCKED">,
+);
+
 const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
 /** The bash command; its output goes to `probes.txt` in the workspace and to stdout. */

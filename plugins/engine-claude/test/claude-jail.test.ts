@@ -9,7 +9,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jailEscapeCommand, jailEscapeVerdicts, processesUsing, setUpJailEscapeTargets, type JailEscapeSetup } from "@skillrig/engine-kit";
+import {
+  ALL_JAIL_ESCAPES_BLOCKED,
+  jailEscapeCommand,
+  jailEscapeVerdicts,
+  processesUsing,
+  setUpJailEscapeTargets,
+  type JailEscapeSetup,
+} from "@skillrig/engine-kit";
 import { runJob } from "@skillrig/skills";
 import { scenario, startMockModel, turn } from "@skillrig/mock-model";
 import ClaudeEnginePlugin from "@skillrig/engine-claude";
@@ -54,14 +61,7 @@ describe("claude in the agent jail", () => {
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
     expect(probes).toContain("probes-done");
-    expect(verdicts).toEqual({
-      "task-file": "BLOCKED",
-      "task-file-via-proc": "BLOCKED",
-      "outside-file": "BLOCKED",
-      "other-job": "BLOCKED",
-      "tcp-listener": "BLOCKED",
-      "runner-environment": "BLOCKED",
-    });
+    expect(verdicts).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
     expect(tcpConnections).toBe(0);
     expect(result.engine_confinement).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
     expect(setup.sleepersLeft()).toEqual([]);

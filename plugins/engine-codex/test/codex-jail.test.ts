@@ -8,7 +8,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { jailEscapeCommand, jailEscapeVerdicts, processesUsing, setUpJailEscapeTargets, type JailEscapeSetup } from "@skillrig/engine-kit";
+import {
+  ALL_JAIL_ESCAPES_BLOCKED,
+  jailEscapeCommand,
+  jailEscapeVerdicts,
+  processesUsing,
+  setUpJailEscapeTargets,
+  type JailEscapeSetup,
+} from "@skillrig/engine-kit";
 import { runJob } from "@skillrig/skills";
 import { startMockModel } from "@skillrig/mock-model";
 import CodexEnginePlugin from "@skillrig/engine-codex";
@@ -59,14 +66,7 @@ describe("codex in the agent jail", () => {
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
     expect(probes).toContain("probes-done");
-    expect(verdicts).toEqual({
-      "task-file": "BLOCKED",
-      "task-file-via-proc": "BLOCKED",
-      "outside-file": "BLOCKED",
-      "other-job": "BLOCKED",
-      "tcp-listener": "BLOCKED",
-      "runner-environment": "BLOCKED",
-    });
+    expect(verdicts).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
     expect(tcpConnections).toBe(0);
     expect(result.engine_confinement).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
     expect(setup.sleepersLeft()).toEqual([]);
