@@ -27,7 +27,6 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
   let done = 0;
   let report: TaskReport | undefined;
   options.progress.write(`task ${info.id} (${total} case(s)) on ${options.server}\n`);
-  await runner.hooks.runStart.promise(info);
   try {
     report = await runOracleRemotely({
       url: options.server,

@@ -1,27 +1,23 @@
 export { Runner } from "./runner.js";
+export type { RunnerOptions, Claim } from "./runner.js";
+export type { RunnerHooks, ClaimKind } from "./hooks.js";
 export type {
-  RunnerHooks,
-  RunnerOptions,
   TaskRun,
   CaseWork,
-  JobWork,
-  Work,
-  InputResolution,
-  PromptRendering,
+  CaseInputResolution,
+  CaseExecuteRequest,
   CaseComparison,
   CaseOutcome,
-  CaseExecuteRequest,
-  JobExecuteRequest,
-  ExecuteRequest,
-  ExecuteOutcome,
   CompareRequest,
   CompareResult,
+  JobWork,
+  JobInputResolution,
+  PromptRendering,
+  JobExecuteRequest,
   ArtifactCollection,
   RunInfo,
   RunEndInfo,
-  Claim,
-  ClaimKind,
-} from "./runner.js";
+} from "./flow-types.js";
 export { definePlugin, isPlugin } from "./plugin.js";
 export type { SkillrigPlugin, PluginFactory } from "./plugin.js";
 export * from "./errors.js";

@@ -94,7 +94,6 @@ export type EngineEvent =
 export type EngineFailureKind = "auth" | "timeout" | "idle_timeout" | "crash" | "malformed_output" | "not_found" | "canceled";
 
 export interface EngineOutcome {
-  kind: "engine";
   ok: boolean;
   /** The parsed final output JSON (before schema validation). */
   output?: unknown;

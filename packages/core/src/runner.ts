@@ -1,233 +1,14 @@
 /**
- * The Runner owns every hook point. They are declared once, here, in one frozen object:
- * reading `createHooks` tells you the whole lifecycle of a task run and of a skill job.
- *
- * Data path of an oracle task (packages/oracle):
- *   runStart -> taskStart -> for each case: resolveInput -> caseStart -> execute -> compare (per checked field)
- *   -> caseResult -> taskEnd -> runEnd
- * Data path of a skill job (packages/skills):
- *   runStart -> resolveInput -> renderPrompt -> execute (engine; streams jobEvent) -> collectArtifacts
- *   -> jobResult -> runEnd
+ * The Runner: the hook points (hooks.ts), the claims plugins make by tapping keyed hooks, the config, and the
+ * sandboxes deliverable code runs in. One runner serves many runs; `close()` ends what lives across them.
  */
-import { AsyncParallelHook, AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, SyncBailHook, SyncHook } from "tapable";
-import { PluginConflictError, SkillrigError, type Violation } from "./errors.js";
+import { PluginConflictError, SkillrigError } from "./errors.js";
+import { type ClaimKind, createHooks, type RunnerHooks } from "./hooks.js";
 import type { SkillrigPlugin } from "./plugin.js";
-import type { CaseStatus, CaseVerdict, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
-import type { CollectedArtifact, EngineEvent, EngineOutcome, JobRequest, JobResult, RunFolder, SkillManifest } from "./job-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
 import type { SkillrigConfig } from "./config/define-config.js";
 
-/** One task being graded against one deliverable. Plugins keep per-task state in `state` under their name. */
-export interface TaskRun {
-  loaded: LoadedTask;
-  deliverable: Deliverable;
-  /** The sandbox every case of this run goes through. */
-  sandbox: Sandbox;
-  /** Cases run at once. */
-  jobs: number;
-  signal: AbortSignal;
-  /** Per-plugin state for the run, keyed by plugin name (a harness process, a signature cache ...). */
-  state: Map<string, unknown>;
-}
-
-/** One test case of a task run. */
-export interface CaseWork {
-  kind: "case";
-  run: TaskRun;
-  testCase: TestCase;
-  index: number;
-}
-
-/** One skill job. */
-export interface JobWork {
-  kind: "job";
-  jobId: string;
-  request: JobRequest;
-  skill: SkillManifest;
-  engine: string;
-  run: RunFolder;
-  /** Options for the engine (config merged with the request's). */
-  engineOptions: Record<string, unknown>;
-  /** Template context beyond input and parameter: run_dir, skill_dir, workspace_dir, ... */
-  context: Record<string, unknown>;
-  /** Environment variables the engine's CLI process gets on top of its own (a skill's Python env puts its bin first on PATH). */
-  env?: Record<string, string>;
-  /** Refuse to run the engine outside the agent jail (the jobs server sets it unless its config opts out). */
-  requireEngineJail?: boolean;
-  signal: AbortSignal;
-  /** Report an engine event; core fans it out through `jobEvent`. */
-  emit(event: EngineEvent): void;
-}
-
-export type Work = CaseWork | JobWork;
-
-/** The value `resolveInput` refines. Taps add to `violations` rather than throwing, so every problem is listed. */
-export interface InputResolution {
-  value: unknown;
-  violations: Violation[];
-  /** For jobs: resolved parameters (defaults filled). */
-  parameter?: Record<string, unknown>;
-  warnings?: string[];
-}
-
-/** The value `renderPrompt` refines. */
-export interface PromptRendering {
-  text: string;
-  /** Which template produced it: the default, the skill's engine-specific one, or a plugin's. */
-  source: string;
-  /** The file the template came from, for error messages. */
-  file?: string;
-  /** SKILL.md as patched for the run workspace. */
-  skillMd?: string;
-}
-
-/** A field of a case's result to compare, as the deliverable plugin lays it out. */
-export interface CaseComparison {
-  /** "return value", "stdout", "files/out.csv", ... */
-  field: string;
-  expected: unknown;
-  actual: unknown;
-  /** The mode used unless the case or task names one. */
-  defaultMode: string;
-  /** The field is always compared with `defaultMode`, whatever the case or task names (exit codes are always exact). */
-  fixedMode?: boolean;
-  /**
-   * `actual` is an already-decoded JSON value (a function's return value), not text: compare modes must not
-   * parse a string in it as JSON text (a returned "11" is the string "11", not the number 11).
-   */
-  decoded?: boolean;
-  /**
-   * Both values as JSON text, exact (numbers as written, NaN and Infinity as Python's json writes them). Compare
-   * modes that compare JSON values (`json`, `exact`, `number`) use these instead of the lossy `expected`/`actual`,
-   * which stay for reports and for modes that look at text.
-   */
-  exactJson?: { expected: string; actual: string };
-}
-
-/** What a deliverable plugin returns for one case. */
-export interface CaseOutcome {
-  kind: "case";
-  /** What the deliverable produced, for the report. */
-  actual: unknown;
-  /** Set when the run itself ended abnormally; comparison is skipped then. */
-  status?: Exclude<CaseStatus, "passed" | "failed">;
-  message?: string;
-  /** Fields to compare with the compare hook when the run ended normally. */
-  comparisons: CaseComparison[];
-  details?: Record<string, unknown>;
-}
-
-export interface CaseExecuteRequest {
-  work: CaseWork;
-  /** The input after `resolveInput`. */
-  input: unknown;
-}
-
-export interface JobExecuteRequest {
-  work: JobWork;
-  input: Record<string, unknown>;
-  parameter: Record<string, unknown>;
-  prompt: PromptRendering;
-}
-
-export type ExecuteRequest = CaseExecuteRequest | JobExecuteRequest;
-export type ExecuteOutcome = CaseOutcome | EngineOutcome;
-
-export interface CompareRequest {
-  mode: string;
-  /** Mode options (`abs_tol`, `rel_tol`, `flags` ...). */
-  options: Record<string, unknown>;
-  expected: unknown;
-  actual: unknown;
-  field: string;
-  /** See `CaseComparison.decoded`. */
-  decoded?: boolean;
-  /** See `CaseComparison.exactJson`. */
-  exactJson?: { expected: string; actual: string };
-}
-
-export interface CompareResult {
-  equal: boolean;
-  /** A compact diff or explanation when not equal. */
-  diff?: string;
-  message?: string;
-}
-
-/** The value `collectArtifacts` refines. */
-export interface ArtifactCollection {
-  output: unknown;
-  artifacts: CollectedArtifact[];
-  /** Missing required artifacts or result fields; a non-empty list fails the job. */
-  problems: Array<{ code: "artifact_missing" | "result_missing" | "schema_violation"; message: string; pointer?: string }>;
-}
-
-export interface RunInfo {
-  kind: "task" | "job" | "solve" | (string & {});
-  id: string;
-  startedAt: Date;
-}
-
-export interface RunEndInfo extends RunInfo {
-  ok: boolean;
-  durationMs: number;
-  report?: TaskReport;
-  result?: JobResult;
-}
-
-function createHooks() {
-  return Object.freeze({
-    /** A run (a task, a job, a solve batch) starts. Observers only. */
-    runStart: new AsyncParallelHook<[RunInfo]>(["run"]),
-    /** A task run is about to start its cases: plugins set up per-task state (start a harness, probe a signature). */
-    taskStart: new AsyncSeriesHook<[TaskRun]>(["taskRun"]),
-
-    /**
-     * Waterfall: each tap refines the input of a test case or a job and returns it.
-     * Deliverable plugins validate case inputs against the Input Contract; the skills protocol plugin
-     * resolves file and inline inputs, fills parameter defaults and validates them against the schemas.
-     */
-    resolveInput: new AsyncSeriesWaterfallHook<[InputResolution, Work]>(["resolution", "work"]),
-
-    /** Waterfall: each tap refines the prompt text for a job (default template, engine template, patches). */
-    renderPrompt: new AsyncSeriesWaterfallHook<[PromptRendering, JobWork]>(["prompt", "work"]),
-
-    /** A case is about to execute (after its input was found valid). Observers only. */
-    caseStart: new SyncHook<[CaseWork]>(["work"]),
-
-    /**
-     * Bail: the first tap that handles the request returns its outcome; taps return undefined for
-     * requests that are not theirs. Deliverable plugins handle `work.kind === "case"` of their type;
-     * engine plugins handle `work.kind === "job"` for their engine name.
-     */
-    execute: new AsyncSeriesBailHook<[ExecuteRequest], ExecuteOutcome | undefined>(["request"]),
-
-    /** Engine events as they stream from a running job (messages, tool calls, file changes, usage). */
-    jobEvent: new SyncHook<[EngineEvent, JobWork]>(["event", "work"]),
-
-    /** Waterfall: taps locate artifacts after the engine run and validate the output; returns the collection. */
-    collectArtifacts: new AsyncSeriesWaterfallHook<[ArtifactCollection, JobWork]>(["collection", "work"]),
-
-    /** Bail: the tap that knows `request.mode` returns the comparison; undefined means "not my mode". */
-    compare: new SyncBailHook<[CompareRequest], CompareResult | undefined>(["request"]),
-
-    /** One case has its verdict. Reporters tap this for live progress. */
-    caseResult: new AsyncSeriesHook<[CaseVerdict, CaseWork]>(["verdict", "work"]),
-    /** A task run finished: plugins tear down per-task state (stop harnesses). Runs even when cases failed. */
-    taskEnd: new AsyncSeriesHook<[TaskRun, TaskReport]>(["taskRun", "report"]),
-    /** A job finished (succeeded, failed or canceled). */
-    jobResult: new AsyncSeriesHook<[JobResult, JobWork]>(["result", "work"]),
-    /** A run ended. Reporters write their files here. */
-    runEnd: new AsyncSeriesHook<[RunEndInfo]>(["run"]),
-
-    /** Bail: the first tap returns the Sandbox that runs deliverable code. The default sandbox taps last. */
-    sandbox: new SyncBailHook<[SandboxRequest], Sandbox | undefined>(["request"]),
-  });
-}
-
-export type RunnerHooks = ReturnType<typeof createHooks>;
-
-/** What a plugin can claim. A name may be claimed by one plugin only. */
-export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter";
+export type { ClaimKind, RunnerHooks } from "./hooks.js";
 
 export interface Claim {
   kind: ClaimKind;
@@ -256,7 +37,8 @@ const CLAIM_LABEL: Record<ClaimKind, string> = {
 };
 
 export class Runner {
-  readonly hooks: RunnerHooks = createHooks();
+  /** The hook points; tapping `task.execute`, `job.execute` or `task.compare` for a name claims that name. */
+  readonly hooks: RunnerHooks = createHooks((kind, name, plugin) => this.claim(kind, name, plugin));
   readonly cwd: string;
   readonly config: SkillrigConfig;
   readonly configDir: string;
@@ -264,6 +46,7 @@ export class Runner {
   readonly #plugins: SkillrigPlugin[] = [];
   readonly #claims = new Map<string, Claim>();
   #sandboxes = new Map<string, Sandbox>();
+  #closing: Promise<void> | undefined;
 
   constructor(options: RunnerOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -284,8 +67,10 @@ export class Runner {
   }
 
   /**
-   * Claims a deliverable type, engine name, compare mode or reporter for `plugin`.
-   * A second claim of the same name by another plugin throws a `plugin_conflict` error naming both.
+   * Claims a name for `plugin`. Tapping `task.execute.for(type)`, `job.execute.for(engine)` or
+   * `task.compare.for(mode)` claims it already; call this to claim a reporter, or to attach `info` (a description
+   * for listings such as `GET /v1/engines`). A second plugin claiming the same name is a `plugin_conflict` error
+   * naming both, raised while the config is applied, before anything runs.
    */
   claim(kind: ClaimKind, name: string, plugin: string, info?: Record<string, unknown>): void {
     const key = `${kind}:${name}`;
@@ -296,7 +81,7 @@ export class Runner {
         { field: "plugins", details: { kind, name, plugins: [existing.plugin, plugin] } },
       );
     }
-    this.#claims.set(key, { kind, name, plugin, info });
+    this.#claims.set(key, { kind, name, plugin, info: info ?? existing?.info });
   }
 
   /** The claims of one kind, in the order they were made. */
@@ -337,5 +122,14 @@ export class Runner {
       this.#sandboxes.set(key, sandbox);
     }
     return sandbox;
+  }
+
+  /**
+   * Ends the runner: stops what plugins keep across runs (warm harnesses, pools) through the `close` hook. Call it
+   * once when done; a second call does nothing.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.hooks.close.promise();
+    return this.#closing;
   }
 }

@@ -1,41 +1,36 @@
 import { describe, expect, it } from "vitest";
-import { Runner, PluginConflictError, type SkillrigError, type SkillrigPlugin, type CaseWork, type InputResolution } from "../src/index.js";
+import {
+  Runner,
+  PluginConflictError,
+  type SkillrigError,
+  type SkillrigPlugin,
+  type CaseWork,
+  type CaseInputResolution,
+} from "../src/index.js";
 
-const fakeCase = { kind: "case", index: 0 } as unknown as CaseWork;
+const fakeCase = { index: 0 } as unknown as CaseWork;
 
 function plugin(name: string, apply: (runner: Runner) => void): SkillrigPlugin {
   return { name, apply };
 }
 
 describe("Runner hooks", () => {
-  it("declares the five hook points and the lifecycle hooks once, frozen", () => {
+  it("declares the hook points per flow, once, frozen", () => {
     const runner = new Runner();
-    for (const hook of [
-      "resolveInput",
-      "renderPrompt",
-      "execute",
-      "collectArtifacts",
-      "compare",
-      "runStart",
-      "runEnd",
-      "caseResult",
-      "jobResult",
-      "jobEvent",
-      "taskStart",
-      "taskEnd",
-      "sandbox",
-    ]) {
-      expect(runner.hooks).toHaveProperty(hook);
-    }
-    expect(Object.isFrozen(runner.hooks)).toBe(true);
+    expect(Object.keys(runner.hooks.task).sort()).toEqual(
+      ["caseResult", "compare", "end", "execute", "resolveInput", "setUp", "start", "tearDown"].sort(),
+    );
+    expect(Object.keys(runner.hooks.job).sort()).toEqual(["collectArtifacts", "event", "execute", "renderPrompt", "resolveInput"].sort());
+    expect(Object.keys(runner.hooks).sort()).toEqual(["close", "job", "runEnd", "sandbox", "task"].sort());
+    for (const frozen of [runner.hooks, runner.hooks.task, runner.hooks.job]) expect(Object.isFrozen(frozen)).toBe(true);
   });
 
-  it("resolveInput is a waterfall: each tap refines what the previous one returned, in plugin order", async () => {
+  it("task.resolveInput is a waterfall per deliverable type: taps refine in plugin order, other types' taps never run", async () => {
     const runner = new Runner();
     const order: string[] = [];
     runner.use(
       plugin("a", (r) =>
-        r.hooks.resolveInput.tapPromise("a", async (res) => {
+        r.hooks.task.resolveInput.for("function").tapPromise("a", async (res) => {
           order.push("a");
           return { ...res, value: [...(res.value as number[]), 1] };
         }),
@@ -43,46 +38,69 @@ describe("Runner hooks", () => {
     );
     runner.use(
       plugin("b", (r) =>
-        r.hooks.resolveInput.tapPromise("b", async (res) => {
+        r.hooks.task.resolveInput.for("function").tapPromise("b", async (res) => {
           order.push("b");
           return { ...res, value: [...(res.value as number[]), 2], violations: [{ message: "b saw it" }] };
         }),
       ),
     );
-    const out: InputResolution = await runner.hooks.resolveInput.promise({ value: [], violations: [] }, fakeCase);
+    runner.use(
+      plugin("other", (r) =>
+        r.hooks.task.resolveInput.for("script").tap("other", (res) => {
+          order.push("other");
+          return res;
+        }),
+      ),
+    );
+    const out: CaseInputResolution = await runner.hooks.task.resolveInput.for("function").promise({ value: [], violations: [] }, fakeCase);
     expect(order).toEqual(["a", "b"]);
     expect(out.value).toEqual([1, 2]);
     expect(out.violations).toEqual([{ message: "b saw it" }]);
   });
 
-  it("execute is a bail: the first tap that returns an outcome wins and later taps never run", async () => {
+  it("task.execute is keyed by deliverable type, and tapping a type claims it for the plugin", async () => {
     const runner = new Runner();
-    const called: string[] = [];
-    for (const name of ["skips", "handles", "never"]) {
-      runner.use(
-        plugin(name, (r) =>
-          r.hooks.execute.tapPromise(name, async () => {
-            called.push(name);
-            if (name === "skips") return undefined;
-            return { kind: "case", actual: name, comparisons: [] };
-          }),
-        ),
-      );
-    }
-    const outcome = await runner.hooks.execute.promise({ work: fakeCase, input: [] });
-    expect(outcome).toMatchObject({ actual: "handles" });
-    expect(called).toEqual(["skips", "handles"]);
+    runner.use(plugin("fn", (r) => r.hooks.task.execute.for("function").tapPromise("fn", async () => ({ actual: "fn", comparisons: [] }))));
+    runner.use(plugin("sh", (r) => r.hooks.task.execute.for("script").tapPromise("sh", async () => ({ actual: "sh", comparisons: [] }))));
+    expect(await runner.hooks.task.execute.for("script").promise({ work: fakeCase, input: [] })).toMatchObject({ actual: "sh" });
+    expect(runner.claimant("deliverable", "function")?.plugin).toBe("fn");
+    expect(runner.claims("deliverable").map((c) => c.name)).toEqual(["function", "script"]);
+    // Nothing taps a type nobody claimed: there is no hook to call until something asks for one.
+    expect(runner.hooks.task.execute.get("cli")).toBeUndefined();
   });
 
-  it("compare is a bail keyed by mode: undefined means 'not my mode'", () => {
+  it("job.execute is keyed by engine name and claims it; a second plugin on the same engine is a conflict", () => {
     const runner = new Runner();
-    runner.hooks.compare.tap("upper", (req) =>
-      req.mode === "upper" ? { equal: String(req.actual).toUpperCase() === req.expected } : undefined,
-    );
-    expect(runner.hooks.compare.call({ mode: "upper", options: {}, expected: "HI", actual: "hi", field: "stdout" })).toEqual({
+    runner.use(plugin("echo-a", (r) => r.hooks.job.execute.for("echo").tapPromise("echo-a", async () => ({ ok: true }))));
+    expect(runner.claimant("engine", "echo")?.plugin).toBe("echo-a");
+    const second = plugin("echo-b", (r) => r.hooks.job.execute.for("echo").tapPromise("echo-b", async () => ({ ok: true })));
+    expect(() => runner.use(second)).toThrow(/engine "echo" is claimed by both plugin "echo-a" and plugin "echo-b"/);
+  });
+
+  it("task.compare is keyed by mode: each mode's tap sees only its own requests", () => {
+    const runner = new Runner();
+    const seen: string[] = [];
+    runner.hooks.task.compare.for("upper").tap("upper", (req) => {
+      seen.push(req.mode);
+      return { equal: String(req.actual).toUpperCase() === req.expected };
+    });
+    expect(
+      runner.hooks.task.compare.for("upper").call({ mode: "upper", options: {}, expected: "HI", actual: "hi", field: "stdout" }),
+    ).toEqual({
       equal: true,
     });
-    expect(runner.hooks.compare.call({ mode: "other", options: {}, expected: "HI", actual: "hi", field: "stdout" })).toBeUndefined();
+    expect(runner.hooks.task.compare.get("other")).toBeUndefined();
+    expect(seen).toEqual(["upper"]);
+    expect(runner.claimant("compare", "upper")?.plugin).toBe("upper");
+  });
+
+  it("close runs the close hook once, however often it is called", async () => {
+    const runner = new Runner();
+    let closed = 0;
+    runner.hooks.close.tapPromise("pool", async () => void closed++);
+    await Promise.all([runner.close(), runner.close()]);
+    await runner.close();
+    expect(closed).toBe(1);
   });
 });
 

@@ -1,8 +1,8 @@
 /**
- * Makes a plugin class from an adapter: options validated in the constructor (ajv), the engine name
- * claimed, and an `execute` tap that takes `work.kind === "job"` for that engine and nothing else.
+ * Makes a plugin class from an adapter: options validated in the constructor (ajv), and a tap of
+ * `job.execute.for(engine)`, which claims the engine name: only that engine's jobs ever reach it.
  */
-import type { JobExecuteRequest, Runner, SkillrigPlugin } from "@skillrig/core";
+import type { Runner, SkillrigPlugin } from "@skillrig/core";
 import type { EngineAdapter } from "./adapter.js";
 import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } from "./options.js";
 import { runEngineJob } from "./run-engine-job.js";
@@ -19,9 +19,7 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
     }
     apply(runner: Runner): void {
       runner.claim("engine", adapter.engine, this.name, { description: `${adapter.displayName} (${adapter.engine})`, package: pluginName });
-      runner.hooks.execute.tapPromise(this.name, async (request) => {
-        if (request.work.kind !== "job" || request.work.engine !== adapter.engine) return undefined;
-        const jobRequest = request as JobExecuteRequest;
+      runner.hooks.job.execute.for(adapter.engine).tapPromise(this.name, async (jobRequest) => {
         const options = validate(
           { ...this.options, ...(jobRequest.work.engineOptions ?? {}) },
           `engine options of job ${jobRequest.work.jobId}`,

@@ -178,7 +178,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
           ? `cannot start ${adapter.displayName} at ${binary}: ENOENT: no such executable file; install it or set the plugin's "binary" option`
           : error.message;
       return {
-        failure: { kind: "engine", ok: false, failure: { kind, message }, details: { errorCode: error.code, hint: error.hint } },
+        failure: { ok: false, failure: { kind, message }, details: { errorCode: error.code, hint: error.hint } },
       };
     }
   };
@@ -247,7 +247,6 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     // environment variable" and gemini asks for a login. Both are the same failure: engine_auth_failed.
     if (!apiKey) {
       return {
-        kind: "engine",
         ok: false,
         failure: {
           kind: "auth",
@@ -317,7 +316,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         ...(mock ? { mockModel: { url: mock.url, requests: mock.requests.length } } : {}),
         ...(attempt > 0 ? { repairTurns: attempt } : {}),
       });
-      const base = { kind: "engine" as const, engineVersion, exitCode: run.exitCode, signal: run.signal, usage, details };
+      const base = { engineVersion, exitCode: run.exitCode, signal: run.signal, usage, details };
       if (failure) {
         if (failure.kind === "auth") details.errorCode = "engine_auth_failed";
         return { ...base, ok: false, failure };

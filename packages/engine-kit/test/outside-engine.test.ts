@@ -63,7 +63,6 @@ function job(mock_scenario: unknown) {
   const events: EngineEvent[] = [];
   const request = {
     work: {
-      kind: "job",
       jobId: "job-1",
       request: {},
       skill: { id: "greet", name: "Greet", schemas: {} },

@@ -1,8 +1,8 @@
 /**
- * The flow of one task run, straight through core's hooks:
- *   runStart -> taskStart -> resolveInput for every case (nothing runs until all are checked)
- *   -> per valid case, up to `jobs` at once: caseStart -> execute -> compare each field -> caseResult
- *   -> taskEnd (always) -> runEnd (always).
+ * The flow of one task run, straight through core's task hooks, keyed by the deliverable type T:
+ *   task.setUp[T] -> task.start -> task.resolveInput[T] for every case (nothing runs until all are checked)
+ *   -> per valid case, up to `jobs` at once: task.execute[T] -> task.compare[mode] each field -> task.caseResult
+ *   -> task.tearDown[T] (always) -> task.end (always) -> runEnd (always).
  */
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
@@ -51,7 +51,8 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
   // Nothing of the task crosses into the sandbox: a deliverable that would carry the task file is refused.
   if (loaded.file) await assertNoTaskFiles(deliverable, [loaded.file]);
 
-  const run: TaskRun = { loaded, deliverable, sandbox, jobs, signal, state: new Map() };
+  const type = task.deliverable_type;
+  const run: TaskRun = { loaded, deliverable, sandbox, jobs, signal };
   const info = { kind: "task" as const, id: task.task_id, startedAt: new Date() };
   const started = performance.now();
   const verdicts: Array<CaseVerdict | undefined> = new Array(task.tests.length);
@@ -60,16 +61,17 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
 
   // Warnings input resolution raised (e.g. a signature that could not be read), reported once each.
   const inputWarnings = new Set<string>();
-  await runner.hooks.runStart.promise(info);
+  const hooks = runner.hooks.task;
   try {
     try {
-      // Inside the try: when one plugin's setup fails, the others that did set up still tear down in taskEnd.
-      await runner.hooks.taskStart.promise(run);
-      const works: CaseWork[] = task.tests.map((testCase, index) => ({ kind: "case", run, testCase, index }));
+      // Inside the try: when one plugin's setup fails, the others that did set up still tear down.
+      await hooks.setUp.for(type).promise(run);
+      await hooks.start.promise(run);
+      const works: CaseWork[] = task.tests.map((testCase, index) => ({ run, testCase, index }));
       const inputs: unknown[] = [];
       const invalid: Array<{ work: CaseWork; violations: Violation[] }> = [];
       for (const work of works) {
-        const resolution = await runner.hooks.resolveInput.promise({ value: work.testCase.input, violations: [] }, work);
+        const resolution = await hooks.resolveInput.for(type).promise({ value: work.testCase.input, violations: [] }, work);
         inputs[work.index] = resolution.value;
         for (const warning of resolution.warnings ?? []) inputWarnings.add(warning);
         if (resolution.violations.length > 0) invalid.push({ work, violations: resolution.violations });
@@ -78,7 +80,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       for (const { work, violations } of invalid) {
         const verdict = invalidVerdict(work, violations);
         verdicts[work.index] = verdict;
-        await runner.hooks.caseResult.promise(verdict, work);
+        await hooks.caseResult.promise(verdict, work);
       }
 
       const limit = pLimit(jobs);
@@ -95,7 +97,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
               try {
                 const verdict = await runCase(runner, work, inputs[work.index]);
                 verdicts[work.index] = verdict;
-                await runner.hooks.caseResult.promise(verdict, work);
+                await hooks.caseResult.promise(verdict, work);
               } catch (error) {
                 fatal ??= { error };
               }
@@ -105,7 +107,11 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       if (fatal) throw fatal.error;
     } finally {
       report = buildReport(run, verdicts, performance.now() - started, inputWarnings, hiddenTestsReachable);
-      await runner.hooks.taskEnd.promise(run, report);
+      try {
+        await hooks.tearDown.for(type).promise(run, report);
+      } finally {
+        await hooks.end.promise(run, report);
+      }
     }
     ok = true;
     return report;
@@ -131,12 +137,12 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
       message: "canceled before it ran",
     };
   }
-  runner.hooks.caseStart.call(work);
   let outcome: CaseOutcome;
   try {
-    const result = await runner.hooks.execute.promise({ work, input });
-    if (result === undefined || result.kind !== "case") {
-      const claim = runner.claimant("deliverable", work.run.loaded.task.deliverable_type);
+    const type = work.run.loaded.task.deliverable_type;
+    const result = await runner.hooks.task.execute.for(type).promise({ work, input });
+    if (result === undefined) {
+      const claim = runner.claimant("deliverable", type);
       throw new SkillrigError(
         "invalid_config",
         `plugin "${claim?.plugin}" claims deliverable type "${work.run.loaded.task.deliverable_type}" but did not execute case ${index} ("${testCase.name}")`,
@@ -147,7 +153,6 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
     // Setup and configuration problems (no sandbox, a broken plugin) stop the run; they are not the deliverable's fault.
     if (isSkillrigError(error)) throw error;
     outcome = {
-      kind: "case",
       actual: undefined,
       status: "error",
       message: `internal error while running the case: ${(error as Error)?.message ?? error}`,
@@ -194,7 +199,7 @@ function compareAll(runner: Runner, work: CaseWork, comparisons: CaseComparison[
       continue;
     }
     const chosen = chooseMode(comparison, work.testCase, work.index, taskCompare);
-    const result = runner.hooks.compare.call({
+    const result = runner.hooks.task.compare.for(chosen.mode).call({
       mode: chosen.mode,
       options: chosen.options,
       expected,
@@ -208,7 +213,7 @@ function compareAll(runner: Runner, work: CaseWork, comparisons: CaseComparison[
       throw new SkillrigError(
         claim ? "invalid_config" : "invalid_task",
         claim
-          ? `compare mode "${chosen.mode}" (${chosen.source}) is claimed by plugin "${claim.plugin}" but no compare tap handled it`
+          ? `compare mode "${chosen.mode}" (${chosen.source}) is claimed by plugin "${claim.plugin}" but its tap returned no result`
           : `unknown compare mode "${chosen.mode}" (${chosen.source})`,
         { file: work.run.loaded.displayPath, pointer: chosen.source.startsWith("/") ? chosen.source : undefined },
       );

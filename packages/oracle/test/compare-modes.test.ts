@@ -4,7 +4,7 @@ import { compareModesPlugin } from "@skillrig/oracle";
 
 const runner = new Runner().use(compareModesPlugin());
 const compare = (mode: string, expected: unknown, actual: unknown, options: Record<string, unknown> = {}) =>
-  runner.hooks.compare.call({ mode, expected, actual, options, field: "stdout" } satisfies CompareRequest);
+  runner.hooks.task.compare.for(mode).call({ mode, expected, actual, options, field: "stdout" } satisfies CompareRequest);
 
 describe("compare modes", () => {
   it("claims exactly the five built-in modes and answers only for them", () => {
@@ -32,7 +32,7 @@ describe("compare modes", () => {
 
   it("json: a decoded actual (a function's return value) is a value, never parsed as JSON text", () => {
     const decoded = (expected: unknown, actual: unknown) =>
-      runner.hooks.compare.call({ mode: "json", expected, actual, options: {}, field: "return value", decoded: true });
+      runner.hooks.task.compare.for("json").call({ mode: "json", expected, actual, options: {}, field: "return value", decoded: true });
     expect(decoded("z1", "z1")?.equal).toBe(true);
     expect(decoded(11, "11")?.equal).toBe(false);
     expect(decoded("11", 11)?.equal).toBe(false);

@@ -61,7 +61,7 @@ describe("Python's == over JSON values", () => {
 describe("compare modes over exact values", () => {
   const runner = new Runner().use(compareModesPlugin());
   const exact = (mode: string, expected: string, actual: string, options: Record<string, unknown> = {}) =>
-    runner.hooks.compare.call({
+    runner.hooks.task.compare.for(mode).call({
       mode,
       options,
       field: "return value",
@@ -95,7 +95,7 @@ describe("compare modes over exact values", () => {
 
   it("json mode of text output reads it as Python's json would: big integers stay exact", () => {
     const text = (expected: unknown, actual: string) =>
-      runner.hooks.compare.call({ mode: "json", options: {}, field: "stdout", expected, actual });
+      runner.hooks.task.compare.for("json").call({ mode: "json", options: {}, field: "stdout", expected, actual });
     expect(text('{"n": 12345678901234567891}', '{"n": 12345678901234567891}\n')?.equal).toBe(true);
     expect(text('{"n": 12345678901234567891}', '{"n": 12345678901234567890}\n')?.equal).toBe(false);
     expect(text("[1, 2]", "[1.0, 2.0]")?.equal).toBe(true);

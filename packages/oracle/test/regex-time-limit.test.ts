@@ -6,7 +6,7 @@ import { compareModesPlugin, REGEX_TIME_LIMIT_MS } from "@skillrig/oracle";
 describe("regex compares", () => {
   const runner = new Runner().use(compareModesPlugin());
   const regex = (expected: string, actual: string) =>
-    runner.hooks.compare.call({ mode: "regex", options: {}, field: "stdout", expected, actual });
+    runner.hooks.task.compare.for("regex").call({ mode: "regex", options: {}, field: "stdout", expected, actual });
 
   it("a pattern that backtracks catastrophically on the output is stopped and does not match", () => {
     const result = regex("^(a+)+$", `${"a".repeat(40)}!`);

@@ -147,21 +147,24 @@ describe("runTask flow", () => {
     return {
       name: "recorder",
       apply(runner) {
-        runner.hooks.runStart.tapPromise("recorder", async () => void events.push("runStart"));
-        runner.hooks.taskStart.tap("recorder", () => void events.push("taskStart"));
-        runner.hooks.resolveInput.tap("recorder", (r, work) => {
-          if (work.kind === "case") events.push(`resolveInput:${work.index}`);
+        const { task } = runner.hooks;
+        task.setUp.for("script").tap("recorder", () => void events.push("setUp"));
+        task.start.tap("recorder", () => void events.push("start"));
+        task.resolveInput.for("script").tap("recorder", (r, work) => {
+          events.push(`resolveInput:${work.index}`);
           return r;
         });
-        runner.hooks.caseStart.tap("recorder", (work) => void events.push(`caseStart:${work.index}`));
-        runner.hooks.caseResult.tap("recorder", (v: CaseVerdict) => void events.push(`caseResult:${v.index}:${v.status}`));
-        runner.hooks.taskEnd.tap("recorder", () => void events.push("taskEnd"));
+        // An interceptor sees every call of the script type's execute hook without claiming the type.
+        task.execute.for("script").intercept({ call: ({ work }) => void events.push(`execute:${work.index}`) });
+        task.caseResult.tap("recorder", (v: CaseVerdict) => void events.push(`caseResult:${v.index}:${v.status}`));
+        task.tearDown.for("script").tap("recorder", () => void events.push("tearDown"));
+        task.end.tap("recorder", () => void events.push("end"));
         runner.hooks.runEnd.tap("recorder", (info) => void events.push(`runEnd:${info.ok}:${info.report ? "report" : "none"}`));
       },
     };
   }
 
-  it("resolves every input before any case runs, then ends with taskEnd and runEnd", async () => {
+  it("sets up, resolves every input before any case runs, then ends with tearDown, end and runEnd", async () => {
     const events: string[] = [];
     await runTaskWith(
       scriptTask([
@@ -172,18 +175,20 @@ describe("runTask flow", () => {
       { "main.py": ECHO },
       { runner: makeRunner([recorder(events)]), jobs: 1 },
     );
-    expect(events.slice(0, 5)).toEqual(["runStart", "taskStart", "resolveInput:0", "resolveInput:1", "resolveInput:2"]);
+    expect(events.slice(0, 5)).toEqual(["setUp", "start", "resolveInput:0", "resolveInput:1", "resolveInput:2"]);
     expect(events).toContain("caseResult:1:invalid_test_format");
-    expect(events).not.toContain("caseStart:1");
-    expect(events.indexOf("caseStart:0")).toBeGreaterThan(events.indexOf("resolveInput:2"));
-    expect(events.slice(-2)).toEqual(["taskEnd", "runEnd:true:report"]);
+    expect(events).not.toContain("execute:1");
+    expect(events.indexOf("execute:0")).toBeGreaterThan(events.indexOf("resolveInput:2"));
+    expect(events.slice(-3)).toEqual(["tearDown", "end", "runEnd:true:report"]);
   });
 
   it("puts warnings from input resolution in the report, once each", async () => {
     const warner: SkillrigPlugin = {
       name: "warner",
       apply(runner) {
-        runner.hooks.resolveInput.tap("warner", (r) => ({ ...r, warnings: [...(r.warnings ?? []), "signature of f() could not be read"] }));
+        runner.hooks.task.resolveInput
+          .for("script")
+          .tap("warner", (r) => ({ ...r, warnings: [...(r.warnings ?? []), "signature of f() could not be read"] }));
       },
     };
     const result = await runTaskWith(
@@ -197,7 +202,7 @@ describe("runTask flow", () => {
     expect(result.report.warnings?.filter((w) => w.includes("could not be read"))).toEqual(["signature of f() could not be read"]);
   });
 
-  it("--strict refuses the whole task before anything runs, still ending with taskEnd and runEnd", async () => {
+  it("--strict refuses the whole task before anything runs, still ending with tearDown, end and runEnd", async () => {
     const events: string[] = [];
     const run = runTaskWith(
       scriptTask([
@@ -209,8 +214,8 @@ describe("runTask flow", () => {
     );
     await expect(run).rejects.toMatchObject({ code: "invalid_test_format", pointer: "/tests/1/input/stdin" });
     await expect(run).rejects.toThrow(/\/tests\/1 \("bad"\): invalid_test_format: stdin must be a string/);
-    expect(events.some((e) => e.startsWith("caseStart"))).toBe(false);
-    expect(events.slice(-2)).toEqual(["taskEnd", "runEnd:false:none"]);
+    expect(events.some((e) => e.startsWith("execute"))).toBe(false);
+    expect(events.slice(-3)).toEqual(["tearDown", "end", "runEnd:false:none"]);
   });
 
   it("runs at most `jobs` cases at once", async () => {
@@ -219,11 +224,13 @@ describe("runTask flow", () => {
     const counter: SkillrigPlugin = {
       name: "counter",
       apply(runner) {
-        runner.hooks.caseStart.tap("counter", () => {
-          inFlight += 1;
-          most = Math.max(most, inFlight);
+        runner.hooks.task.execute.for("script").intercept({
+          call: () => {
+            inFlight += 1;
+            most = Math.max(most, inFlight);
+          },
         });
-        runner.hooks.caseResult.tap("counter", () => void (inFlight -= 1));
+        runner.hooks.task.caseResult.tap("counter", () => void (inFlight -= 1));
       },
     };
     const tests = Array.from({ length: 6 }, (_, i) => ({ name: `c${i}`, input: {}, expected: {} }));
@@ -241,7 +248,7 @@ describe("runTask flow", () => {
     const stopper: SkillrigPlugin = {
       name: "stopper",
       apply(runner) {
-        runner.hooks.caseResult.tap("stopper", () => abort.abort());
+        runner.hooks.task.caseResult.tap("stopper", () => abort.abort());
       },
     };
     const tests = Array.from({ length: 3 }, (_, i) => ({ name: `c${i}`, input: {}, expected: {} }));
@@ -257,24 +264,22 @@ describe("runTask flow", () => {
     ]);
   });
 
-  it("still runs taskEnd when setup fails, and stops at a fatal execute error after the running cases finish", async () => {
+  it("still runs tearDown when setup fails, and stops at a fatal execute error after the running cases finish", async () => {
     const events: string[] = [];
-    const flaky = (failIn: "taskStart" | "execute"): SkillrigPlugin => ({
+    const flaky = (failIn: "setUp" | "execute"): SkillrigPlugin => ({
       name: "flaky",
       apply(runner) {
-        runner.claim("deliverable", "flaky", "flaky");
-        runner.hooks.taskStart.tap("flaky", () => {
-          if (failIn === "taskStart") throw new SkillrigError("sandbox_unavailable", "setup failed");
+        runner.hooks.task.setUp.for("flaky").tap("flaky", () => {
+          if (failIn === "setUp") throw new SkillrigError("sandbox_unavailable", "setup failed");
         });
-        runner.hooks.execute.tapPromise("flaky", async ({ work }) => {
-          if (work.kind !== "case") return undefined;
+        runner.hooks.task.execute.for("flaky").tapPromise("flaky", async ({ work }) => {
           events.push(`execute:${work.index}`);
           if (work.index === 0) throw new SkillrigError("sandbox_unavailable", "sandbox went away");
           await new Promise((r) => setTimeout(r, 200));
           events.push(`finished:${work.index}`);
-          return { kind: "case", actual: null, comparisons: [] };
+          return { actual: null, comparisons: [] };
         });
-        runner.hooks.taskEnd.tap("flaky", () => void events.push("taskEnd"));
+        runner.hooks.task.tearDown.for("flaky").tap("flaky", () => void events.push("tearDown"));
       },
     });
     const loaded = validateTask({
@@ -286,13 +291,13 @@ describe("runTask flow", () => {
     });
     const deliverable = { dir: "/nonexistent", entryFile: "/nonexistent/x" };
 
-    await expect(runTask(makeRunner([flaky("taskStart")]), { loaded, deliverable })).rejects.toThrow("setup failed");
-    expect(events).toEqual(["taskEnd"]);
+    await expect(runTask(makeRunner([flaky("setUp")]), { loaded, deliverable })).rejects.toThrow("setup failed");
+    expect(events).toEqual(["tearDown"]);
 
     events.length = 0;
     await expect(runTask(makeRunner([flaky("execute")]), { loaded, deliverable, jobs: 2 })).rejects.toThrow("sandbox went away");
-    // Case 1 was already running with case 0: it finishes before taskEnd; cases 2 and 3 never start.
-    expect(events).toEqual(["execute:0", "execute:1", "finished:1", "taskEnd"]);
+    // Case 1 was already running with case 0: it finishes before tearDown; cases 2 and 3 never start.
+    expect(events).toEqual(["execute:0", "execute:1", "finished:1", "tearDown"]);
   });
 
   it("names the deliverable type no plugin handles", async () => {
@@ -341,13 +346,11 @@ describe("runTask flow", () => {
     expect(byName["exit code stays exact under regex"]?.status).toBe("passed");
   });
 
-  it("lets a third-party plugin add a compare mode by claiming it and tapping compare", async () => {
+  it("lets a third-party plugin add a compare mode by tapping task.compare for it", async () => {
     const caseInsensitive: SkillrigPlugin = {
       name: "case-insensitive-mode",
       apply(runner) {
-        runner.claim("compare", "ci", "case-insensitive-mode");
-        runner.hooks.compare.tap("case-insensitive-mode", (req) => {
-          if (req.mode !== "ci") return undefined;
+        runner.hooks.task.compare.for("ci").tap("case-insensitive-mode", (req) => {
           const equal = String(req.expected).trim().toLowerCase() === String(req.actual).trim().toLowerCase();
           return equal ? { equal } : { equal, message: `${req.field} differs ignoring case` };
         });

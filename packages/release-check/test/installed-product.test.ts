@@ -159,9 +159,7 @@ export default definePlugin((options = {}) => {
   return {
     name: "@acme/skillrig-engine-acme",
     apply(runner) {
-      runner.claim("engine", "acme", this.name);
-      runner.hooks.execute.tapPromise(this.name, async (request) => {
-        if (request.work.kind !== "job" || request.work.engine !== "acme") return undefined;
+      runner.hooks.job.execute.for("acme").tapPromise(this.name, async () => {
         throw new SkillrigError("engine_auth_failed", "acme rejected the API key", { field: "api_key", hint: "set ACME_API_KEY" });
       });
     },

@@ -71,9 +71,9 @@ function skillCache(runner: Runner) {
 
 export function createJobExecution(runner: Runner): JobExecution {
   const loadSkill = skillCache(runner);
-  // caseResult fires for every task run on this runner; each oracle run listens for its own deliverable folder.
+  // task.caseResult fires for every task run on this runner; each oracle run listens for its own deliverable folder.
   const caseListeners = new Map<string, (verdict: CaseVerdict) => void>();
-  runner.hooks.caseResult.tap("@skillrig/server", (verdict, work) => {
+  runner.hooks.task.caseResult.tap("@skillrig/server", (verdict, work) => {
     caseListeners.get(work.run.deliverable.dir)?.(verdict);
   });
   return {

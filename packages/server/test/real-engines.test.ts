@@ -72,7 +72,7 @@ describe.each(["gemini", "codex"])("the %s engine behind the server, against the
       "running",
       "succeeded",
     ]);
-    // The CLI's own tool call, streamed from the engine through runner.hooks.jobEvent to the SSE client.
+    // The CLI's own tool call, streamed from the engine through runner.hooks.job.event to the SSE client.
     expect(events.some((e) => e.event === "engine" && e.payload.data.type === "tool_call")).toBe(true);
     expect(
       events.some(

@@ -9,7 +9,7 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { compileSchema, escapePointerToken, type InputResolution, type JobWork, type Violation } from "@skillrig/core";
+import { compileSchema, escapePointerToken, type JobInputResolution, type JobWork, type Violation } from "@skillrig/core";
 import { checkFileExtensions } from "./file-extensions.js";
 import { displayPath } from "./paths.js";
 import { allowsAdditionalKeys, inputFields, parameterNames, schemaProperties } from "./schema-fields.js";
@@ -21,7 +21,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-export async function resolveJobInput(resolution: InputResolution, work: JobWork): Promise<InputResolution> {
+export async function resolveJobInput(resolution: JobInputResolution, work: JobWork): Promise<JobInputResolution> {
   const { skill, request, run } = work;
   const violations: Violation[] = [...resolution.violations];
   const warnings: string[] = [...(resolution.warnings ?? [])];

@@ -1,7 +1,7 @@
 /**
- * runJob: one skill job, straight through core's hooks (the data path in core's runner.ts):
- *   runStart -> [run folder, uploads] -> resolveInput -> renderPrompt -> [dry run stops here]
- *   -> [Python env] -> execute (engine; streams jobEvent) -> collectArtifacts -> jobResult -> runEnd
+ * runJob: one skill job, straight through core's job hooks (the data path in core's hooks.ts):
+ *   [run folder, uploads] -> job.resolveInput -> job.renderPrompt -> [dry run stops here]
+ *   -> [Python env] -> job.execute[engine] (streams job.event) -> job.collectArtifacts -> runEnd
  *
  * Problems with the request itself that are found before a run folder exists (unknown skill, engine the skill
  * does not support, no engine plugin) are thrown as SkillrigErrors; everything after that ends in a JobResult
@@ -16,7 +16,7 @@ import {
   type EngineEvent,
   type EngineOutcome,
   type ErrorCode,
-  type InputResolution,
+  type JobInputResolution,
   type JobRequest,
   type JobResult,
   type JobWork,
@@ -196,7 +196,6 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   const eventsFile = resolve(run.logs, "events.jsonl");
 
   const work: JobWork = {
-    kind: "job",
     jobId,
     request,
     skill,
@@ -218,7 +217,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     signal,
     emit(event) {
       appendFileSync(eventsFile, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
-      runner.hooks.jobEvent.call(event, work);
+      runner.hooks.job.event.call(event, work);
       options.onEvent?.(event, work);
     },
   };
@@ -241,7 +240,6 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     ),
   );
 
-  await runner.hooks.runStart.promise({ kind: "job", id: jobId, startedAt: started });
   const result: JobResult = {
     job_id: jobId,
     skill_id: skill.id,
@@ -254,16 +252,16 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   let engineMs: number | undefined;
   try {
     const uploadProblems = copyUploads(request, skill, run.uploads, runner.cwd);
-    const initial: InputResolution = { value: {}, violations: uploadProblems, parameter: {}, warnings: [] };
-    const resolution = await runner.hooks.resolveInput.promise(initial, work);
+    const initial: JobInputResolution = { value: {}, violations: uploadProblems, parameter: {}, warnings: [] };
+    const resolution = await runner.hooks.job.resolveInput.promise(initial, work);
     for (const w of resolution.warnings ?? []) jobWarnings(work).push(w);
     if (resolution.violations.length > 0) throw requestError(resolution.violations);
-    const input = (resolution.value ?? {}) as Record<string, unknown>;
-    const parameter = resolution.parameter ?? {};
+    const input = resolution.value;
+    const parameter = resolution.parameter;
     work.context.input = input;
     work.context.parameter = parameter;
 
-    const prompt: PromptRendering = await runner.hooks.renderPrompt.promise({ text: "", source: "none" }, work);
+    const prompt: PromptRendering = await runner.hooks.job.renderPrompt.promise({ text: "", source: "none" }, work);
     writeFileSync(run.promptFile, prompt.text);
     if (prompt.skillMd !== undefined) {
       writeFileSync(resolve(run.root, "SKILL.patched.md"), prompt.skillMd);
@@ -299,9 +297,10 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
 
     result.status = "running";
     const engineStart = Date.now();
-    const outcome = await runner.hooks.execute.promise({ work, input, parameter, prompt });
+    // Checked before the run folder was made (requireClaim); a tap that returns nothing is a broken engine plugin.
+    const outcome = await runner.hooks.job.execute.for(engine).promise({ work, input, parameter, prompt });
     engineMs = Date.now() - engineStart;
-    if (!outcome || outcome.kind !== "engine") {
+    if (!outcome) {
       throw new SkillrigError("engine_not_found", `no plugin ran engine "${engine}" for this job`, { field: "engine" });
     }
     result.usage = outcome.usage;
@@ -317,7 +316,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       throw engineError(outcome, engine);
     }
 
-    const collection = await runner.hooks.collectArtifacts.promise({ output: outcome.output, artifacts: [], problems: [] }, work);
+    const collection = await runner.hooks.job.collectArtifacts.promise({ output: outcome.output, artifacts: [], problems: [] }, work);
     result.output = collection.output;
     result.artifacts = collection.artifacts;
     if (collection.output !== undefined) writeFileSync(run.outputFile, `${JSON.stringify(collection.output, null, 2)}\n`);
@@ -361,7 +360,6 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     }
     const warnings = jobWarnings(work);
     if (warnings.length > 0) result.warnings = [...warnings];
-    await runner.hooks.jobResult.promise(result, work);
     writeFileSync(resolve(run.root, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await runner.hooks.runEnd.promise({
       kind: "job",

@@ -1,10 +1,10 @@
 /**
- * The Input & File Protocol as a plugin. It taps, for `work.kind === "job"` only and at an early stage so that
- * plugins from the config refine its results rather than being overwritten by them:
+ * The Input & File Protocol as a plugin. It taps core's job hooks at an early stage so that plugins from the
+ * config refine its results rather than being overwritten by them:
  *   resolveInput     -> file inputs from uploads/, inline inputs, parameter defaults, schema validation
  *   renderPrompt     -> default or engine-specific prompt, rendered SKILL.md with the output contract appended
  *   collectArtifacts -> artifacts located and copied into artifacts/, output validated against the output schema
- * It claims nothing: engines are other plugins that tap `execute`.
+ * It claims nothing: engines are other plugins that tap `job.execute`.
  */
 import type { Runner, SkillrigPlugin } from "@skillrig/core";
 import { collectJobArtifacts } from "./collect-artifacts.js";
@@ -20,11 +20,9 @@ export class SkillProtocolPlugin implements SkillrigPlugin {
 
   apply(runner: Runner): void {
     const tap = { name: PLUGIN_NAME, stage: BASE_STAGE };
-    runner.hooks.resolveInput.tapPromise(tap, async (resolution, work) =>
-      work.kind === "job" ? resolveJobInput(resolution, work) : resolution,
-    );
-    runner.hooks.renderPrompt.tapPromise(tap, async (prompt, work) => renderJobPrompt(prompt, work));
-    runner.hooks.collectArtifacts.tapPromise(tap, async (collection, work) => collectJobArtifacts(collection, work));
+    runner.hooks.job.resolveInput.tapPromise(tap, async (resolution, work) => resolveJobInput(resolution, work));
+    runner.hooks.job.renderPrompt.tapPromise(tap, async (prompt, work) => renderJobPrompt(prompt, work));
+    runner.hooks.job.collectArtifacts.tapPromise(tap, async (collection, work) => collectJobArtifacts(collection, work));
   }
 }
 

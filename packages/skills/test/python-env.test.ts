@@ -36,7 +36,7 @@ describe("runtime.dependencies: an isolated Python environment per dependency li
       config: { skills: { roots: ["skills"], python: { find_links: ["wheels"] } } },
     });
     const logs: string[] = [];
-    runner.hooks.jobEvent.tap("test", (e: EngineEvent) => {
+    runner.hooks.job.event.tap("test", (e: EngineEvent) => {
       if (e.type === "log") logs.push(e.line);
     });
     const job = { skill_id: "uses-dep", engine: SCRIPT_ENGINE, options: { engine: { script: AGENT } } };

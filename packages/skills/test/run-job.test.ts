@@ -61,7 +61,7 @@ describe("runJob on the fixture skills", () => {
   it("demo-prime-number runs end to end: upload, prompt, patched SKILL.md, engine, artifacts, run folder", async () => {
     const { runner, dir } = testRunner();
     const events: EngineEvent[] = [];
-    runner.hooks.jobEvent.tap("test", (event) => {
+    runner.hooks.job.event.tap("test", (event) => {
       events.push(event);
     });
     const result = await runJob(
@@ -289,8 +289,8 @@ describe("inputs, parameters and extensions", () => {
 
   it("a folder in uploads/ named as a file field is refused as such", async () => {
     const { runner } = testRunner();
-    runner.hooks.resolveInput.tapPromise({ name: "place-folder", stage: -200 }, async (resolution, work) => {
-      if (work.kind === "job") writeTree(work.run.uploads, { "input_file/inner.txt": "x" });
+    runner.hooks.job.resolveInput.tapPromise({ name: "place-folder", stage: -200 }, async (resolution, work) => {
+      writeTree(work.run.uploads, { "input_file/inner.txt": "x" });
       return resolution;
     });
     const result = await runJob(runner, request("demo-bad-input", { options: { dry_run: true } }));
@@ -339,8 +339,8 @@ describe("inputs, parameters and extensions", () => {
   it("extensions: a file placed in uploads/ without an original name is checked by content only", async () => {
     const { runner } = testRunner();
     // A custom plugin puts the upload in place the way the server's zip upload does (no original name).
-    runner.hooks.resolveInput.tapPromise({ name: "place-upload", stage: -200 }, async (resolution, work) => {
-      if (work.kind === "job") writeTree(work.run.uploads, { input_file: "42\n" });
+    runner.hooks.job.resolveInput.tapPromise({ name: "place-upload", stage: -200 }, async (resolution, work) => {
+      writeTree(work.run.uploads, { input_file: "42\n" });
       return resolution;
     });
     const result = await runJob(runner, request("demo-bad-input", { options: { dry_run: true } }));

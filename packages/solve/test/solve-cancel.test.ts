@@ -45,7 +45,7 @@ describe("canceling a solve batch", () => {
   it("ends the running attempt as canceled and does not start the rest", async () => {
     const runner = scriptedRunner();
     const controller = new AbortController();
-    runner.hooks.jobEvent.tap("test", (event) => {
+    runner.hooks.job.event.tap("test", (event) => {
       if (event.type === "message") controller.abort();
     });
     const report = await solve(runner, {

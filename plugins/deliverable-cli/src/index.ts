@@ -1,13 +1,16 @@
+import { defineProcessDeliverable } from "@skillrig/deliverable-kit";
 import type { SkillrigPlugin } from "@skillrig/core";
-import { ProcessDeliverablePlugin } from "@skillrig/deliverable-script";
 
 export const PLUGIN_NAME = "@skillrig/deliverable-cli";
 
-/**
- * The cli deliverable plugin: `python3 <entrypoint> argv...` fed `stdin` and `files`. It is the script plugin's
- * process runner with one difference, set by its type: every case input must carry `argv`, a list of strings.
- */
+/** The cli deliverable plugin: `python3 <entrypoint> argv...` fed `stdin` and `files`; every case input carries `argv`. */
 export function cliPlugin(): SkillrigPlugin {
-  return new ProcessDeliverablePlugin({ type: "cli", name: PLUGIN_NAME });
+  return defineProcessDeliverable({
+    name: PLUGIN_NAME,
+    type: "cli",
+    argv: true,
+    runtime: ["python3"],
+    description: "a Python command-line tool: python3 <entrypoint> argv...",
+  });
 }
 export default cliPlugin;

@@ -19,7 +19,6 @@ export function outcomeOf(
   details.call_ms = Math.round(reply.ms * 1000) / 1000;
   details.isolation = isolation;
   const stopped = (status: NonNullable<CaseOutcome["status"]>, message: string, extra: Record<string, unknown> = {}): CaseOutcome => ({
-    kind: "case",
     actual: null,
     status,
     message,
@@ -38,7 +37,6 @@ export function outcomeOf(
       const { value: actual, exact } = displayValue(reply.valueJson);
       if (!exact) details.return_json = reply.valueJson;
       return {
-        kind: "case",
         actual,
         comparisons: [
           {

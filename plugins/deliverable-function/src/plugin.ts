@@ -1,18 +1,18 @@
 /**
  * The `function` deliverable plugin: a Python module whose function `entrypoint` is called as `fn(*input)`.
+ * Written on @skillrig/deliverable-kit, which snapshots the deliverable and keeps each run's session:
  *
- *   taskStart     copy the deliverable, start ONE harness through the sandbox, wait for its import and signature
- *   resolveInput  Input Contract v1.0: input is the args list, and its length fits the real signature
- *   execute       send the case to the harness (which forks a child per case); the runner maps its reply (data
- *                 about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
- *   taskEnd       stop the harness and its whole tree, remove the temp folder
+ *   open      start ONE harness through the sandbox over the snapshot, wait for its import and signature
+ *   checkCase Input Contract v1.0: input is the args list, and its length fits the real signature
+ *   runCase   send the case to the harness (which forks a child per case); the runner maps its reply (data
+ *             about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
+ *   close     stop the harness and its whole tree (the kit then removes the temp folder)
  */
-import { copyFile, mkdir, mkdtemp, rm, chmod } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type DeliverablePlugin, defineDeliverable, type OpenContext } from "@skillrig/deliverable-kit";
 import {
-  copyDeliverable,
   InvalidConfigError,
   compileSchema,
   formatViolations,
@@ -60,10 +60,8 @@ const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEM
 /** Time the harness needs beyond the cases themselves (start-up, import, teardown). */
 const HARNESS_OVERHEAD_MS = 60_000;
 
-/** Per-task state, kept in `run.state` under the plugin name. */
+/** A task run's session (deliverable-kit keeps it per run). */
 export interface FunctionRunState {
-  /** Temp folder: `deliverable/` (the copy), `harness/`, `work/` (the cases' folders). */
-  root: string;
   harness: FunctionHarness;
   load: HarnessLoad;
   /** The function's signature; undefined when the import failed or inspect could not read it. */
@@ -95,60 +93,38 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     this.#stuckGraceMs = options.stuckGraceMs ?? 5000;
   }
 
-  apply(runner: Runner): void {
-    const name = this.name;
-    const mine = (run: TaskRun) => run.loaded.task.deliverable_type === "function";
-    const stateOf = (run: TaskRun) => run.state.get(name) as FunctionRunState | undefined;
-    runner.claim("deliverable", "function", name, {
-      description: "a Python function: fn(*input) per case, in a fork of one long-lived harness",
-    });
-
-    runner.hooks.taskStart.tapPromise(name, async (run) => {
-      if (!mine(run)) return;
-      run.state.set(name, await this.#startTask(runner, run));
-    });
-
-    runner.hooks.resolveInput.tap(name, (resolution, work) => {
-      if (work.kind !== "case" || !mine(work.run)) return resolution;
-      const state = stateOf(work.run);
-      const violations = checkArgs(work.testCase.input, work.index, state?.signature).map((v) => ({
-        ...v,
-        file: work.run.loaded.displayPath,
-      }));
-      // Said out loud rather than skipped in silence: without a signature only the list rule could be checked.
-      const unknown = state?.load.ok && !state.signature ? state.load.ready.signature_error : undefined;
-      if (violations.length === 0 && !unknown) return resolution;
-      return {
-        ...resolution,
-        violations: [...resolution.violations, ...violations],
-        ...(unknown ? { warnings: [...(resolution.warnings ?? []), `the number of args was not checked: ${unknown}`] } : {}),
-      };
-    });
-
-    runner.hooks.execute.tapPromise(name, async (request) => {
-      if (request.work.kind !== "case" || !mine(request.work.run)) return undefined;
-      const state = stateOf(request.work.run);
-      if (!state) throw new Error(`${name}: taskStart did not run for this task`);
-      return this.#runCase(runner, state, request.work, request.input);
-    });
-
-    runner.hooks.taskEnd.tapPromise(name, async (run) => {
-      const state = stateOf(run);
-      if (!mine(run) || !state) return;
-      run.state.delete(name);
-      await state.restarting?.catch(() => undefined);
-      await state.harness.stop();
-      await rm(state.root, { recursive: true, force: true });
-    });
+  /** A run's session (its harness, signature, restarts), for tests and diagnostics. */
+  sessionOf(run: TaskRun): FunctionRunState | undefined {
+    return this.#kit?.sessionOf(run);
   }
 
-  async #startTask(runner: Runner, run: TaskRun): Promise<FunctionRunState> {
+  #kit: DeliverablePlugin<FunctionRunState> | undefined;
+
+  apply(runner: Runner): void {
+    this.#kit = defineDeliverable<FunctionRunState, unknown>({
+      name: this.name,
+      type: "function",
+      description: "a Python function: fn(*input) per case, in a fork of one long-lived harness",
+      open: (context) => this.#startTask(context),
+      checkCase: ({ session, testCase, work }) => {
+        const violations = checkArgs(testCase.input, work.index, session.signature);
+        // Said out loud rather than skipped in silence: without a signature only the list rule could be checked.
+        const unknown = session.load.ok && !session.signature ? session.load.ready.signature_error : undefined;
+        return { violations, ...(unknown ? { warnings: [`the number of args was not checked: ${unknown}`] } : {}) };
+      },
+      runCase: (session, work, input) => this.#runCase(runner, session, work, input),
+      close: async (session) => {
+        await session.restarting?.catch(() => undefined);
+        await session.harness.stop();
+      },
+    });
+    this.#kit.apply(runner);
+  }
+
+  async #startTask({ runner, run, workspace }: OpenContext): Promise<FunctionRunState> {
     const task = run.loaded.task;
-    const root = await mkdtemp(join(tmpdir(), "skillrig-function-"));
-    try {
-      // The sandbox runs code as an unprivileged user, which must be able to read the copies.
-      await chmod(root, 0o755);
-      const entryFile = await copyDeliverable(run.deliverable, join(root, "deliverable"));
+    const { root, entryFile } = workspace;
+    {
       const harnessFile = join(root, "harness", "function_harness.py");
       await mkdir(dirname(harnessFile));
       await copyFile(HARNESS_FILE, harnessFile);
@@ -175,17 +151,12 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
         });
       const { harness, load } = await startHarness();
       return {
-        root,
         harness,
         load,
         signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
         restarts: 0,
         startHarness,
       };
-    } catch (error) {
-      // taskEnd does not run when taskStart throws: clean up here.
-      await rm(root, { recursive: true, force: true });
-      throw error;
     }
   }
 
@@ -219,7 +190,6 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     } catch (error) {
       if (error instanceof CaseOverranError) {
         return {
-          kind: "case",
           actual: null,
           status: "timeout",
           message: `the call did not end within ${error.wallMs} ms and the harness did not stop it; the runner stopped the harness`,
@@ -281,7 +251,6 @@ function loadFailure(error: LoadErrorMessage): CaseOutcome {
   if (error.stdout) details.import_stdout = error.stdout;
   if (error.stderr) details.import_stderr = error.stderr;
   return {
-    kind: "case",
     actual: null,
     status: "error",
     message: `the deliverable could not be loaded: ${error.message}`,
@@ -294,5 +263,5 @@ function harnessFailure(state: FunctionRunState, error: HarnessDiedError | undef
   const message = error
     ? `${error.message} (while this case ran)`
     : `the function harness died ${state.restarts + 1} time(s) in this task run; the remaining cases were not run`;
-  return { kind: "case", actual: null, status: "error", message, comparisons: [], details: { harness: "died", ...(error?.details ?? {}) } };
+  return { actual: null, status: "error", message, comparisons: [], details: { harness: "died", ...(error?.details ?? {}) } };
 }

@@ -1,13 +1,13 @@
 /**
- * Drives the plugin straight through a core Runner's hooks (taskStart, resolveInput for every case, execute for
- * the valid ones, taskEnd), with the real @skillrig/sandbox, against a real Python module written to disk.
+ * Drives the plugin straight through a core Runner's task hooks for type "function" (setUp, resolveInput for
+ * every case, execute for the valid ones, tearDown), with the real @skillrig/sandbox, against a real Python module written to disk.
  */
 import { chmod, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Runner, type CaseOutcome, type InputResolution, type Task, type TaskRun, type TestCase } from "@skillrig/core";
+import { Runner, type CaseOutcome, type CaseInputResolution, type Task, type TaskRun, type TestCase } from "@skillrig/core";
 import sandboxPlugin from "@skillrig/sandbox";
-import deliverableFunction, { PLUGIN_NAME, type DeliverableFunctionOptions, type FunctionRunState } from "@skillrig/deliverable-function";
+import deliverableFunction, { type DeliverableFunctionOptions, type FunctionRunState } from "@skillrig/deliverable-function";
 
 export interface DriveOptions {
   entrypoint: string;
@@ -16,15 +16,15 @@ export interface DriveOptions {
   tests: TestCase[];
   limits?: Task["limits"];
   jobs?: number;
-  /** Called after taskStart, with the run (to reach the harness). */
+  /** Called after setUp, with the run (to reach the harness). */
   afterStart?: (run: TaskRun) => void | Promise<void>;
   plugin?: DeliverableFunctionOptions;
-  /** Called after every case ran, before taskEnd stops the harness. */
+  /** Called after every case ran, before tearDown stops the harness. */
   beforeEnd?: () => void | Promise<void>;
 }
 
 export interface Driven {
-  resolutions: InputResolution[];
+  resolutions: CaseInputResolution[];
   /** One per case; undefined for cases found invalid. */
   outcomes: Array<CaseOutcome | undefined>;
   run: TaskRun;
@@ -52,7 +52,9 @@ export function makeCase(input: unknown, expected: unknown = null, extra: Partia
 export async function drive(options: DriveOptions): Promise<Driven> {
   // SKILLRIG_TEST_SANDBOX_LEVEL=rlimits|none runs the same tests at a weaker isolation level.
   const level = (process.env.SKILLRIG_TEST_SANDBOX_LEVEL ?? "auto") as "auto" | "namespaces" | "rlimits" | "none";
-  const runner = new Runner().use(sandboxPlugin({ level })).use(deliverableFunction(options.plugin));
+  const plugin = deliverableFunction(options.plugin);
+  const runner = new Runner().use(sandboxPlugin({ level })).use(plugin);
+  sessions = (run) => plugin.sessionOf(run);
   const deliverable = await writeModule(options.source);
   const task: Task = {
     contract_version: "1.0",
@@ -68,21 +70,21 @@ export async function drive(options: DriveOptions): Promise<Driven> {
     sandbox: runner.sandbox({ purpose: "function" }),
     jobs: options.jobs ?? 2,
     signal: new AbortController().signal,
-    state: new Map(),
   };
-  await runner.hooks.taskStart.promise(run);
+  const hooks = runner.hooks.task;
+  await hooks.setUp.for("function").promise(run);
   try {
     await options.afterStart?.(run);
-    const resolutions: InputResolution[] = [];
+    const resolutions: CaseInputResolution[] = [];
     for (const [index, testCase] of task.tests.entries()) {
       resolutions.push(
-        await runner.hooks.resolveInput.promise({ value: testCase.input, violations: [] }, { kind: "case", run, testCase, index }),
+        await hooks.resolveInput.for("function").promise({ value: testCase.input, violations: [] }, { run, testCase, index }),
       );
     }
     const execute = async (testCase: TestCase, index: number) => {
-      const resolution = resolutions[index] as InputResolution;
+      const resolution = resolutions[index] as CaseInputResolution;
       if (resolution.violations.length > 0) return undefined;
-      const outcome = await runner.hooks.execute.promise({ work: { kind: "case", run, testCase, index }, input: resolution.value });
+      const outcome = await hooks.execute.for("function").promise({ work: { run, testCase, index }, input: resolution.value });
       return outcome as CaseOutcome;
     };
     // jobs 1: one case after the other, as the oracle runs them; otherwise all at once.
@@ -92,7 +94,7 @@ export async function drive(options: DriveOptions): Promise<Driven> {
     await options.beforeEnd?.();
     return { resolutions, outcomes, run };
   } finally {
-    await runner.hooks.taskEnd.promise(run, {
+    await hooks.tearDown.for("function").promise(run, {
       task_id: task.task_id,
       deliverable_type: "function",
       summary: { total: 0, passed: 0, failed: 0, errored: 0, invalid: 0 },
@@ -101,6 +103,11 @@ export async function drive(options: DriveOptions): Promise<Driven> {
   }
 }
 
+let sessions: (run: TaskRun) => FunctionRunState | undefined = () => undefined;
+
+/** The session of a run `drive` set up (its harness, restarts). */
 export function harnessOf(run: TaskRun): FunctionRunState {
-  return run.state.get(PLUGIN_NAME) as FunctionRunState;
+  const session = sessions(run);
+  if (!session) throw new Error("harnessOf: the run is not set up");
+  return session;
 }

@@ -72,7 +72,7 @@ export class ConsoleReporter implements SkillrigPlugin {
     let total = 0;
     let done = 0;
     const c = this.#colors.progress;
-    runner.hooks.taskStart.tap(this.name, (run) => {
+    runner.hooks.task.start.tap(this.name, (run) => {
       total = run.loaded.task.tests.length;
       done = 0;
       const t = run.loaded.task;
@@ -80,7 +80,7 @@ export class ConsoleReporter implements SkillrigPlugin {
         `${c.bold(`task ${t.task_id}`)} (${t.deliverable_type}, ${total} case(s), ${run.jobs} at once, isolation ${run.sandbox.isolation})\n`,
       );
     });
-    runner.hooks.caseResult.tap(this.name, (verdict) => {
+    runner.hooks.task.caseResult.tap(this.name, (verdict) => {
       done += 1;
       // Contract messages already start with their status ("invalid_test_format: ..."); don't say it twice.
       const message = oneLine(verdict.message ?? "");

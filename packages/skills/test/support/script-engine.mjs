@@ -18,8 +18,7 @@ export class ScriptEngine {
 
   apply(runner) {
     runner.claim("engine", SCRIPT_ENGINE, this.name);
-    runner.hooks.execute.tapPromise(this.name, async (request) => {
-      if (request.work.kind !== "job" || request.work.engine !== SCRIPT_ENGINE) return undefined;
+    runner.hooks.job.execute.for(SCRIPT_ENGINE).tapPromise(this.name, async (request) => {
       const { work, input, parameter, prompt } = request;
       const script = String(work.engineOptions.script ?? this.defaultScript ?? "");
       return new Promise((resolvePromise) => {
@@ -50,7 +49,6 @@ export class ScriptEngine {
           if (work.signal.aborted) {
             const timedOut = work.signal.reason?.name === "TimeoutError";
             resolvePromise({
-              kind: "engine",
               ok: false,
               exitCode: code,
               failure: { kind: timedOut ? "timeout" : "canceled", message: timedOut ? "the job's time limit passed" : "canceled" },
@@ -70,9 +68,8 @@ export class ScriptEngine {
           }
           resolvePromise(
             code === 0
-              ? { kind: "engine", ok: true, output, rawOutput: stdout, exitCode: code }
+              ? { ok: true, output, rawOutput: stdout, exitCode: code }
               : {
-                  kind: "engine",
                   ok: false,
                   exitCode: code,
                   failure: { kind: "crash", message: `agent script exited ${code}: ${stderr.trim().split("\n").pop()}` },

@@ -1,7 +1,7 @@
 /**
- * Runs one script or cli case: a fresh case folder with the case's `files`, `python3 <entry> [argv...]` with
- * `stdin` through the run's sandbox, then stdout, stderr, exit code and the files created or changed.
- * Shared by @skillrig/deliverable-script and @skillrig/deliverable-cli (they differ only in validation).
+ * Runs one process case: a fresh case folder with the case's `files`, `<runtime> <entry> [argv...]` with `stdin`
+ * through the run's sandbox, then stdout, stderr, exit code and the files created or changed. Every process type
+ * (script, cli, a team's Node CLI) runs its cases here; they differ in runtime and in the argv rule.
  */
 import { join } from "node:path";
 import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork, type Runner, type SandboxResult } from "@skillrig/core";
@@ -27,9 +27,13 @@ export interface ProcessCaseOptions {
   root: string;
   /** The entry file inside the run's copy of the deliverable (under `root`). */
   entryFile: string;
+  /** What starts the entry file: `["python3"]` runs `python3 <entry> argv...`; `[]` runs the entry file itself. */
+  runtime: readonly string[];
+  /** Variables the case's process gets (added to the sandbox's scrubbed allow-list). */
+  env: Record<string, string>;
 }
 
-export async function runProcessCase({ runner, work, input, root, entryFile }: ProcessCaseOptions): Promise<CaseOutcome> {
+export async function runProcessCase({ runner, work, input, root, entryFile, runtime, env }: ProcessCaseOptions): Promise<CaseOutcome> {
   const { run, testCase, index } = work;
   const expected = testCase.expected as ProcessExpected;
   const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
@@ -38,14 +42,13 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
     timeout_ms: runner.config.oracle?.timeout_ms,
     limits: runner.config.sandbox?.limits,
   });
-  const command = ["python3", entryFile, ...input.argv];
+  const command = [...runtime, entryFile, ...input.argv];
   const result = await run.sandbox.run({
     command,
     cwd: caseDir,
     // The whole run folder, not just the copy: the sandbox then need not create any parent folder of its own.
     readOnlyPaths: [root],
-    // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII output stable on any locale.
-    env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
+    env,
     stdin: input.stdin,
     limits,
     signal: run.signal,
@@ -79,7 +82,7 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
     (output.overflow
       ? { status: "output_limit" as const, message: `${output.overflow.message} (output cap: ${output.overflow.cap})` }
       : undefined);
-  if (abnormal) return { kind: "case", actual, status: abnormal.status, message: abnormal.message, comparisons: [], details };
+  if (abnormal) return { actual, status: abnormal.status, message: abnormal.message, comparisons: [], details };
 
   const comparisons: CaseComparison[] = [];
   if (expected.stdout !== undefined)
@@ -102,7 +105,7 @@ export async function runProcessCase({ runner, work, input, root, entryFile }: P
   comparisons.push({ field: "exit_code", expected: expectedExit, actual: result.exitCode, defaultMode: "exact", fixedMode: true });
 
   const message = [...notRead, ...(result.exitCode === expectedExit ? [] : [exitMessage(result, expectedExit)])].join("; ") || undefined;
-  return { kind: "case", actual, comparisons, details, ...(message ? { message } : {}) };
+  return { actual, comparisons, details, ...(message ? { message } : {}) };
 }
 
 function abnormalEnd(

@@ -1,13 +1,16 @@
 import { describe, expect, it } from "vitest";
-import { CLI_ARGV_MESSAGE, unsafePathReason, validateProcessExpected, validateProcessInput } from "@skillrig/deliverable-script";
+import { CLI_ARGV_MESSAGE, unsafePathReason, validateProcessExpected, validateProcessInput } from "@skillrig/deliverable-kit";
+
+const SCRIPT = { type: "script", argv: false };
+const CLI = { type: "cli", argv: true };
 
 const at = "/tests/4";
 const problems = (r: { violations: Array<{ pointer?: string; message: string }> }) => r.violations.map((v) => [v.pointer, v.message]);
 
 describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
   it("accepts an object with optional stdin and files and fills what is left out", () => {
-    expect(validateProcessInput("script", {}, at)).toEqual({ value: { argv: [], stdin: "", files: {} }, violations: [] });
-    expect(validateProcessInput("script", { stdin: "x\n", files: { "a/b.txt": "1" } }, at).value).toEqual({
+    expect(validateProcessInput(SCRIPT, {}, at)).toEqual({ value: { argv: [], stdin: "", files: {} }, violations: [] });
+    expect(validateProcessInput(SCRIPT, { stdin: "x\n", files: { "a/b.txt": "1" } }, at).value).toEqual({
       argv: [],
       stdin: "x\n",
       files: { "a/b.txt": "1" },
@@ -16,7 +19,7 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
 
   it("must be an object", () => {
     for (const input of [["a"], "text", null, 3]) {
-      const r = validateProcessInput("script", input, at);
+      const r = validateProcessInput(SCRIPT, input, at);
       expect(r.value).toBeUndefined();
       expect(problems(r)).toEqual([
         [
@@ -28,7 +31,7 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
   });
 
   it("rejects unknown keys (argv belongs to cli), a non-string stdin, and non-string file contents", () => {
-    const r = validateProcessInput("script", { argv: ["x"], stdin: 1, files: { "a.txt": 5 }, env: {} }, at);
+    const r = validateProcessInput(SCRIPT, { argv: ["x"], stdin: 1, files: { "a.txt": 5 }, env: {} }, at);
     expect(problems(r)).toEqual([
       [
         `${at}/input/argv`,
@@ -38,7 +41,7 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
       [`${at}/input/stdin`, "invalid_test_format: stdin must be a string, not number 1"],
       [`${at}/input/files/a.txt`, 'invalid_test_format: input files "a.txt" must be a string (the file\'s text), not number 5'],
     ]);
-    expect(problems(validateProcessInput("script", { files: ["a.txt"] }, at))).toEqual([
+    expect(problems(validateProcessInput(SCRIPT, { files: ["a.txt"] }, at))).toEqual([
       [`${at}/input/files`, "invalid_test_format: input files must be an object mapping relative paths to contents, not a list"],
     ]);
   });
@@ -58,7 +61,7 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
       "dir/",
       "bell\u0007",
     ];
-    const r = validateProcessInput("script", { files: Object.fromEntries(keys.map((k) => [k, "x"])) }, at);
+    const r = validateProcessInput(SCRIPT, { files: Object.fromEntries(keys.map((k) => [k, "x"])) }, at);
     expect(r.value).toBeUndefined();
     expect(r.violations).toHaveLength(keys.length);
     expect(r.violations.map((v) => v.pointer)).toContain(`${at}/input/files/~1etc~1passwd`);
@@ -70,7 +73,7 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
   });
 
   it("rejects a path that is both a file and a folder", () => {
-    expect(problems(validateProcessInput("script", { files: { a: "1", "a/b": "2" } }, at))).toEqual([
+    expect(problems(validateProcessInput(SCRIPT, { files: { a: "1", "a/b": "2" } }, at))).toEqual([
       [`${at}/input/files`, 'invalid_test_format: input files "a" cannot be both a file and the folder of "a/b"'],
     ]);
   });
@@ -89,27 +92,27 @@ describe("script input (Input Contract v1.0, 2.2 / 3.2)", () => {
 
 describe("cli input (Input Contract v1.0, 2.3 / 3.2 / 6)", () => {
   it("accepts {argv: [strings], stdin?, files?}", () => {
-    expect(validateProcessInput("cli", { argv: ["--in", "data.csv"], stdin: "" }, at)).toEqual({
+    expect(validateProcessInput(CLI, { argv: ["--in", "data.csv"], stdin: "" }, at)).toEqual({
       value: { argv: ["--in", "data.csv"], stdin: "", files: {} },
       violations: [],
     });
-    expect(validateProcessInput("cli", { argv: [] }, at).violations).toEqual([]);
+    expect(validateProcessInput(CLI, { argv: [] }, at).violations).toEqual([]);
   });
 
   it("says exactly 'invalid_test_format: cli input must include argv' when argv is missing or not a list of strings", () => {
     expect(CLI_ARGV_MESSAGE).toBe("invalid_test_format: cli input must include argv");
-    expect(problems(validateProcessInput("cli", ["--x"], at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
-    expect(problems(validateProcessInput("cli", null, at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
-    expect(problems(validateProcessInput("cli", { stdin: "" }, at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
-    expect(problems(validateProcessInput("cli", { argv: "--x 1" }, at))).toEqual([[`${at}/input/argv`, CLI_ARGV_MESSAGE]]);
-    expect(problems(validateProcessInput("cli", { argv: ["--n", 3, null] }, at))).toEqual([
+    expect(problems(validateProcessInput(CLI, ["--x"], at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
+    expect(problems(validateProcessInput(CLI, null, at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
+    expect(problems(validateProcessInput(CLI, { stdin: "" }, at))).toEqual([[`${at}/input`, CLI_ARGV_MESSAGE]]);
+    expect(problems(validateProcessInput(CLI, { argv: "--x 1" }, at))).toEqual([[`${at}/input/argv`, CLI_ARGV_MESSAGE]]);
+    expect(problems(validateProcessInput(CLI, { argv: ["--n", 3, null] }, at))).toEqual([
       [`${at}/input/argv/1`, CLI_ARGV_MESSAGE],
       [`${at}/input/argv/2`, CLI_ARGV_MESSAGE],
     ]);
   });
 
   it("checks stdin, files and unknown keys like script input", () => {
-    expect(problems(validateProcessInput("cli", { argv: [], files: { "../x": "" }, args: [] }, at))).toEqual([
+    expect(problems(validateProcessInput(CLI, { argv: [], files: { "../x": "" }, args: [] }, at))).toEqual([
       [`${at}/input/args`, 'invalid_test_format: cli input has unknown key "args"; allowed: argv, stdin, files'],
       [`${at}/input/files/..~1x`, 'invalid_test_format: input files key "../x" is not a safe relative path: it contains ".."'],
     ]);

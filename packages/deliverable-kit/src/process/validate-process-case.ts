@@ -1,5 +1,5 @@
 /**
- * Input Contract v1.0 checks for script and cli cases. Every problem becomes a Violation with the JSON pointer
+ * Input Contract v1.0 checks for process cases (script, cli, and any type made with defineProcessDeliverable). Every problem becomes a Violation with the JSON pointer
  * of the offending value and a message starting "invalid_test_format: "; nothing is guessed or coerced.
  *
  *   script input: {stdin?: string, files?: {relative path: string}}
@@ -9,7 +9,13 @@
 import { pointer, type Violation } from "@skillrig/core";
 import { fileFolderClash, unsafePathReason } from "./safe-relative-path.js";
 
-export type ProcessDeliverableType = "script" | "cli";
+/** How a process type takes its cases: `argv: true` is the contract's cli shape, `false` its script shape. */
+export interface ProcessCaseShape {
+  /** The deliverable type, for messages. */
+  type: string;
+  /** Every input carries `argv`, a list of strings (the cli rule); false: an input may not have argv (the script rule). */
+  argv: boolean;
+}
 
 /** A case input after validation, with the optional parts filled in. */
 export interface ProcessInput {
@@ -28,6 +34,10 @@ export interface ProcessExpected {
 /** The contract's own message for a cli input without a list of string arguments. */
 export const CLI_ARGV_MESSAGE = "invalid_test_format: cli input must include argv";
 
+function argvMessage(type: string): string {
+  return `invalid_test_format: ${type} input must include argv`;
+}
+
 const EXPECTED_KEYS = ["stdout", "stderr", "exit_code", "files"];
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
@@ -37,22 +47,24 @@ function violation(at: string, message: string, rule: string): Violation {
 }
 
 export function validateProcessInput(
-  type: ProcessDeliverableType,
+  shape: ProcessCaseShape,
   input: unknown,
   casePointer: string,
 ): { value?: ProcessInput; violations: Violation[] } {
+  const { type } = shape;
   const at = `${casePointer}/input`;
   const violations: Violation[] = [];
+  const argvRequired = argvMessage(type);
   if (!isObject(input)) {
-    if (type === "cli") return { violations: [{ pointer: at, message: CLI_ARGV_MESSAGE, rule: "argv" }] };
+    if (shape.argv) return { violations: [{ pointer: at, message: argvRequired, rule: "argv" }] };
     return {
-      violations: [violation(at, `script input must be an object with optional "stdin" and "files", not ${describe(input)}`, "type")],
+      violations: [violation(at, `${type} input must be an object with optional "stdin" and "files", not ${describe(input)}`, "type")],
     };
   }
-  const allowed = type === "cli" ? ["argv", "stdin", "files"] : ["stdin", "files"];
+  const allowed = shape.argv ? ["argv", "stdin", "files"] : ["stdin", "files"];
   for (const key of Object.keys(input)) {
     if (allowed.includes(key)) continue;
-    const extra = type === "script" && key === "argv" ? ' (a script takes no arguments; use deliverable_type "cli")' : "";
+    const extra = !shape.argv && key === "argv" ? ` (a ${type} takes no arguments; use deliverable_type "cli")` : "";
     violations.push(
       violation(
         `${at}/${pointerToken(key)}`,
@@ -62,13 +74,13 @@ export function validateProcessInput(
     );
   }
   let argv: string[] = [];
-  if (type === "cli") {
+  if (shape.argv) {
     const raw = input.argv;
     if (!Array.isArray(raw)) {
-      violations.push({ pointer: raw === undefined ? at : `${at}/argv`, message: CLI_ARGV_MESSAGE, rule: "argv" });
+      violations.push({ pointer: raw === undefined ? at : `${at}/argv`, message: argvRequired, rule: "argv" });
     } else {
       raw.forEach((arg, i) => {
-        if (typeof arg !== "string") violations.push({ pointer: `${at}/argv/${i}`, message: CLI_ARGV_MESSAGE, rule: "argv" });
+        if (typeof arg !== "string") violations.push({ pointer: `${at}/argv/${i}`, message: argvRequired, rule: "argv" });
       });
       argv = raw as string[];
     }

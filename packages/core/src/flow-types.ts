@@ -1,0 +1,174 @@
+/**
+ * What flows through the hooks, one set of types per flow: grading a task (a case at a time) and running a skill
+ * job. The two flows share no union: a deliverable plugin only ever sees case types, an engine only job types.
+ */
+import type { Violation } from "./errors.js";
+import type { CaseStatus, CaseVerdict, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
+import type { CollectedArtifact, EngineEvent, JobRequest, JobResult, RunFolder, SkillManifest } from "./job-types.js";
+import type { Sandbox } from "./sandbox.js";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Grading flow: one task against one deliverable.
+
+/** One task being graded against one deliverable. A plugin keeps per-run state of its own (deliverable-kit keeps it in a WeakMap keyed by the run). */
+export interface TaskRun {
+  loaded: LoadedTask;
+  deliverable: Deliverable;
+  /** The sandbox every case of this run goes through. */
+  sandbox: Sandbox;
+  /** Cases run at once. */
+  jobs: number;
+  signal: AbortSignal;
+}
+
+/** One test case of a task run. */
+export interface CaseWork {
+  run: TaskRun;
+  testCase: TestCase;
+  index: number;
+}
+
+/** The value a case's `resolveInput` refines. Taps add to `violations` rather than throwing, so every problem is listed. */
+export interface CaseInputResolution {
+  value: unknown;
+  violations: Violation[];
+  warnings?: string[];
+}
+
+export interface CaseExecuteRequest {
+  work: CaseWork;
+  /** The input after `resolveInput`. */
+  input: unknown;
+}
+
+/** A field of a case's result to compare, as the deliverable plugin lays it out. */
+export interface CaseComparison {
+  /** "return value", "stdout", "files/out.csv", ... */
+  field: string;
+  expected: unknown;
+  actual: unknown;
+  /** The mode used unless the case or task names one. */
+  defaultMode: string;
+  /** The field is always compared with `defaultMode`, whatever the case or task names (exit codes are always exact). */
+  fixedMode?: boolean;
+  /**
+   * `actual` is an already-decoded JSON value (a function's return value), not text: compare modes must not
+   * parse a string in it as JSON text (a returned "11" is the string "11", not the number 11).
+   */
+  decoded?: boolean;
+  /**
+   * Both values as JSON text, exact (numbers as written, NaN and Infinity as Python's json writes them). Compare
+   * modes that compare JSON values (`json`, `exact`, `number`) use these instead of the lossy `expected`/`actual`,
+   * which stay for reports and for modes that look at text.
+   */
+  exactJson?: { expected: string; actual: string };
+}
+
+/** What a deliverable plugin returns for one case. */
+export interface CaseOutcome {
+  /** What the deliverable produced, for the report. */
+  actual: unknown;
+  /** Set when the run itself ended abnormally; comparison is skipped then. */
+  status?: Exclude<CaseStatus, "passed" | "failed">;
+  message?: string;
+  /** Fields to compare with the compare hook when the run ended normally. */
+  comparisons: CaseComparison[];
+  details?: Record<string, unknown>;
+}
+
+export interface CompareRequest {
+  mode: string;
+  /** Mode options (`abs_tol`, `rel_tol`, `flags` ...). */
+  options: Record<string, unknown>;
+  expected: unknown;
+  actual: unknown;
+  field: string;
+  /** See `CaseComparison.decoded`. */
+  decoded?: boolean;
+  /** See `CaseComparison.exactJson`. */
+  exactJson?: { expected: string; actual: string };
+}
+
+export interface CompareResult {
+  equal: boolean;
+  /** A compact diff or explanation when not equal. */
+  diff?: string;
+  message?: string;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Job flow: one skill run by one engine.
+
+/** One skill job. */
+export interface JobWork {
+  jobId: string;
+  request: JobRequest;
+  skill: SkillManifest;
+  engine: string;
+  run: RunFolder;
+  /** Options for the engine (config merged with the request's). */
+  engineOptions: Record<string, unknown>;
+  /** Template context beyond input and parameter: run_dir, skill_dir, workspace_dir, ... */
+  context: Record<string, unknown>;
+  /** Environment variables the engine's CLI process gets on top of its own (a skill's Python env puts its bin first on PATH). */
+  env?: Record<string, string>;
+  /** Refuse to run the engine outside the agent jail (the jobs server sets it unless its config opts out). */
+  requireEngineJail?: boolean;
+  signal: AbortSignal;
+  /** Report an engine event; core fans it out through `job.event`. */
+  emit(event: EngineEvent): void;
+}
+
+/** The value a job's `resolveInput` refines. */
+export interface JobInputResolution {
+  value: Record<string, unknown>;
+  violations: Violation[];
+  /** Resolved parameters (defaults filled). */
+  parameter: Record<string, unknown>;
+  warnings?: string[];
+}
+
+/** The value `renderPrompt` refines. */
+export interface PromptRendering {
+  text: string;
+  /** Which template produced it: the default, the skill's engine-specific one, or a plugin's. */
+  source: string;
+  /** The file the template came from, for error messages. */
+  file?: string;
+  /** SKILL.md as patched for the run workspace. */
+  skillMd?: string;
+}
+
+export interface JobExecuteRequest {
+  work: JobWork;
+  input: Record<string, unknown>;
+  parameter: Record<string, unknown>;
+  prompt: PromptRendering;
+}
+
+/** The value `collectArtifacts` refines. */
+export interface ArtifactCollection {
+  output: unknown;
+  artifacts: CollectedArtifact[];
+  /** Missing required artifacts or result fields; a non-empty list fails the job. */
+  problems: Array<{ code: "artifact_missing" | "result_missing" | "schema_violation"; message: string; pointer?: string }>;
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// Every flow.
+
+export interface RunInfo {
+  kind: "task" | "job" | "solve" | (string & {});
+  id: string;
+  startedAt: Date;
+}
+
+export interface RunEndInfo extends RunInfo {
+  ok: boolean;
+  durationMs: number;
+  report?: TaskReport;
+  result?: JobResult;
+}
+
+/** Re-exported for taps of `task.caseResult`. */
+export type { CaseVerdict };

@@ -1,0 +1,106 @@
+/**
+ * Every hook point, declared once, in one frozen object: reading `createHooks` tells you the whole lifecycle.
+ *
+ * Grading a task (packages/oracle), keyed by the task's deliverable type `T` and each field's compare mode `M`:
+ *   task.setUp[T] -> task.start -> for each case: task.resolveInput[T] (all cases are checked before any runs)
+ *   -> task.execute[T] -> task.compare[M] per checked field -> task.caseResult
+ *   -> task.tearDown[T] -> task.end -> runEnd
+ * Running a skill job (packages/skills), keyed by the engine name `E`:
+ *   job.resolveInput -> job.renderPrompt -> job.execute[E] (streams job.event) -> job.collectArtifacts -> runEnd
+ *
+ * Dispatch is by name: a plugin taps `task.execute.for("function")` or `job.execute.for("gemini")` and that tap is
+ * its claim (the runner refuses a second plugin on the same name). Nothing receives work that is not its own, so no
+ * tap checks a type or narrows a union.
+ */
+import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, type Hook, HookMap, SyncBailHook, SyncHook } from "tapable";
+import type {
+  ArtifactCollection,
+  CaseExecuteRequest,
+  CaseInputResolution,
+  CaseOutcome,
+  CaseWork,
+  CompareRequest,
+  CompareResult,
+  JobExecuteRequest,
+  JobInputResolution,
+  JobWork,
+  PromptRendering,
+  RunEndInfo,
+  TaskRun,
+} from "./flow-types.js";
+import type { CaseVerdict, TaskReport } from "./oracle-types.js";
+import type { EngineEvent, EngineOutcome } from "./job-types.js";
+import type { Sandbox, SandboxRequest } from "./sandbox.js";
+
+/** Which keyed hook a claim came from: tapping `task.execute`, `job.execute` or `task.compare` for a name claims it. */
+export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter";
+
+/** Called when a plugin taps a claiming hook for `key`; throws on a conflict. */
+export type OnClaim = (kind: ClaimKind, key: string, plugin: string) => void;
+
+// biome-ignore lint/suspicious/noExplicitAny: any hook's arguments and result; only its taps' names are read.
+function claiming<H extends Hook<any, any>>(kind: ClaimKind, onClaim: OnClaim, make: () => H): HookMap<H> {
+  return new HookMap<H>((key: string) => {
+    const hook = make();
+    hook.intercept({
+      register: (tap) => {
+        onClaim(kind, key, tap.name);
+        return tap;
+      },
+    });
+    return hook;
+  });
+}
+
+export function createHooks(onClaim: OnClaim) {
+  return Object.freeze({
+    /** Grading: one task run against one deliverable. */
+    task: Object.freeze({
+      /**
+       * Keyed by deliverable type. Before the run's cases: set up per-run state (snapshot the deliverable, start a
+       * harness). `tearDown` of the same type always follows, even when a setUp tap threw.
+       */
+      setUp: new HookMap((_type: string) => new AsyncSeriesHook<[TaskRun]>(["run"])),
+      /** Observers: a task run starts (after setUp). Reporters. */
+      start: new AsyncSeriesHook<[TaskRun]>(["run"]),
+      /**
+       * Keyed by deliverable type. Waterfall: each tap refines a case's input and adds violations (Input Contract
+       * checks); nothing runs until every case was resolved.
+       */
+      resolveInput: new HookMap((_type: string) => new AsyncSeriesWaterfallHook<[CaseInputResolution, CaseWork]>(["resolution", "work"])),
+      /** Keyed by deliverable type; tapping claims the type. Runs one case and says what it produced. */
+      execute: claiming("deliverable", onClaim, () => new AsyncSeriesBailHook<[CaseExecuteRequest], CaseOutcome | undefined>(["request"])),
+      /** Keyed by compare mode; tapping claims the mode. Compares one field of one case. */
+      compare: claiming("compare", onClaim, () => new SyncBailHook<[CompareRequest], CompareResult | undefined>(["request"])),
+      /** Observers: one case has its verdict (live progress, the jobs server's case events). */
+      caseResult: new AsyncSeriesHook<[CaseVerdict, CaseWork]>(["verdict", "work"]),
+      /** Keyed by deliverable type. The run finished (always, even on error): tear down what setUp made. */
+      tearDown: new HookMap((_type: string) => new AsyncSeriesHook<[TaskRun, TaskReport]>(["run", "report"])),
+      /** Observers: a task run finished, with its report. */
+      end: new AsyncSeriesHook<[TaskRun, TaskReport]>(["run", "report"]),
+    }),
+
+    /** Skill jobs: one skill run by one engine. */
+    job: Object.freeze({
+      /** Waterfall: resolve file and inline inputs, fill parameter defaults, validate against the skill's schemas. */
+      resolveInput: new AsyncSeriesWaterfallHook<[JobInputResolution, JobWork]>(["resolution", "work"]),
+      /** Waterfall: the prompt text (default template, engine-specific template, patches). */
+      renderPrompt: new AsyncSeriesWaterfallHook<[PromptRendering, JobWork]>(["prompt", "work"]),
+      /** Keyed by engine name; tapping claims the engine. Runs the engine (its events go through `work.emit`). */
+      execute: claiming("engine", onClaim, () => new AsyncSeriesBailHook<[JobExecuteRequest], EngineOutcome | undefined>(["request"])),
+      /** Observers: an engine event as it streams (messages, tool calls, file changes, usage). */
+      event: new SyncHook<[EngineEvent, JobWork]>(["event", "work"]),
+      /** Waterfall: locate artifacts after the engine ran and validate the output. */
+      collectArtifacts: new AsyncSeriesWaterfallHook<[ArtifactCollection, JobWork]>(["collection", "work"]),
+    }),
+
+    /** Observers: a task run, job or solve batch ended. Reporters write their files here. */
+    runEnd: new AsyncSeriesHook<[RunEndInfo]>(["run"]),
+    /** Bail: the first tap returns the Sandbox for a purpose. The default sandbox taps last. */
+    sandbox: new SyncBailHook<[SandboxRequest], Sandbox | undefined>(["request"]),
+    /** The runner is done (`runner.close()`): stop what lives across runs (warm harnesses, pools). */
+    close: new AsyncSeriesHook<[]>([]),
+  });
+}
+
+export type RunnerHooks = ReturnType<typeof createHooks>;

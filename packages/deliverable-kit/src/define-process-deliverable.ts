@@ -1,0 +1,59 @@
+/**
+ * A deliverable type whose cases each start a process: the contract's script and cli types, and a team's own (a
+ * Node CLI, a compiled tool). One case = a fresh case folder with the case's `files`, `<runtime> <entry> argv...`
+ * fed `stdin` in the sandbox, then stdout, stderr, exit code and the files created or changed, compared by the
+ * oracle. Input and expected values are checked by the Input Contract's process rules before anything runs.
+ *
+ *   export default () => defineProcessDeliverable({
+ *     name: "@acme/skillrig-deliverable-node-cli", type: "node-cli", argv: true, runtime: ["node"],
+ *     description: "a Node.js command-line tool: node <entrypoint> argv...",
+ *   });
+ */
+import type { SkillrigPlugin } from "@skillrig/core";
+import { defineDeliverable } from "./define-deliverable.js";
+import { runProcessCase } from "./process/run-process-case.js";
+import { type ProcessInput, validateProcessExpected, validateProcessInput } from "./process/validate-process-case.js";
+
+export interface ProcessDeliverableDefinition {
+  /** The plugin's name (its package name). */
+  name: string;
+  /** The `deliverable_type` it grades. */
+  type: string;
+  description: string;
+  /** Every case input carries `argv`, a list of strings (the contract's cli rule); false: no argv (its script rule). */
+  argv: boolean;
+  /**
+   * What starts the entry file: `["python3"]` (the default) runs `python3 <entry> argv...`, `["node"]` runs Node,
+   * `[]` runs the entry file itself (it must be executable). A bare program name is looked up on PATH and its
+   * installation is made readable inside the sandbox; python3 is the user's real interpreter, not a shim.
+   */
+  runtime?: readonly string[];
+  /** Variables every case's process gets. Default for a Python runtime: no bytecode files, UTF-8 I/O. */
+  env?: Record<string, string>;
+}
+
+/** Python writes bytecode next to the code (the snapshot is read-only) and picks its I/O encoding from the locale. */
+const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" };
+
+interface ProcessSession {
+  root: string;
+  entryFile: string;
+}
+
+export function defineProcessDeliverable(definition: ProcessDeliverableDefinition): SkillrigPlugin {
+  const runtime = definition.runtime ?? ["python3"];
+  const env = definition.env ?? (/^python/.test(runtime[0] ?? "") ? PYTHON_ENV : {});
+  const shape = { type: definition.type, argv: definition.argv };
+  return defineDeliverable<ProcessSession, ProcessInput>({
+    name: definition.name,
+    type: definition.type,
+    description: definition.description,
+    open: ({ workspace }) => ({ root: workspace.root, entryFile: workspace.entryFile }),
+    checkCase({ testCase, casePointer }) {
+      const input = validateProcessInput(shape, testCase.input, casePointer);
+      const expected = validateProcessExpected(testCase.expected, casePointer);
+      return { value: input.value, violations: [...input.violations, ...expected.violations] };
+    },
+    runCase: (session, work, input, runner) => runProcessCase({ runner, work, input, ...session, runtime, env }),
+  });
+}
