@@ -5,6 +5,9 @@
  */
 import type { LoadedConfig, SkillrigPlugin } from "@skillrig/core";
 
+/** The bundled packages' config sections, for a host that loads the config itself (the server's job workers). */
+export { builtinConfigSections } from "./config-sections.js";
+
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
   const [sandbox, oracle, script, cli, fn, skills] = await Promise.all([
     import("@skillrig/sandbox"),

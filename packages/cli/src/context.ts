@@ -3,6 +3,7 @@
  */
 import { createRunner, loadConfig, type LoadedConfig, type Runner } from "@skillrig/core";
 import { builtinPlugins } from "./builtins.js";
+import { builtinConfigSections } from "./config-sections.js";
 import { createOutput, type Output, type Streams } from "./output.js";
 
 export interface GlobalOptions {
@@ -27,7 +28,7 @@ export function createContext(global: GlobalOptions, cwd = process.cwd(), stream
     global,
     out: createOutput(global.json ?? false, streams),
     config() {
-      loaded ??= loadConfig({ cwd, configPath: global.config });
+      loaded ??= loadConfig({ cwd, configPath: global.config, sections: builtinConfigSections });
       return loaded;
     },
     runner() {

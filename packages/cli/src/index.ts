@@ -3,5 +3,3 @@ export type { MainOptions } from "./main.js";
 export { ExitCode } from "./exit-codes.js";
 export type { CommandModule } from "./command.js";
 export type { CommandContext } from "./context.js";
-export { runConfigSection } from "./config-section.js";
-export type { RunConfig } from "./config-section.js";

@@ -1,6 +1,7 @@
 /**
- * `skills`: where skill packages are found and how their Python environments are built.
- * This package reads the section, so it contributes it: the schema fragment validated when the config is loaded
+ * `skills`: where skill packages are found and how their Python environments are built; `run`: the default job
+ * of `skillrig run`, a job request in the shape `runJob` takes (the CLI reads it; the shape is this package's).
+ * This package owns the sections, so it contributes them: the schema fragment validated when the config is loaded
  * (and composed into the editor schema), and the type added to `SkillrigConfig` by declaration merging.
  * Kept free of heavy imports: the CLI loads it to validate a config before anything else is loaded.
  */
@@ -13,9 +14,20 @@ export interface SkillsConfig {
   python?: { interpreter?: string; find_links?: string[]; index_url?: string; env_dir?: string };
 }
 
+/** The `run` section: the default job of `skillrig run` when no skill is named. */
+export interface RunConfig {
+  skill: string;
+  engine: string;
+  input?: Record<string, unknown>;
+  parameter?: Record<string, unknown>;
+  files?: Record<string, string>;
+  timeout_ms?: number;
+}
+
 declare module "@skillrig/core" {
   interface SkillrigConfig {
     skills?: SkillsConfig;
+    run?: RunConfig;
   }
 }
 
@@ -59,6 +71,41 @@ export const skillsConfigSection = defineConfigSection({
             type: "string",
           },
         },
+      },
+    },
+  },
+});
+
+export const runConfigSection = defineConfigSection({
+  section: "run",
+  owner: "@skillrig/skills",
+  schema: {
+    description: "The default job of `skillrig run` when no skill is named.",
+    type: "object",
+    additionalProperties: false,
+    required: ["skill", "engine"],
+    properties: {
+      skill: {
+        type: "string",
+      },
+      engine: {
+        type: "string",
+      },
+      input: {
+        type: "object",
+      },
+      parameter: {
+        type: "object",
+      },
+      files: {
+        type: "object",
+        additionalProperties: {
+          type: "string",
+        },
+      },
+      timeout_ms: {
+        type: "integer",
+        minimum: 1,
       },
     },
   },

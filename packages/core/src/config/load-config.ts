@@ -9,7 +9,7 @@ import { InvalidConfigError, type Violation } from "../errors.js";
 import { compileSchema, type CompiledSchema } from "../schema-validation.js";
 import { pointerToKeyPath } from "../json-pointer.js";
 import type { SkillrigPlugin } from "../plugin.js";
-import { checkConfigSections, composeConfigSchema, describeKnownSections, type ConfigSection } from "./config-section.js";
+import { CORE_CONFIG_KEYS, checkConfigSections, composeConfigSchema, describeKnownSections, type ConfigSection } from "./config-section.js";
 import type { SkillrigConfig } from "./define-config.js";
 import { resolvePlugins } from "./resolve-plugins.js";
 
@@ -160,10 +160,31 @@ function configViolations(config: object, sections: readonly ConfigSection[], fi
     .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
     .map((v) => ({
       ...v,
-      message: describeViolation(v.message, isUnknownTopLevelKey(v) ? "unknownSection" : v.rule),
+      message: isUnknownTopLevelKey(v) ? unknownSectionMessage(v.pointer!, sections) : describeViolation(v.message, v.rule),
       file,
       field: pointerToKeyPath(v.pointer ?? ""),
     }));
+}
+
+/** "unknown section", with the nearest known key when the name looks like a slip of the keyboard. */
+function unknownSectionMessage(pointer: string, sections: readonly ConfigSection[]): string {
+  const key = pointerToKeyPath(pointer);
+  const known = [...CORE_CONFIG_KEYS, ...sections.map((s) => s.section)];
+  const near = known.find((k) => editDistance(k, key) <= Math.min(2, Math.floor(k.length / 3)));
+  return near === undefined ? "unknown section" : `unknown section (did you mean "${near}"?)`;
+}
+
+/** Levenshtein distance; the names are short, so the plain table is enough. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
+  }
+  return previous[b.length]!;
 }
 
 function throwViolations(violations: Violation[], file: string | undefined, sections: readonly ConfigSection[]): never {
@@ -188,7 +209,6 @@ function isUnknownTopLevelKey(v: Violation): boolean {
 }
 
 function describeViolation(message: string, rule?: string): string {
-  if (rule === "unknownSection") return "unknown section";
   if (rule === "additionalProperties") return "unknown key";
   if (rule === "anyOf") return 'must be a plugin object, a package name, or ["package", { options }]';
   return message;
