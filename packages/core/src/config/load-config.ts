@@ -9,7 +9,14 @@ import { InvalidConfigError, type Violation } from "../errors.js";
 import { compileSchema, type CompiledSchema } from "../schema-validation.js";
 import { pointerToKeyPath } from "../json-pointer.js";
 import type { SkillrigPlugin } from "../plugin.js";
-import { CORE_CONFIG_KEYS, checkConfigSections, composeConfigSchema, describeKnownSections, type ConfigSection } from "./config-section.js";
+import {
+  CORE_CONFIG_KEYS,
+  checkConfigSections,
+  composeConfigSchema,
+  describeKnownSections,
+  type ConfigSection,
+  type SectionSource,
+} from "./config-section.js";
 import type { SkillrigConfig } from "./define-config.js";
 import { resolvePlugins } from "./resolve-plugins.js";
 
@@ -99,15 +106,28 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   const dir = dirname(file);
   const config = raw as SkillrigConfig;
   const plugins = await resolvePlugins(config.plugins ?? [], dir, file);
-  const sections = checkConfigSections(
-    [
-      ...hostSections.map((section) => ({ section })),
-      ...plugins.flatMap((plugin, pluginIndex) => (plugin.configSections ?? []).map((section) => ({ section, pluginIndex }))),
-    ],
-    file,
-  );
+  const sections = checkConfigSections([...hostSections.map((section) => ({ section })), ...pluginSections(plugins, file)], file);
   validateConfig(config, file, sections);
   return { config, file, dir, plugins, sections };
+}
+
+/** Each plugin's `configSections`, with its index in the config for errors; a plugin's malformed list is named. */
+function pluginSections(plugins: readonly SkillrigPlugin[], file?: string): SectionSource[] {
+  return plugins.flatMap((plugin, pluginIndex) => {
+    const declared: unknown = plugin.configSections;
+    if (declared === undefined) return [];
+    if (!Array.isArray(declared)) {
+      throw new InvalidConfigError(
+        `plugin "${plugin.name}" (plugins[${pluginIndex}]) has a configSections that is not an array of config sections`,
+        {
+          file,
+          pointer: `/plugins/${pluginIndex}`,
+          field: `plugins[${pluginIndex}]`,
+        },
+      );
+    }
+    return declared.map((section: ConfigSection) => ({ section, pluginIndex }));
+  });
 }
 
 async function readConfigFile(file: string): Promise<unknown> {
