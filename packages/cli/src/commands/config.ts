@@ -33,7 +33,7 @@ export const configCommand: CommandModule = {
           const ref = loaded.file ? relative(dirname(loaded.file), out).split("\\").join("/") : out;
           ctx.out.result(
             { out, sections: Object.keys(schema.properties as object).filter((k) => !(CORE_CONFIG_KEYS as readonly string[]).includes(k)) },
-            `wrote ${out}\npoint the config at it: "$schema": "${ref.startsWith(".") || ref.startsWith("/") ? ref : `./${ref}`}"`,
+            `wrote ${out}\npoint the config at it: "$schema": "${/^(\.\.?\/|\/)/.test(ref) ? ref : `./${ref}`}"`,
           );
         }
         setExit(ExitCode.Success);
