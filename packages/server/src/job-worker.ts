@@ -21,7 +21,7 @@ const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSecti
 export interface JobWorkerData {
   cwd: string;
   configFile?: string;
-  /** A module exporting `builtinPlugins(loaded)` and `builtinConfigSections`, as the CLI's builtins.ts does. */
+  /** A module exporting `builtinPlugins(loaded)` and `builtinSections()`, as the CLI's builtins.ts does. */
   builtinsModule?: string;
 }
 
@@ -42,10 +42,11 @@ try {
   const host = data.builtinsModule
     ? ((await import(data.builtinsModule)) as {
         builtinPlugins: (loaded: LoadedConfig) => Promise<SkillrigPlugin[]>;
-        builtinConfigSections?: readonly ConfigSection[];
+        builtinSections?: () => Promise<readonly ConfigSection[]>;
       })
     : undefined;
-  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile, sections: host?.builtinConfigSections ?? ownSections });
+  const sections = (await host?.builtinSections?.()) ?? ownSections;
+  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile, sections });
   const builtins = host ? await host.builtinPlugins(loaded) : [];
   const runner = await createRunner(loaded, { cwd: data.cwd, builtins });
   const execution = createJobExecution(runner);
