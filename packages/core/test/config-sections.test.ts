@@ -252,6 +252,23 @@ describe("the composed schema", () => {
     );
   });
 
+  it("keeps a fragment's own $refs pointing inside the fragment", () => {
+    const limits = defineConfigSection({
+      section: "limits",
+      owner: "@acme/limits",
+      schema: {
+        definitions: { bytes: { type: "integer", minimum: 1 } },
+        type: "object",
+        properties: { memory: { $ref: "#/definitions/bytes" }, disk: { $ref: "#/definitions/bytes" }, note: { const: { $ref: "#/x" } } },
+      },
+    });
+    const schema = composeConfigSchema([limits]);
+    const memory = (schema.properties as Record<string, { properties: Record<string, unknown> }>).limits!.properties.memory;
+    expect(memory).toEqual({ $ref: "#/properties/limits/definitions/bytes" });
+    expect(() => validateConfig({ limits: { memory: 1, disk: 2, note: { $ref: "#/x" } } }, undefined, [limits])).not.toThrow();
+    expect(() => validateConfig({ limits: { memory: 0 } }, undefined, [limits])).toThrow(/limits.memory: must be >= 1/);
+  });
+
   it("leaves the section objects and core's base schema untouched", () => {
     const before = JSON.stringify(gradingSection);
     composeConfigSchema([gradingSection]);

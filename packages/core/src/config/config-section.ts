@@ -14,7 +14,7 @@ export interface ConfigSection {
   readonly section: string;
   /** The package that contributes (and reads) the section; named in errors and in the composed schema. */
   readonly owner: string;
-  /** A draft-07 JSON Schema of the section's value, without `$id`; `$ref`s may point only inside the fragment. */
+  /** A draft-07 JSON Schema of the section's value; `$ref`s point inside the fragment (`#/definitions/x`), never remote. */
   readonly schema: Readonly<Record<string, unknown>>;
 }
 
@@ -125,11 +125,29 @@ export function composeConfigSchema(sections: readonly ConfigSection[]): Record<
   const schema = baseConfigSchema();
   const properties = schema.properties as Record<string, unknown>;
   for (const section of [...sections].sort((a, b) => a.section.localeCompare(b.section))) {
-    const fragment = fragmentForComposition(section.schema);
+    const fragment = rebaseRefs(fragmentForComposition(section.schema), `#/properties/${section.section}`);
     const said = typeof fragment.description === "string" ? `${fragment.description} ` : "";
     properties[section.section] = { ...fragment, description: `${said}(contributed by ${section.owner})` };
   }
   return schema;
+}
+
+/** Keywords whose values are data, not schemas: a `$ref` key inside them is not a reference. */
+const DATA_KEYWORDS = new Set(["enum", "const", "default", "examples"]);
+
+/**
+ * A fragment's `$ref`s point inside the fragment (`#/definitions/x`); once it sits at `/properties/<section>` of the
+ * composed schema they must say so, for ajv and for editors alike.
+ */
+function rebaseRefs<T>(value: T, base: string): T {
+  if (Array.isArray(value)) return value.map((item) => rebaseRefs(item, base)) as T;
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, child] of Object.entries(value)) {
+    if (key === "$ref" && typeof child === "string" && child.startsWith("#")) out[key] = `${base}${child.slice(1)}`;
+    else out[key] = DATA_KEYWORDS.has(key) ? child : rebaseRefs(child, base);
+  }
+  return out as T;
 }
 
 /** `name (owner)` for each section, and core's keys: what an "unknown section" error lists. */
