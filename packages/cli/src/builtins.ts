@@ -3,7 +3,12 @@
  * Each line imports one plugin package that the CLI depends on; they are imported (in parallel) only when a
  * command builds a runner, so `skillrig --version`, `--help` and commands that need no runner never load them.
  */
-import type { LoadedConfig, SkillrigPlugin } from "@skillrig/core";
+import type { ConfigSection, LoadedConfig, SkillrigPlugin } from "@skillrig/core";
+
+/** The bundled packages' config sections, for a host that loads the config itself (the server's job workers). */
+export async function builtinSections(): Promise<readonly ConfigSection[]> {
+  return (await import("./config-sections.js")).builtinConfigSections;
+}
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
   const [sandbox, oracle, script, cli, fn, skills] = await Promise.all([

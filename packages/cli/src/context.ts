@@ -2,7 +2,7 @@
  * What every command shares: the global options, the loaded config, and the runner built from it.
  */
 import { createRunner, loadConfig, type LoadedConfig, type Runner } from "@skillrig/core";
-import { builtinPlugins } from "./builtins.js";
+import { builtinPlugins, builtinSections } from "./builtins.js";
 import { createOutput, type Output, type Streams } from "./output.js";
 
 export interface GlobalOptions {
@@ -27,7 +27,8 @@ export function createContext(global: GlobalOptions, cwd = process.cwd(), stream
     global,
     out: createOutput(global.json ?? false, streams),
     config() {
-      loaded ??= loadConfig({ cwd, configPath: global.config });
+      // The bundled packages' sections are imported when a config is loaded, not when a command's --help is shown.
+      loaded ??= builtinSections().then((sections) => loadConfig({ cwd, configPath: global.config, sections }));
       return loaded;
     },
     runner() {

@@ -61,6 +61,11 @@ const COMMANDS: LazyCommand[] = [
     load: async () => (await import("./commands/view.js")).viewCommand,
   },
   {
+    name: "config",
+    description: "Print the JSON Schema of this project's config (with its plugins' sections), list its sections",
+    load: async () => (await import("./commands/config.js")).configCommand,
+  },
+  {
     name: "init",
     description: "Scaffold a skillrig project here: a config, an example task and an example skill",
     load: async () => (await import("./commands/init.js")).initCommand,

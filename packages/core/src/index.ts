@@ -29,7 +29,15 @@ export type * from "./sandbox.js";
 export { defineConfig } from "./config/define-config.js";
 export type { SkillrigConfig, PluginEntry, SandboxLimitsConfig } from "./config/define-config.js";
 export { loadConfig, findConfigFile, validateConfig, CONFIG_FILE_NAMES } from "./config/load-config.js";
-export type { LoadedConfig } from "./config/load-config.js";
+export type { LoadedConfig, LoadConfigOptions } from "./config/load-config.js";
+export {
+  defineConfigSection,
+  composeConfigSchema,
+  baseConfigSchema,
+  checkConfigSections,
+  CORE_CONFIG_KEYS,
+} from "./config/config-section.js";
+export type { ConfigSection, SectionSource } from "./config/config-section.js";
 export { resolvePlugins } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";

@@ -2,7 +2,24 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } fro
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
-import { createRunner, findConfigFile, loadConfig, type SkillrigError } from "../src/index.js";
+import { createRunner, defineConfigSection, findConfigFile, loadConfig, type SkillrigError } from "../src/index.js";
+
+/** Sections a host registers, shaped like two of the bundled packages' (core itself knows none). */
+const gradingSection = defineConfigSection({
+  section: "grading",
+  owner: "@acme/grading",
+  schema: { type: "object", additionalProperties: false, properties: { jobs: { type: "integer", minimum: 1 } } },
+});
+const listenSection = defineConfigSection({
+  section: "listen",
+  owner: "@acme/listen",
+  schema: {
+    type: "object",
+    additionalProperties: false,
+    properties: { port: { type: "integer" }, roots: { type: "array", items: { type: "string" } } },
+  },
+});
+const hostSections = [gradingSection, listenSection];
 
 function project(files: Record<string, string>): string {
   const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillrig-config-")));
@@ -24,10 +41,10 @@ async function configError(promise: Promise<unknown>): Promise<SkillrigError> {
 
 describe("config discovery", () => {
   it("walks up from the working directory to the nearest config file", async () => {
-    const dir = project({ "skillrig.config.json": '{"oracle":{"jobs":3}}', "a/b/c/.keep": "" });
+    const dir = project({ "skillrig.config.json": '{"grading":{"jobs":3}}', "a/b/c/.keep": "" });
     expect(findConfigFile(join(dir, "a/b/c"))).toBe(join(dir, "skillrig.config.json"));
-    const loaded = await loadConfig({ cwd: join(dir, "a/b/c") });
-    expect(loaded.config.oracle?.jobs).toBe(3);
+    const loaded = await loadConfig({ cwd: join(dir, "a/b/c"), sections: hostSections });
+    expect(loaded.config).toEqual({ grading: { jobs: 3 } });
     expect(loaded.dir).toBe(dir);
   });
 
@@ -42,10 +59,10 @@ describe("config discovery", () => {
 
   it("loads TypeScript and ESM config files", async () => {
     const dir = project({
-      "ts/skillrig.config.ts": "const jobs: number = 4;\nexport default { oracle: { jobs } } as const;\n",
+      "ts/skillrig.config.ts": "const jobs: number = 4;\nexport default { grading: { jobs } } as const;\n",
       "mjs/skillrig.config.mjs": "export default { runs_dir: 'out/runs' };\n",
     });
-    expect((await loadConfig({ cwd: join(dir, "ts") })).config.oracle?.jobs).toBe(4);
+    expect((await loadConfig({ cwd: join(dir, "ts"), sections: hostSections })).config).toEqual({ grading: { jobs: 4 } });
     expect((await loadConfig({ cwd: join(dir, "mjs") })).config.runs_dir).toBe("out/runs");
   });
 
@@ -67,20 +84,20 @@ describe("config discovery", () => {
 
 describe("config validation", () => {
   it("names an unknown key by its key path", async () => {
-    const dir = project({ "skillrig.config.json": '{"server":{"port":8080,"prot":1}}' });
-    const error = await configError(loadConfig({ cwd: dir }));
+    const dir = project({ "skillrig.config.json": '{"listen":{"port":8080,"prot":1}}' });
+    const error = await configError(loadConfig({ cwd: dir, sections: hostSections }));
     expect(error.code).toBe("invalid_config");
-    expect(error.field).toBe("server.prot");
-    expect(error.pointer).toBe("/server/prot");
-    expect(error.message).toContain("server.prot: unknown key");
+    expect(error.field).toBe("listen.prot");
+    expect(error.pointer).toBe("/listen/prot");
+    expect(error.message).toContain("listen.prot: unknown key");
     expect(error.file).toBe(join(dir, "skillrig.config.json"));
   });
 
   it("names a wrong type by its key path and lists every problem", async () => {
-    const dir = project({ "skillrig.config.json": '{"oracle":{"jobs":"two"},"skills":{"roots":"skills"}}' });
-    const error = await configError(loadConfig({ cwd: dir }));
-    expect(error.message).toContain("oracle.jobs: must be integer");
-    expect(error.message).toContain("skills.roots: must be array");
+    const dir = project({ "skillrig.config.json": '{"grading":{"jobs":"two"},"listen":{"roots":"skills"}}' });
+    const error = await configError(loadConfig({ cwd: dir, sections: hostSections }));
+    expect(error.message).toContain("grading.jobs: must be integer");
+    expect(error.message).toContain("listen.roots: must be array");
     expect(error.violations).toHaveLength(2);
   });
 
@@ -92,7 +109,7 @@ describe("config validation", () => {
   });
 
   it("reports invalid JSON with the file", async () => {
-    const dir = project({ "skillrig.config.json": '{"oracle": ' });
+    const dir = project({ "skillrig.config.json": '{"grading": ' });
     const error = await configError(loadConfig({ cwd: dir }));
     expect(error.message).toMatch(/skillrig\.config\.json is not valid JSON/);
   });

@@ -20,3 +20,4 @@ export type { ProcessCaseOptions } from "./process/run-process-case.js";
 export { validateProcessInput, validateProcessExpected, CLI_ARGV_MESSAGE } from "./process/validate-process-case.js";
 export type { ProcessInput, ProcessExpected, ProcessCaseShape } from "./process/validate-process-case.js";
 export { unsafePathReason } from "./process/safe-relative-path.js";
+export { caseLimitDefaults } from "./process/case-limit-defaults.js";

@@ -39,3 +39,5 @@ export { toSuiteJunitXml } from "./reporters/suite-junit.js";
 export { formatSuiteSummary } from "./reporters/suite-summary.js";
 export { createSuiteProgress, formatProgress } from "./reporters/suite-progress.js";
 export type { SuiteProgressDisplay, SuiteProgressOptions } from "./reporters/suite-progress.js";
+export { oracleConfigSection } from "./config-section.js";
+export type { OracleConfig } from "./config-section.js";

@@ -57,6 +57,7 @@ describe("the packed release installed with npm", () => {
     const modules = join(release.project, "node_modules");
     for (const [pkg, subpath] of [
       ["@skillrig/core", "./config-schema.json"],
+      ["@skillrig/cli", "./config-schema.json"],
       ["@skillrig/oracle", "./task.schema.json"],
       ["@skillrig/skills", "./runner-schema.json"],
     ] as const) {
@@ -73,7 +74,7 @@ describe("the packed release installed with npm", () => {
     expect(init.code, init.stderr).toBe(0);
     expect(init.stdout).toContain("npx skillrig test tasks/add-numbers/task.json");
     const config = JSON.parse(readFileSync(join(app, "skillrig.config.json"), "utf8"));
-    expect(config.$schema).toBe("../../node_modules/@skillrig/core/dist/config/config.schema.json");
+    expect(config.$schema).toBe("../../node_modules/@skillrig/cli/config.schema.json");
     expect(existsSync(join(app, config.$schema))).toBe(true);
 
     const test = await skillrig(app, "test", "tasks/add-numbers/task.json", "--deliverable", "tasks/add-numbers/solution.py", "--json");

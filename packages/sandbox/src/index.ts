@@ -15,3 +15,5 @@ export { confineAgent, agentJailAvailability, installationOf } from "./agent-pro
 export type { AgentJailOptions, AgentNetworkPolicy, AgentIsolation, AgentLevelProbe } from "./agent-profile.js";
 export { startEgressRelay, modelEndpointOf } from "./egress-proxy.js";
 export type { EgressRelay, ModelEndpoint } from "./egress-proxy.js";
+export { sandboxConfigSection } from "./config-section.js";
+export type { SandboxConfig } from "./config-section.js";

@@ -7,3 +7,5 @@ export type { JobExecution, SkillListing, RunSkillJobOptions, RunOracleOptions }
 export { runOracleRemotely } from "./client.js";
 export type { RemoteOracleRunOptions } from "./client.js";
 export type { ServerRole, QueueSettings } from "./server-config.js";
+export { serverConfigSection } from "./config-section.js";
+export type { ServerConfig } from "./config-section.js";

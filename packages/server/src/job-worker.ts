@@ -1,20 +1,27 @@
 /**
  * A worker thread that runs jobs for the server, so runJob's file work and the engine's stream parsing do not
  * hold up the thread that answers HTTP requests. It builds its own runner the way the host built the server's
- * (the same config file, the host's built-in plugins from `builtinsModule`) and takes one job at a time.
+ * (the same config file, validated with the same config sections, the host's built-in plugins from `builtinsModule`)
+ * and takes one job at a time.
  *
  * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, task, deliverableDir } | { type: "cancel", jobId }
  * Messages out: { type: "ready" } | { type: "event", jobId, event } | { type: "case", jobId, verdict }
  *               | { type: "done", jobId, value } | { type: "failed", jobId, error } | { type: "fatal", error }
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createRunner, isSkillrigError, loadConfig, type SkillrigPlugin, type LoadedConfig } from "@skillrig/core";
+import { createRunner, isSkillrigError, loadConfig, type ConfigSection, type LoadedConfig, type SkillrigPlugin } from "@skillrig/core";
+import { oracleConfigSection } from "@skillrig/oracle/config-section";
+import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
+import { serverConfigSection } from "./config-section.js";
 import { createJobExecution } from "./job-execution.js";
+
+/** Without a host module: the sections of what the server itself reads (its own, the oracle's, the skills'). */
+const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection];
 
 export interface JobWorkerData {
   cwd: string;
   configFile?: string;
-  /** A module exporting `builtinPlugins(loaded)`, as the CLI's builtins.ts does. */
+  /** A module exporting `builtinPlugins(loaded)` and `builtinSections()`, as the CLI's builtins.ts does. */
   builtinsModule?: string;
 }
 
@@ -32,12 +39,15 @@ function serialize(error: unknown) {
 }
 
 try {
-  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile });
-  let builtins: SkillrigPlugin[] = [];
-  if (data.builtinsModule) {
-    const module = (await import(data.builtinsModule)) as { builtinPlugins: (loaded: LoadedConfig) => Promise<SkillrigPlugin[]> };
-    builtins = await module.builtinPlugins(loaded);
-  }
+  const host = data.builtinsModule
+    ? ((await import(data.builtinsModule)) as {
+        builtinPlugins: (loaded: LoadedConfig) => Promise<SkillrigPlugin[]>;
+        builtinSections?: () => Promise<readonly ConfigSection[]>;
+      })
+    : undefined;
+  const sections = (await host?.builtinSections?.()) ?? ownSections;
+  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile, sections });
+  const builtins = host ? await host.builtinPlugins(loaded) : [];
   const runner = await createRunner(loaded, { cwd: data.cwd, builtins });
   const execution = createJobExecution(runner);
   const controllers = new Map<string, AbortController>();

@@ -23,3 +23,5 @@ export { outputInstructions } from "./skill-patch.js";
 export { ensurePythonEnv } from "./python-env.js";
 export type { PythonEnv, PythonEnvOptions } from "./python-env.js";
 export { checkFileExtensions, TEXT_EXTENSIONS } from "./file-extensions.js";
+export { skillsConfigSection, runConfigSection } from "./config-section.js";
+export type { SkillsConfig, RunConfig } from "./config-section.js";

@@ -23,3 +23,5 @@ export { toSolveJunit } from "./reporters/junit-reporter.js";
 export { toSolveHtml } from "./reporters/html-reporter.js";
 export { writeSolveReports } from "./reporters/write-reports.js";
 export type { SolveReporterName } from "./reporters/write-reports.js";
+export { solveConfigSection } from "./config-section.js";
+export type { SolveConfig } from "./config-section.js";

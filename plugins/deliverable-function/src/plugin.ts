@@ -28,6 +28,10 @@ import { checkArgs } from "./check-args.js";
 import { outcomeOf } from "./case-outcome.js";
 import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
 import type { CaseReply, CaseRequest, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
+// Types only: the sections this plugin reads (`oracle.timeout_ms`, `sandbox.limits`) join SkillrigConfig by
+// declaration merging; both packages are devDependencies, and nothing of them is loaded at run time.
+import type {} from "@skillrig/oracle/config-section";
+import type {} from "@skillrig/sandbox/config-section";
 
 export const PLUGIN_NAME = "@skillrig/deliverable-function";
 

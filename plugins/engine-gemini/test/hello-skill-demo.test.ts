@@ -7,7 +7,7 @@ import { join, resolve } from "node:path";
 import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { createRunner, loadConfig } from "@skillrig/core";
-import { runJob, skillProtocolPlugin } from "@skillrig/skills";
+import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
 import { tempDir } from "./support.js";
 
 const REPO = resolve(import.meta.dirname, "../../..");
@@ -37,7 +37,10 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
   });
 
   it("runs the same example through codex, from the example's config as a user would load it", async () => {
-    const loaded = await loadConfig({ configPath: join(EXAMPLE, "skillrig.config.json") });
+    const loaded = await loadConfig({
+      configPath: join(EXAMPLE, "skillrig.config.json"),
+      sections: [skillsConfigSection, runConfigSection],
+    });
     const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
     const result = await runJob(
       runner,

@@ -16,7 +16,8 @@ const TEMPLATES = resolve(import.meta.dirname, "../../templates/init");
 
 /** Scaffolded files that get a `$schema`, and the package export holding that schema. */
 const SCHEMA_OF: Record<string, { pkg: string; subpath: string }> = {
-  "skillrig.config.json": { pkg: "@skillrig/core", subpath: "./config-schema.json" },
+  // The CLI's composed schema: core's keys and the bundled packages' sections (`skillrig config schema` adds plugins').
+  "skillrig.config.json": { pkg: "@skillrig/cli", subpath: "./config-schema.json" },
   "tasks/add-numbers/task.json": { pkg: "@skillrig/oracle", subpath: "./task.schema.json" },
   "skills/line-count/assets/runner.json": { pkg: "@skillrig/skills", subpath: "./runner-schema.json" },
 };

@@ -13,10 +13,13 @@ export interface CreateRunnerOptions {
   builtins?: SkillrigPlugin[];
 }
 
-/** Builds a runner from a loaded config: resolves plugin entries from the config's folder and applies them in order. */
+/**
+ * Builds a runner from a loaded config and applies its plugins in order: those `loadConfig` resolved, or, for a
+ * config built by hand, the plugin entries resolved here from the config's folder.
+ */
 export async function createRunner(loaded: LoadedConfig, options: CreateRunnerOptions = {}): Promise<Runner> {
   const runner = new Runner({ cwd: options.cwd, config: loaded.config, configDir: loaded.dir, configFile: loaded.file });
-  const plugins = await resolvePlugins(loaded.config.plugins ?? [], loaded.dir, loaded.file);
+  const plugins = loaded.plugins ?? (await resolvePlugins(loaded.config.plugins ?? [], loaded.dir, loaded.file));
   for (const plugin of plugins) runner.use(plugin);
   if (loaded.config.builtins !== false) for (const plugin of options.builtins ?? []) runner.use(plugin);
   return runner;

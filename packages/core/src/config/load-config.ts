@@ -5,11 +5,20 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { createRequire } from "node:module";
-import { InvalidConfigError } from "../errors.js";
+import { InvalidConfigError, type Violation } from "../errors.js";
 import { compileSchema, type CompiledSchema } from "../schema-validation.js";
 import { pointerToKeyPath } from "../json-pointer.js";
+import type { SkillrigPlugin } from "../plugin.js";
+import {
+  CORE_CONFIG_KEYS,
+  checkConfigSections,
+  composeConfigSchema,
+  describeKnownSections,
+  type ConfigSection,
+  type SectionSource,
+} from "./config-section.js";
 import type { SkillrigConfig } from "./define-config.js";
+import { resolvePlugins } from "./resolve-plugins.js";
 
 export const CONFIG_FILE_NAMES = [
   "skillrig.config.ts",
@@ -25,12 +34,34 @@ export interface LoadedConfig {
   file?: string;
   /** Folder relative paths in the config resolve against. */
   dir: string;
+  /** The config's plugins, resolved and validated with the config (`createRunner` applies these). */
+  plugins?: SkillrigPlugin[];
+  /** Every section the config was validated against: the host's and its plugins'. */
+  sections?: ConfigSection[];
 }
 
-const require = createRequire(import.meta.url);
-let validator: CompiledSchema<SkillrigConfig> | undefined;
-function configValidator() {
-  validator ??= compileSchema<SkillrigConfig>(require("./config.schema.json"));
+export interface LoadConfigOptions {
+  cwd?: string;
+  /** A config file to load instead of discovering one (`--config`). */
+  configPath?: string;
+  /**
+   * Sections the host knows without a plugin listed in the config: the CLI registers those of its bundled
+   * packages (`oracle`, `sandbox`, `skills`, `server`, `solve`, `run`). The config's plugins add theirs.
+   */
+  sections?: readonly ConfigSection[];
+}
+
+// Validators by composed schema: a process loads one config (the CLI) or a few (tests, the server's workers).
+const validators = new Map<string, CompiledSchema<SkillrigConfig>>();
+function configValidator(sections: readonly ConfigSection[]): CompiledSchema<SkillrigConfig> {
+  const schema = composeConfigSchema(sections);
+  const key = JSON.stringify(schema);
+  let validator = validators.get(key);
+  if (validator === undefined) {
+    validator = compileSchema<SkillrigConfig>(schema);
+    if (validators.size >= 16) validators.delete(validators.keys().next().value!);
+    validators.set(key, validator);
+  }
   return validator;
 }
 
@@ -48,8 +79,12 @@ export function findConfigFile(cwd: string): string | undefined {
   }
 }
 
-/** Loads the config named by `configPath`, or the one found from `cwd`, and validates it. */
-export async function loadConfig(options: { cwd?: string; configPath?: string } = {}): Promise<LoadedConfig> {
+/**
+ * Loads the config named by `configPath`, or the one found from `cwd`, and validates all of it before anything
+ * runs: core's keys and the host's sections first, then its plugins are resolved (their sections are part of
+ * what a config may say), then every section against its owner's schema. Every problem is listed at once.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
   let file: string | undefined;
   if (options.configPath !== undefined) {
@@ -60,10 +95,39 @@ export async function loadConfig(options: { cwd?: string; configPath?: string } 
   } else {
     file = findConfigFile(cwd);
   }
-  if (file === undefined) return { config: {}, dir: cwd };
+  const hostSections = checkConfigSections((options.sections ?? []).map((section) => ({ section })));
+  if (file === undefined) return { config: {}, dir: cwd, plugins: [], sections: hostSections };
   const raw = await readConfigFile(file);
-  validateConfig(raw, file);
-  return { config: raw as SkillrigConfig, file, dir: dirname(file) };
+  assertConfigObject(raw, file);
+  // A top-level key nobody has contributed yet may be a plugin's section: judged once the plugins are resolved.
+  // Other problems wait too, unless the plugin list itself is malformed and cannot be resolved.
+  const early = configViolations(raw, hostSections, file).filter((v) => !isUnknownTopLevelKey(v));
+  if (early.some((v) => v.pointer === "/plugins" || (v.pointer ?? "").startsWith("/plugins/"))) throwViolations(early, file, hostSections);
+  const dir = dirname(file);
+  const config = raw as SkillrigConfig;
+  const plugins = await resolvePlugins(config.plugins ?? [], dir, file);
+  const sections = checkConfigSections([...hostSections.map((section) => ({ section })), ...pluginSections(plugins, file)], file);
+  validateConfig(config, file, sections);
+  return { config, file, dir, plugins, sections };
+}
+
+/** Each plugin's `configSections`, with its index in the config for errors; a plugin's malformed list is named. */
+function pluginSections(plugins: readonly SkillrigPlugin[], file?: string): SectionSource[] {
+  return plugins.flatMap((plugin, pluginIndex) => {
+    const declared: unknown = plugin.configSections;
+    if (declared === undefined) return [];
+    if (!Array.isArray(declared)) {
+      throw new InvalidConfigError(
+        `plugin "${plugin.name}" (plugins[${pluginIndex}]) has a configSections that is not an array of config sections`,
+        {
+          file,
+          pointer: `/plugins/${pluginIndex}`,
+          field: `plugins[${pluginIndex}]`,
+        },
+      );
+    }
+    return declared.map((section: ConfigSection) => ({ section, pluginIndex }));
+  });
 }
 
 async function readConfigFile(file: string): Promise<unknown> {
@@ -91,27 +155,77 @@ async function readConfigFile(file: string): Promise<unknown> {
   }
 }
 
-/** Validates a config value; throws `invalid_config` naming each key path at fault. */
-export function validateConfig(config: unknown, file?: string): asserts config is SkillrigConfig {
+/**
+ * Validates a config value against core's keys plus `sections` (the host's and its plugins'); throws
+ * `invalid_config` naming each key path at fault. A top-level key that no section claims is refused with the
+ * list of sections that exist and the package that contributes each.
+ */
+export function validateConfig(config: unknown, file?: string, sections: readonly ConfigSection[] = []): asserts config is SkillrigConfig {
+  assertConfigObject(config, file);
+  const violations = configViolations(config, sections, file);
+  if (violations.length > 0) throwViolations(violations, file, sections);
+}
+
+function assertConfigObject(config: unknown, file?: string): asserts config is Record<string, unknown> {
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
     throw new InvalidConfigError(`config${file ? ` in ${file}` : ""} must be an object (export default defineConfig({...}))`, { file });
   }
-  const raw = configValidator().validate(config);
+}
+
+function configViolations(config: object, sections: readonly ConfigSection[], file?: string): Violation[] {
+  const raw = configValidator(sections).validate(config);
   // Where an anyOf failed (a plugin entry), its branch errors at or below the same pointer add only noise.
   const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
-  const violations = raw
+  return raw
     .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
-    .map((v) => ({ ...v, message: describeViolation(v.message, v.rule), file, field: pointerToKeyPath(v.pointer ?? "") }));
-  if (violations.length > 0) {
-    const lines = violations.map((v) => `  ${v.field}: ${v.message}`);
-    const first = violations[0]!;
-    throw new InvalidConfigError(`invalid config${file ? ` in ${file}` : ""}:\n${lines.join("\n")}`, {
+    .map((v) => ({
+      ...v,
+      message: isUnknownTopLevelKey(v) ? unknownSectionMessage(v.pointer!, sections) : describeViolation(v.message, v.rule),
       file,
-      pointer: first.pointer,
-      field: first.field,
-      violations,
-    });
+      field: pointerToKeyPath(v.pointer ?? ""),
+    }));
+}
+
+/** "unknown section", with the nearest known key when the name looks like a slip of the keyboard. */
+function unknownSectionMessage(pointer: string, sections: readonly ConfigSection[]): string {
+  const key = pointerToKeyPath(pointer);
+  const known = [...CORE_CONFIG_KEYS, ...sections.map((s) => s.section)];
+  const near = known.find((k) => editDistance(k, key) <= Math.min(2, Math.floor(k.length / 3)));
+  return near === undefined ? "unknown section" : `unknown section (did you mean "${near}"?)`;
+}
+
+/** Levenshtein distance; the names are short, so the plain table is enough. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const row = [i];
+    for (let j = 1; j <= b.length; j++) {
+      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = row;
   }
+  return previous[b.length]!;
+}
+
+function throwViolations(violations: Violation[], file: string | undefined, sections: readonly ConfigSection[]): never {
+  const lines = violations.map((v) => `  ${v.field}: ${v.message}`);
+  const unknownSection = violations.some(isUnknownTopLevelKey);
+  if (unknownSection) lines.push(`  (${describeKnownSections(sections)})`);
+  const first = violations[0]!;
+  throw new InvalidConfigError(`invalid config${file ? ` in ${file}` : ""}:\n${lines.join("\n")}`, {
+    file,
+    pointer: first.pointer,
+    field: first.field,
+    violations,
+    details: unknownSection ? { sections: Object.fromEntries(sections.map((s) => [s.section, s.owner])) } : undefined,
+    hint: unknownSection
+      ? 'a section comes from the package that reads it: check the spelling, or add the plugin that contributes it to "plugins"'
+      : undefined,
+  });
+}
+
+function isUnknownTopLevelKey(v: Violation): boolean {
+  return v.rule === "additionalProperties" && /^\/[^/]*$/.test(v.pointer ?? "");
 }
 
 function describeViolation(message: string, rule?: string): string {

@@ -5,6 +5,7 @@
  */
 import { join } from "node:path";
 import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork, type Runner, type SandboxResult } from "@skillrig/core";
+import { caseLimitDefaults } from "./case-limit-defaults.js";
 import { fileText, folderChanges, writeCaseFiles } from "./case-folder.js";
 import {
   DEFAULT_OUTPUT_ENTRIES,
@@ -38,10 +39,7 @@ export async function runProcessCase({ runner, work, input, root, entryFile, run
   const expected = testCase.expected as ProcessExpected;
   const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
   await writeCaseFiles(caseDir, input.files);
-  const limits = resolveCaseLimits(run.loaded.task, testCase, {
-    timeout_ms: runner.config.oracle?.timeout_ms,
-    limits: runner.config.sandbox?.limits,
-  });
+  const limits = resolveCaseLimits(run.loaded.task, testCase, caseLimitDefaults(runner.config));
   const command = [...runtime, entryFile, ...input.argv];
   const result = await run.sandbox.run({
     command,

@@ -4,11 +4,11 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { createRunner, loadConfig, type SkillrigConfig } from "@skillrig/core";
-import { skillProtocolPlugin } from "@skillrig/skills";
-import { compareModesPlugin } from "@skillrig/oracle";
+import { runConfigSection, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
+import { compareModesPlugin, oracleConfigSection } from "@skillrig/oracle";
 import scriptPlugin from "@skillrig/deliverable-script";
-import sandboxPlugin from "@skillrig/sandbox";
-import { startServer, type RunningServer, type ServerOverrides } from "@skillrig/server";
+import sandboxPlugin, { sandboxConfigSection } from "@skillrig/sandbox";
+import { serverConfigSection, startServer, type RunningServer, type ServerOverrides } from "@skillrig/server";
 import { createParser, type EventSourceMessage } from "eventsource-parser";
 import { startRedis, type TestRedis } from "./redis-server.js";
 
@@ -57,7 +57,8 @@ export async function openBackend(backend: Backend, options: { aof?: boolean } =
 
 /** Starts the server in this process, as `skillrig serve` does: the config's plugins, then the CLI's built-ins it needs. */
 export async function startInProcess(projectDir: string, overrides: ServerOverrides = {}): Promise<RunningServer> {
-  const loaded = await loadConfig({ cwd: projectDir });
+  const sections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection, sandboxConfigSection];
+  const loaded = await loadConfig({ cwd: projectDir, sections });
   const builtins = [compareModesPlugin(), scriptPlugin(), skillProtocolPlugin(), sandboxPlugin()];
   const runner = await createRunner(loaded, { cwd: projectDir, builtins });
   return startServer({ runner, overrides: { port: 0, ...overrides } });

@@ -1,0 +1,65 @@
+/**
+ * `sandbox`: the isolation level of the default sandbox and the default limits of a case.
+ * This package reads the section, so it contributes it: the schema fragment validated when the config is loaded
+ * (and composed into the editor schema), and the type added to `SkillrigConfig` by declaration merging.
+ * Kept free of heavy imports: the CLI loads it to validate a config before anything else is loaded.
+ */
+import { defineConfigSection, type SandboxLimitsConfig } from "@skillrig/core";
+
+/** The `sandbox` section: the default sandbox's isolation level and a case's default limits. */
+export interface SandboxConfig {
+  level?: "auto" | "namespaces" | "rlimits" | "none";
+  /** Fail instead of falling back when the strongest level is not available. */
+  require_strongest?: boolean;
+  limits?: SandboxLimitsConfig;
+}
+
+declare module "@skillrig/core" {
+  interface SkillrigConfig {
+    sandbox?: SandboxConfig;
+  }
+}
+
+export const sandboxConfigSection = defineConfigSection({
+  section: "sandbox",
+  owner: "@skillrig/sandbox",
+  schema: {
+    description: "How deliverables are confined: the isolation level and the default resource limits of a case.",
+    type: "object",
+    additionalProperties: false,
+    properties: {
+      level: {
+        enum: ["auto", "namespaces", "rlimits", "none"],
+      },
+      require_strongest: {
+        type: "boolean",
+      },
+      limits: {
+        type: "object",
+        additionalProperties: false,
+        properties: {
+          cpu_ms: {
+            type: "integer",
+            minimum: 1,
+          },
+          memory_bytes: {
+            type: "integer",
+            minimum: 1,
+          },
+          processes: {
+            type: "integer",
+            minimum: 1,
+          },
+          output_bytes: {
+            type: "integer",
+            minimum: 1,
+          },
+          file_bytes: {
+            type: "integer",
+            minimum: 1,
+          },
+        },
+      },
+    },
+  },
+});
