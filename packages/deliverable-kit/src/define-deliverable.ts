@@ -15,6 +15,7 @@ import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
+  type ConfigSection,
   copyDeliverable,
   pointer,
   type CaseOutcome,
@@ -77,6 +78,8 @@ export interface DeliverableDefinition<Session, Input = unknown> {
   close?(session: Session): Promise<void> | void;
   /** The runner is closing: stop what the plugin kept across runs. */
   closeRuntime?(): Promise<void> | void;
+  /** Config sections the type reads (`runner.config.<section>`), validated when the config loads (docs/plugin-api.md). */
+  configSections?: readonly ConfigSection[];
 }
 
 /** A run whose `open` succeeded. */
@@ -97,6 +100,7 @@ export function defineDeliverable<Session, Input = unknown>(definition: Delivera
   const runs = new WeakMap<TaskRun, OpenRun<Session>>();
   return {
     name,
+    ...(definition.configSections ? { configSections: definition.configSections } : {}),
     sessionOf: (run) => runs.get(run)?.session,
     apply(runner: Runner) {
       const { task } = runner.hooks;
