@@ -125,6 +125,8 @@ export function createJobExecution(runner: Runner): JobExecution {
     },
     runSkillJob(request, options) {
       return runJob(runner, request, {
+        // The cached manifest: its schemas are compiled once (see @skillrig/skills' compiled-schemas), not per job.
+        skill: loadSkill(request.skill_id),
         // Engines run jailed on a server: an agent must not read other jobs, tokens or the server's data.
         requireEngineJail,
         jobId: options.jobId,

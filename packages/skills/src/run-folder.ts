@@ -59,7 +59,10 @@ export function installedSkillDir(run: RunFolder, skillId: string): string {
 /** Copies the snapshot into the workspace at .agents/skills/<id>/ and writes the patched SKILL.md there. */
 export function installSkill(run: RunFolder, skillId: string, skillMd: string): string {
   const target = installedSkillDir(run, skillId);
-  cpSync(run.skillSnapshot, target, { recursive: true, verbatimSymlinks: true });
+  // SKILL.md is left out of the copy and written afresh: overwriting the just-copied file truncates it, which on
+  // ext4 (auto_da_alloc) forces its blocks to disk first, a wait of milliseconds per job under load.
+  const original = join(run.skillSnapshot, "SKILL.md");
+  cpSync(run.skillSnapshot, target, { recursive: true, verbatimSymlinks: true, filter: (source) => source !== original });
   writeFileSync(join(target, "SKILL.md"), skillMd);
   return target;
 }
