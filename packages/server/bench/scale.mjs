@@ -136,8 +136,17 @@ async function measure(label, url) {
   const started = performance.now();
   const stats = await drive(url, seconds * 1000);
   const elapsed = (performance.now() - started) / 1000;
-  const row = { label, jobs: stats.done, jobs_per_s: +(stats.done / elapsed).toFixed(1), errors: stats.errors.length, load: loadavg()[0] };
-  process.stderr.write(`bench scale: ${label}: ${row.jobs_per_s} jobs/s (${row.errors} errors)\n`);
+  const row = {
+    label,
+    jobs: stats.done,
+    jobs_per_s: +(stats.done / elapsed).toFixed(1),
+    errors: stats.errors.length,
+    error_kinds: [...new Set(stats.errors)].slice(0, 5),
+    load: loadavg()[0],
+  };
+  process.stderr.write(
+    `bench scale: ${label}: ${row.jobs_per_s} jobs/s (${row.errors} errors${row.errors ? `: ${row.error_kinds.join("; ")}` : ""})\n`,
+  );
   return row;
 }
 
@@ -213,8 +222,10 @@ try {
       load: median(mine.map((m) => m.load)),
     };
   });
-  if (!redisBinary) rows.push({ label: "redis", jobs_per_s: null, rounds: [], errors: 0, note: "redis-server not installed (scripts/setup-system.sh)" });
-  const inRound = (round, workers) => measurements.find((m) => m.round === round && m.label.startsWith(`redis, 1 API node + ${workers} worker`));
+  if (!redisBinary)
+    rows.push({ label: "redis", jobs_per_s: null, rounds: [], errors: 0, note: "redis-server not installed (scripts/setup-system.sh)" });
+  const inRound = (round, workers) =>
+    measurements.find((m) => m.round === round && m.label.startsWith(`redis, 1 API node + ${workers} worker`));
   const ratios = [];
   for (let round = 1; round <= rounds; round++) {
     const one = inRound(round, 1)?.jobs_per_s;
