@@ -22,13 +22,7 @@ import { sampleStatus, type RunSuiteOptions } from "@skillrig/oracle";
 import { runOracleRemotely, runSolveAttemptRemotely, type ServerAccess } from "@skillrig/server";
 import { checkReference, notRun, type AttemptResult, type SolveExecution } from "@skillrig/solve";
 
-export const SERVER_TOKEN_ENV = "SKILLRIG_SERVER_TOKEN";
-
-/**
- * How many samples (test) or attempts (solve) are on the server at once when `--server` is given: enough to keep
- * many workers busy, few enough to stay well under the server's default queue_limit (1000).
- */
-export const REMOTE_IN_FLIGHT = 64;
+import { SERVER_TOKEN_ENV } from "./server-option.js";
 
 export function serverAccess(url: string): ServerAccess {
   return { url, token: process.env[SERVER_TOKEN_ENV] || undefined };

@@ -14,7 +14,7 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { recordRun, reserveRunFolder, runsDirOf } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
-import { REMOTE_IN_FLIGHT, remoteSolveExecution, SERVER_TOKEN_ENV } from "../remote-run.js";
+import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
@@ -140,7 +140,7 @@ export const solveCommand: CommandModule = {
             }),
             attempts: options.attempts ?? defaults.attempts ?? 1,
             jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
-            ...(options.server ? { execution: remoteSolveExecution(runner, options.server) } : {}),
+            ...(options.server ? { execution: (await import("../remote-run.js")).remoteSolveExecution(runner, options.server) } : {}),
             timeoutMs: options.timeout,
             onProgress: (event) => {
               heartbeat.touch();

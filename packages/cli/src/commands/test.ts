@@ -36,7 +36,7 @@ import {
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { REMOTE_IN_FLIGHT, remoteSampleGrader, runTaskOnServer, SERVER_TOKEN_ENV } from "../remote-run.js";
+import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
@@ -204,9 +204,10 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
 
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
+  const remote = options.server ? await import("../remote-run.js") : undefined;
   const report = await withSigint((signal) =>
-    options.server
-      ? runTaskOnServer(runner, {
+    remote && options.server
+      ? remote.runTaskOnServer(runner, {
           server: options.server,
           loaded,
           deliverable: options.deliverable!,
@@ -245,12 +246,13 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const oracle = runner.config.oracle ?? {};
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
     const startedAt = new Date();
+    const grade = options.server ? (await import("../remote-run.js")).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint((signal) =>
       runSuite(runner, {
         entries,
         // With --server every sample is one oracle run on the server; how many run at once is its workers' affair.
         jobs: options.server ? REMOTE_IN_FLIGHT : (options.jobs ?? oracle.jobs ?? defaultJobs()),
-        ...(options.server ? { grade: remoteSampleGrader(options.server) } : {}),
+        ...(grade ? { grade } : {}),
         ks: options.k,
         strict: options.strict ?? oracle.strict ?? false,
         signal,
