@@ -27,6 +27,7 @@ export { gradeSample, runSuite, sampleStatus } from "./run-suite.js";
 export type {
   GradedSample,
   RunSuiteOptions,
+  SampleGrading,
   SampleResult,
   SampleStatus,
   SuiteProgress,

@@ -91,6 +91,16 @@ export interface RunSuiteOptions {
   strict?: boolean;
   signal?: AbortSignal;
   onProgress?: (progress: SuiteProgress) => void;
+  /** Grades one sample elsewhere (a jobs server, `skillrig test --server`); default: `gradeSample` on `runner`. */
+  grade?: (options: SampleGrading) => Promise<GradedSample>;
+}
+
+export interface SampleGrading {
+  loaded: LoadedTask;
+  deliverable: Deliverable;
+  jobs?: number;
+  strict?: boolean;
+  signal?: AbortSignal;
 }
 
 /** Errors that are about one task or one deliverable: the sample records them and the suite goes on. */
@@ -101,10 +111,7 @@ const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
  * deliverable becomes an `error` sample; anything else (no sandbox, a broken plugin) is thrown, as it would stop
  * every other sample too.
  */
-export async function gradeSample(
-  runner: Runner,
-  options: { loaded: LoadedTask; deliverable: Deliverable; jobs?: number; strict?: boolean; signal?: AbortSignal },
-): Promise<GradedSample> {
+export async function gradeSample(runner: Runner, options: SampleGrading): Promise<GradedSample> {
   try {
     const report = await runTask(runner, options);
     return { status: sampleStatus(report.summary), report };
@@ -127,6 +134,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
   // Pairs are the unit of parallelism; cases within a pair share only the jobs left over (a one-task suite gets them all).
   const caseJobs = Math.max(1, options.caseJobs ?? Math.ceil(jobs / Math.max(1, pairs.length)));
   const results = new Map<SuiteEntry, SampleResult[]>(options.entries.map((entry) => [entry, []]));
+  const grade = options.grade ?? ((sample: SampleGrading) => gradeSample(runner, sample));
   const limit = pLimit(jobs);
   let done = 0;
   let samplesPassed = 0;
@@ -143,7 +151,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
         else if (signal.aborted) graded = { status: "error", error: { code: "interrupted", message: "canceled before it ran" } };
         else {
           try {
-            graded = await gradeSample(runner, {
+            graded = await grade({
               loaded: entry.loaded,
               deliverable: sample.deliverable,
               jobs: caseJobs,

@@ -66,7 +66,7 @@ export const jobView = {
   required: ["id", "kind", "status", "created_at"],
   properties: {
     id: { type: "string" },
-    kind: { type: "string", enum: ["skill", "oracle"] },
+    kind: { type: "string", enum: ["skill", "oracle", "solve"] },
     status: jobStatus,
     skill_id: { type: "string", nullable: true },
     engine: { type: "string", nullable: true },
@@ -114,6 +114,31 @@ export const createOracleRunBody = {
   additionalProperties: false,
   properties: {
     task: { type: "object", additionalProperties: true, description: "A task file (Task Oracle Input Contract v1.0)" },
+  },
+} as const;
+
+export const createSolveAttemptBody = {
+  type: "object",
+  required: ["task", "engine", "attempt"],
+  additionalProperties: false,
+  properties: {
+    task: {
+      type: "object",
+      additionalProperties: true,
+      description: "The task as the batch scores it (Task Oracle Input Contract v1.0), hidden tests included; they never reach the engine",
+    },
+    engine: {
+      type: "object",
+      required: ["name"],
+      additionalProperties: false,
+      properties: {
+        name: { type: "string", minLength: 1, maxLength: 100, description: "The engine plugin" },
+        label: { type: "string", minLength: 1, maxLength: 200, description: "How the report names it (default: name)" },
+        options: { type: "object", additionalProperties: true, description: "Engine options (limited to server.client_engine_options)" },
+      },
+    },
+    attempt: { type: "integer", minimum: 1, maximum: 100000 },
+    timeout_ms: { type: "integer", minimum: 1 },
   },
 } as const;
 

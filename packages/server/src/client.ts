@@ -1,14 +1,19 @@
 /**
- * The client side of `skillrig test ... --server URL`: an oracle run submitted to a jobs server instead of run
- * here, so grading scales with the server's workers. It speaks only the public HTTP API (POST /v1/oracle/runs,
- * the deliverable as a zip upload, the job's SSE stream for each case's verdict, GET /v1/jobs/{id}/result), and
- * gives back the same TaskReport a local run would, or the server's error as a SkillrigError with its code.
+ * The client side of `skillrig test ... --server URL` and `skillrig solve ... --server URL`: oracle runs and solve
+ * attempts submitted to a jobs server instead of run here, so grading scales with the server's workers. It speaks
+ * only the public HTTP API (POST /v1/oracle/runs or /v1/solve/attempts, a deliverable as a zip upload, the job's SSE
+ * stream for progress, GET /v1/jobs/{id}/result), and gives back what a local run would (a TaskReport, an
+ * AttemptResult), or the server's error as a SkillrigError with its code.
+ *
+ * Cancelling (the `signal`) cancels the job on the server and keeps following it to its end, so the caller gets
+ * what the job did before it stopped, as a local run reports canceled work.
  */
 import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { PassThrough } from "node:stream";
 import archiver from "archiver";
 import { SkillrigError, type SerializedError, type TaskReport } from "@skillrig/core";
+import type { AttemptResult } from "@skillrig/solve";
 
 export interface RemoteOracleRunOptions {
   /** The server's base URL, `http://host:port`. */
@@ -23,6 +28,32 @@ export interface RemoteOracleRunOptions {
   onCase?: (verdict: { name: string; index: number; status: string; duration_ms: number; message?: string }) => void;
   /** Aborting cancels the job on the server. */
   signal?: AbortSignal;
+}
+
+export interface ServerAccess {
+  /** The server's base URL, `http://host:port`. */
+  url: string;
+  /** Bearer token (the CLI reads SKILLRIG_SERVER_TOKEN). */
+  token?: string;
+}
+
+export interface RemoteSolveAttemptOptions extends ServerAccess {
+  /** The task as the batch scores it, hidden tests included (they stay on the server's side of the engine). */
+  task: unknown;
+  engine: { name: string; label: string; options?: Record<string, unknown> };
+  attempt: number;
+  timeoutMs?: number;
+  /** Aborting cancels the attempt on the server; the attempt then ends `canceled`. */
+  signal?: AbortSignal;
+}
+
+/** How a remote job ended: its status, its result when it has one of its own, else its error. */
+export interface RemoteJobEnd<T> {
+  id: string;
+  status: string;
+  result?: T;
+  error?: SerializedError;
+  reason?: string;
 }
 
 /** The server's error body as a SkillrigError; anything else as an `unhandled` one naming the status. */
@@ -53,12 +84,13 @@ function zipOf(path: string): Promise<Buffer> {
   return done;
 }
 
-/** Reads the job's event stream to its end, handing `case` events to `onCase`; returns the last status. */
-async function follow(base: string, id: string, headers: Record<string, string>, options: RemoteOracleRunOptions): Promise<string> {
-  const response = await fetch(`${base}/v1/jobs/${id}/events`, {
-    headers: { ...headers, accept: "text/event-stream" },
-    signal: options.signal,
-  });
+/** Reads the job's event stream to its end, handing each event to `onEvent`; returns the last status seen. */
+async function follow(
+  call: Caller,
+  id: string,
+  onEvent: (event: { type: string; data: Record<string, unknown> }) => void,
+): Promise<string> {
+  const response = await call(`/v1/jobs/${id}/events`, { headers: { accept: "text/event-stream" } }, "following the job", false);
   if (response.status !== 200) throw await failure(response, "the event stream");
   let buffer = "";
   let status = "";
@@ -75,60 +107,127 @@ async function follow(base: string, id: string, headers: Record<string, string>,
         .join("\n");
       if (!data) continue;
       const event = JSON.parse(data) as { type: string; data: Record<string, unknown> };
-      if (event.type === "case") options.onCase?.(event.data as Parameters<NonNullable<RemoteOracleRunOptions["onCase"]>>[0]);
       if (event.type === "status") status = String(event.data.status);
+      onEvent(event);
     }
   }
   return status;
 }
 
-export async function runOracleRemotely(options: RemoteOracleRunOptions): Promise<TaskReport> {
-  const base = options.url.replace(/\/+$/, "");
-  const headers: Record<string, string> = options.token ? { authorization: `Bearer ${options.token}` } : {};
-  const call = async (path: string, init: RequestInit, what: string): Promise<Response> => {
+type Caller = (path: string, init: RequestInit, what: string, abortable?: boolean) => Promise<Response>;
+
+function caller(access: ServerAccess, signal?: AbortSignal): { base: string; call: Caller } {
+  const base = access.url.replace(/\/+$/, "");
+  const headers: Record<string, string> = access.token ? { authorization: `Bearer ${access.token}` } : {};
+  const call: Caller = async (path, init, what, abortable = true) => {
     try {
       return await fetch(base + path, {
         ...init,
         headers: { ...headers, ...(init.headers as Record<string, string>) },
-        signal: options.signal,
+        ...(abortable && signal ? { signal } : {}),
       });
     } catch (error) {
-      if (options.signal?.aborted) throw error;
+      if (abortable && signal?.aborted) throw error;
       throw new SkillrigError("unhandled", `cannot reach the server at ${base} (${what}): ${(error as Error).message}`, {
         field: "--server",
         hint: "check the URL and that `skillrig serve` runs there",
       });
     }
   };
+  return { base, call };
+}
+
+/**
+ * Creates a job (`create`: the POST path and JSON body), uploads `zip` when given, follows the job's events to its
+ * end and reads its result. Once created, an abort of `signal` cancels the job on the server and the job is still
+ * followed to its end (the stream is not tied to `signal`), so what it did before it stopped comes back.
+ */
+async function runRemoteJob<T>(
+  access: ServerAccess,
+  create: { path: string; body: unknown; what: string },
+  options: {
+    zip?: () => Promise<Buffer>;
+    signal?: AbortSignal;
+    onEvent?: (event: { type: string; data: Record<string, unknown> }) => void;
+  },
+): Promise<RemoteJobEnd<T>> {
+  const { base, call } = caller(access, options.signal);
   const created = await call(
-    "/v1/oracle/runs",
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ task: options.task }) },
-    "submitting the task",
+    create.path,
+    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(create.body) },
+    `submitting ${create.what}`,
   );
-  if (created.status !== 201) throw await failure(created, "the task");
+  if (created.status !== 201) throw await failure(created, create.what);
   const { id } = (await created.json()) as { id: string };
-  const cancel = () => void fetch(`${base}/v1/jobs/${id}/cancel`, { method: "POST", headers }).catch(() => undefined);
+  const cancel = () => void call(`/v1/jobs/${id}/cancel`, { method: "POST" }, "canceling", false).catch(() => undefined);
   options.signal?.addEventListener("abort", cancel, { once: true });
   try {
-    const zip = await zipOf(options.deliverable);
-    const uploaded = await call(
-      `/v1/jobs/${id}/upload`,
-      { method: "POST", headers: { "content-type": "application/zip" }, body: zip },
-      "uploading the deliverable",
-    );
-    if (uploaded.status !== 202) throw await failure(uploaded, "the deliverable");
-    await follow(base, id, headers, options);
-    const result = await call(`/v1/jobs/${id}/result`, {}, "reading the report");
-    if (result.status !== 200) throw await failure(result, "the report request");
-    const report = (await result.json()) as TaskReport & { status?: string; error?: SerializedError };
-    // A run that ended without a report of its own (canceled, interrupted, failed) carries the job's error instead.
-    if (!Array.isArray(report.cases)) {
-      const error = report.error ?? { code: "unhandled", message: `the oracle run ended ${report.status ?? "without a report"}` };
-      const { code, message, ...rest } = error;
-      throw new SkillrigError(code, `the oracle run on ${base} (job ${id}) did not finish: ${message}`, rest);
+    if (options.signal?.aborted) cancel();
+    else if (options.zip) {
+      const uploaded = await call(
+        `/v1/jobs/${id}/upload`,
+        { method: "POST", headers: { "content-type": "application/zip" }, body: await options.zip() },
+        "uploading the deliverable",
+      ).catch((error: unknown) => {
+        // Canceled while uploading: the cancel above ends the job; follow it to that end.
+        if (options.signal?.aborted) return undefined;
+        throw error;
+      });
+      if (uploaded && uploaded.status !== 202 && !options.signal?.aborted) throw await failure(uploaded, "the deliverable");
     }
-    return report;
+    const status = await follow(call, id, options.onEvent ?? (() => undefined));
+    const answer = await call(`/v1/jobs/${id}/result`, {}, "reading the result", false);
+    if (answer.status !== 200) throw await failure(answer, "the result request");
+    const body = (await answer.json()) as T & { status?: string; error?: SerializedError; reason?: string; task_id?: unknown };
+    // A job that ended without a result of its own (canceled before it ran, interrupted) answers with its record.
+    const own = !(body.task_id === null && typeof body.status === "string");
+    return own
+      ? { id, status, result: body }
+      : { id, status, ...(body.error ? { error: body.error } : {}), ...(body.reason ? { reason: body.reason } : {}) };
   } finally {
     options.signal?.removeEventListener("abort", cancel);
   }
+}
+
+export async function runOracleRemotely(options: RemoteOracleRunOptions): Promise<TaskReport> {
+  const end = await runRemoteJob<TaskReport>(
+    options,
+    { path: "/v1/oracle/runs", body: { task: options.task }, what: "the task" },
+    {
+      zip: () => zipOf(options.deliverable),
+      signal: options.signal,
+      onEvent: (event) => {
+        if (event.type === "case") options.onCase?.(event.data as Parameters<NonNullable<RemoteOracleRunOptions["onCase"]>>[0]);
+      },
+    },
+  );
+  // A run that ended without a report of its own (canceled, interrupted, failed) carries the job's error instead.
+  if (!end.result || !Array.isArray(end.result.cases)) {
+    const error = end.error ?? { code: "unhandled", message: `the oracle run ended ${end.status} without a report` };
+    const { code, message, ...rest } = error;
+    throw new SkillrigError(code, `the oracle run on ${options.url} (job ${end.id}) did not finish: ${message}`, rest);
+  }
+  return end.result;
+}
+
+/**
+ * One solve attempt on the server (`POST /v1/solve/attempts`): the engine runs the solve skill on a worker and the
+ * deliverable is graded there on the hidden tests. The result is the AttemptResult a local attempt gives; a job
+ * that ended without one (canceled before it started, interrupted by a worker's death) comes back with its error.
+ */
+export function runSolveAttemptRemotely(options: RemoteSolveAttemptOptions): Promise<RemoteJobEnd<AttemptResult>> {
+  return runRemoteJob<AttemptResult>(
+    options,
+    {
+      path: "/v1/solve/attempts",
+      body: {
+        task: options.task,
+        engine: options.engine,
+        attempt: options.attempt,
+        ...(options.timeoutMs !== undefined ? { timeout_ms: options.timeoutMs } : {}),
+      },
+      what: `attempt ${options.attempt} with ${options.engine.label}`,
+    },
+    { signal: options.signal },
+  );
 }

@@ -4,8 +4,9 @@ export { resolveServerSettings, isLoopbackHost, SERVER_DEFAULTS } from "./server
 export type { ServerSettings, ServerOverrides } from "./server-config.js";
 export { createJobExecution } from "./job-execution.js";
 export type { JobExecution, SkillListing, RunSkillJobOptions, RunOracleOptions } from "./job-execution.js";
-export { runOracleRemotely } from "./client.js";
-export type { RemoteOracleRunOptions } from "./client.js";
+export { runOracleRemotely, runSolveAttemptRemotely } from "./client.js";
+export type { RemoteOracleRunOptions, RemoteSolveAttemptOptions, RemoteJobEnd, ServerAccess } from "./client.js";
+export type { SolveAttemptRequest } from "./job-execution.js";
 export type { ServerRole, QueueSettings } from "./server-config.js";
 export { serverConfigSection } from "./config-section.js";
 export type { ServerConfig } from "./config-section.js";

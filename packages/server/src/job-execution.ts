@@ -1,12 +1,15 @@
 /**
- * The one place the server calls into the packages that do the work: @skillrig/skills (find, load and run skills)
- * and @skillrig/oracle (validate a task, run it against a deliverable). Everything else in the server deals only in
+ * The one place the server calls into the packages that do the work: @skillrig/skills (find, load and run skills),
+ * @skillrig/oracle (validate a task, run it against a deliverable) and @skillrig/solve (one solve attempt). Everything else in the server deals only in
  * core's types, so the API, the queue and the uploads do not care how a job is run.
  */
 import { existsSync, statSync } from "node:fs";
+import { join } from "node:path";
 import type { CaseVerdict, EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
 import { findSkills, resolveSkill, runJob, skillRoots } from "@skillrig/skills";
 import { resolveDeliverable, runTask, validateTask } from "@skillrig/oracle";
+import { loadSkill as loadSkillFolder } from "@skillrig/skills";
+import { prepareSolveSkill, runAttempt, type AttemptResult } from "@skillrig/solve";
 
 export interface SkillListing {
   skills: SkillManifest[];
@@ -29,6 +32,26 @@ export interface RunOracleOptions {
   onCase?: (verdict: CaseVerdict) => void;
 }
 
+/**
+ * One attempt of a solve batch (`skillrig solve --server`): `task` is the task as the batch scores it (the cases
+ * its reference solution fails already taken out by the client), `engine` the engine plugin, the report's label
+ * and the options the client may set.
+ */
+export interface SolveAttemptRequest {
+  task: unknown;
+  engine: { name: string; label: string; options?: Record<string, unknown> };
+  attempt: number;
+  timeout_ms?: number;
+}
+
+export interface RunSolveAttemptOptions {
+  /** The job's run folder: the prepared skill copy and the attempt's run folder go under it. */
+  runDir: string;
+  signal: AbortSignal;
+  onEvent: (event: EngineEvent) => void;
+  onCase?: (verdict: CaseVerdict) => void;
+}
+
 export interface JobExecution {
   listSkills(): SkillListing;
   /** The skill `id`; throws `skill_not_found`. */
@@ -37,6 +60,7 @@ export interface JobExecution {
   /** Validates a task given as JSON; throws `invalid_test_format` listing each violation with its pointer. */
   loadTask(task: unknown): LoadedTask;
   runOracle(loaded: LoadedTask, deliverableDir: string, options: RunOracleOptions): Promise<TaskReport>;
+  runSolveAttempt(request: SolveAttemptRequest, options: RunSolveAttemptOptions): Promise<AttemptResult>;
 }
 
 /**
@@ -71,11 +95,14 @@ function skillCache(runner: Runner) {
 
 export function createJobExecution(runner: Runner): JobExecution {
   const loadSkill = skillCache(runner);
-  // task.caseResult fires for every task run on this runner; each oracle run listens for its own deliverable folder.
+  // task.caseResult fires for every task run on this runner; each oracle run listens for its own deliverable folder,
+  // each solve attempt for the folders under its run folder (the attempt's job id is not known in advance).
   const caseListeners = new Map<string, (verdict: CaseVerdict) => void>();
   runner.hooks.task.caseResult.tap("@skillrig/server", (verdict, work) => {
-    caseListeners.get(work.run.deliverable.dir)?.(verdict);
+    const dir = work.run.deliverable.dir;
+    for (const [folder, listener] of caseListeners) if (dir === folder || dir.startsWith(`${folder}/`)) listener(verdict);
   });
+  const requireEngineJail = runner.config.server?.allow_unjailed_engines !== true;
   return {
     listSkills() {
       const listing: SkillListing = { skills: [], broken: [] };
@@ -98,8 +125,10 @@ export function createJobExecution(runner: Runner): JobExecution {
     },
     runSkillJob(request, options) {
       return runJob(runner, request, {
+        // The cached manifest: its schemas are compiled once (see @skillrig/skills' compiled-schemas), not per job.
+        skill: loadSkill(request.skill_id),
         // Engines run jailed on a server: an agent must not read other jobs, tokens or the server's data.
-        requireEngineJail: runner.config.server?.allow_unjailed_engines !== true,
+        requireEngineJail,
         jobId: options.jobId,
         runsDir: options.runsDir,
         signal: options.signal,
@@ -122,6 +151,31 @@ export function createJobExecution(runner: Runner): JobExecution {
         });
       } finally {
         caseListeners.delete(deliverable.dir);
+      }
+    },
+    async runSolveAttempt(request, options) {
+      // The hidden tests arrive in the request and stay in this process: the engine sees only solveInputs(task)
+      // (runAttempt), the skill copy holds none of them, and grading runs after the engine has stopped.
+      const loaded = validateTask(request.task, "request body /task");
+      const skill = loadSkillFolder(await prepareSolveSkill(loaded.task, join(options.runDir, "skill"), [request.engine.name]));
+      const runsDir = join(options.runDir, "runs");
+      caseListeners.set(runsDir, (verdict) => options.onCase?.(verdict));
+      try {
+        return await runAttempt(runner, {
+          loaded,
+          scored: loaded,
+          skill,
+          engine: request.engine,
+          attempt: request.attempt,
+          runsDir,
+          timeoutMs: request.timeout_ms,
+          caseJobs: runner.config.oracle?.jobs ?? 2,
+          signal: options.signal,
+          requireEngineJail,
+          onEvent: options.onEvent,
+        });
+      } finally {
+        caseListeners.delete(runsDir);
       }
     },
   };

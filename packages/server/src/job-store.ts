@@ -12,7 +12,8 @@
  */
 import type { JobStatus, SerializedError } from "@skillrig/core";
 
-export type JobKind = "skill" | "oracle";
+/** skill: a skill job; oracle: an oracle run; solve: one attempt of a solve batch (engine, then hidden tests). */
+export type JobKind = "skill" | "oracle" | "solve";
 
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["succeeded", "failed", "canceled"];
 export const PENDING_STATUSES: readonly JobStatus[] = ["waiting_upload", "queued"];
@@ -29,7 +30,7 @@ export interface JobRecord {
   status: JobStatus;
   skill_id: string | null;
   engine: string | null;
-  /** The request as accepted (skill: JobRequest; oracle: { task }). */
+  /** The request as accepted (skill: JobRequest; oracle: { task }; solve: SolveAttemptRequest). */
   request: Record<string, unknown>;
   /** Whether the job waits for an upload before it is queued. */
   needs_upload: boolean;
@@ -37,7 +38,7 @@ export interface JobRecord {
   /** Why a job ended the way it did beyond its error code (`interrupted`, `canceled_by_client` ...). */
   reason: string | null;
   error: SerializedError | null;
-  /** JobResult (skill) or TaskReport (oracle), once finished. */
+  /** JobResult (skill), TaskReport (oracle) or AttemptResult (solve), once finished. */
   result: unknown;
   created_at: string;
   queued_at: string | null;

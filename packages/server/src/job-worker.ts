@@ -4,7 +4,8 @@
  * (the same config file, validated with the same config sections, the host's built-in plugins from `builtinsModule`)
  * and takes one job at a time.
  *
- * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, task, deliverableDir } | { type: "cancel", jobId }
+ * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, task, deliverableDir }
+ *               | { type: "run-solve", jobId, request, runDir } | { type: "cancel", jobId }
  * Messages out: { type: "ready" } | { type: "event", jobId, event } | { type: "case", jobId, verdict }
  *               | { type: "done", jobId, value } | { type: "failed", jobId, error } | { type: "fatal", error }
  */
@@ -13,7 +14,7 @@ import { createRunner, isSkillrigError, loadConfig, type ConfigSection, type Loa
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
 import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { serverConfigSection } from "./config-section.js";
-import { createJobExecution } from "./job-execution.js";
+import { createJobExecution, type SolveAttemptRequest } from "./job-execution.js";
 
 /** Without a host module: the sections of what the server itself reads (its own, the oracle's, the skills'). */
 const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection];
@@ -28,6 +29,7 @@ export interface JobWorkerData {
 type Incoming =
   | { type: "run-skill"; jobId: string; request: Parameters<ReturnType<typeof createJobExecution>["runSkillJob"]>[0]; runsDir: string }
   | { type: "run-oracle"; jobId: string; task: unknown; deliverableDir: string }
+  | { type: "run-solve"; jobId: string; request: SolveAttemptRequest; runDir: string }
   | { type: "cancel"; jobId: string };
 
 const port = parentPort!;
@@ -60,18 +62,19 @@ try {
     const controller = new AbortController();
     controllers.set(message.jobId, controller);
     try {
+      const onEvent = (event: unknown) => port.postMessage({ type: "event", jobId: message.jobId, event });
+      const onCase = (verdict: unknown) => port.postMessage({ type: "case", jobId: message.jobId, verdict });
       const value =
         message.type === "run-skill"
           ? await execution.runSkillJob(message.request, {
               jobId: message.jobId,
               runsDir: message.runsDir,
               signal: controller.signal,
-              onEvent: (event) => port.postMessage({ type: "event", jobId: message.jobId, event }),
+              onEvent,
             })
-          : await execution.runOracle(execution.loadTask(message.task), message.deliverableDir, {
-              signal: controller.signal,
-              onCase: (verdict) => port.postMessage({ type: "case", jobId: message.jobId, verdict }),
-            });
+          : message.type === "run-solve"
+            ? await execution.runSolveAttempt(message.request, { runDir: message.runDir, signal: controller.signal, onEvent, onCase })
+            : await execution.runOracle(execution.loadTask(message.task), message.deliverableDir, { signal: controller.signal, onCase });
       port.postMessage({ type: "done", jobId: message.jobId, value });
     } catch (error) {
       port.postMessage({ type: "failed", jobId: message.jobId, error: serialize(error) });

@@ -74,6 +74,40 @@ function prefixed(violations: Violation[], prefix: string, file?: string): Viola
   return violations.map((v) => ({ ...v, pointer: `${prefix}${v.pointer ?? ""}`, ...(file ? { file } : {}) }));
 }
 
+/** Engine options a client set that only the server's config may set (`server.client_engine_options`). */
+function engineOptionViolations(options: Record<string, unknown> | undefined, allowed: readonly string[], at: string): Violation[] {
+  return Object.keys(options ?? {})
+    .filter((key) => !allowed.includes(key))
+    .map((key) => ({
+      pointer: `${at}/${escapePointerToken(key)}`,
+      field: key,
+      rule: "server.client_engine_options",
+      message: `engine option "${key}" can only be set in the server's config; clients may set ${allowed.join(", ") || "none"} (server.client_engine_options)`,
+    }));
+}
+
+/**
+ * A solve attempt (`POST /v1/solve/attempts`): the engine must be claimed here and its options limited as for a
+ * skill job. The task itself is validated by the caller (invalid_task under /task).
+ */
+export function checkSolveAttempt(
+  runner: Runner,
+  engine: { name: string; options?: Record<string, unknown> },
+  clientEngineOptions: readonly string[],
+): void {
+  runner.requireClaim("engine", engine.name, { pointer: "/engine/name", field: "engine" });
+  const violations = engineOptionViolations(engine.options, clientEngineOptions, "/engine/options");
+  if (violations.length > 0) {
+    throw new SchemaViolationError(
+      `the solve attempt sets engine options only the server may set: ${violations.map((v) => v.field).join(", ")}`,
+      {
+        pointer: violations[0]?.pointer,
+        violations,
+      },
+    );
+  }
+}
+
 /**
  * Throws engine_not_found (400) or schema_violation (422, every violation listed) for a request that cannot run.
  * `clientEngineOptions` are the engine options a client may set: an engine's `binary`, `env` or `extra_args`
@@ -93,17 +127,7 @@ export function checkJobRequest(runner: Runner, skill: SkillManifest, request: J
   if (request.options?.dry_run !== true) runner.requireClaim("engine", request.engine, { pointer: "/engine", field: "engine" });
 
   const inputs = skillInputs(skill);
-  const violations: Violation[] = [];
-  for (const key of Object.keys(request.options?.engine ?? {})) {
-    if (!clientEngineOptions.includes(key)) {
-      violations.push({
-        pointer: `/options/engine/${escapePointerToken(key)}`,
-        field: key,
-        rule: "server.client_engine_options",
-        message: `engine option "${key}" can only be set in the server's config; clients may set ${clientEngineOptions.join(", ") || "none"} (server.client_engine_options)`,
-      });
-    }
-  }
+  const violations: Violation[] = engineOptionViolations(request.options?.engine, clientEngineOptions, "/options/engine");
   for (const field of inputs.file) {
     if (request.input && field in request.input) {
       violations.push({

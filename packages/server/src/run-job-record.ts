@@ -5,7 +5,7 @@
 import { readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EngineEvent, JobRequest, SerializedError } from "@skillrig/core";
-import type { JobExecution } from "./job-execution.js";
+import type { JobExecution, SolveAttemptRequest } from "./job-execution.js";
 import type { JobRecord } from "./job-store.js";
 
 export interface RunJobRecordOptions {
@@ -38,6 +38,20 @@ export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions)
     await writeFile(join(job.run_dir, "report.json"), `${JSON.stringify(report, null, 2)}\n`);
     return { status: "succeeded", result: report };
   }
+  if (job.kind === "solve") {
+    const attempt = await execution.runSolveAttempt(job.request as unknown as SolveAttemptRequest, {
+      runDir: job.run_dir,
+      signal,
+      onEvent: (event: EngineEvent) => options.onEvent(event.type === "log" ? "log" : "engine", event),
+      onCase: (verdict) => {
+        const { name, index, status, duration_ms, message } = verdict;
+        options.onEvent("case", { name, index, status, duration_ms, message });
+      },
+    });
+    // Whatever the engine or the grading did, the attempt was carried out and its result says how it went;
+    // only a cancellation ends the job otherwise.
+    return { status: attempt.status === "canceled" ? "canceled" : "succeeded", result: attempt };
+  }
   const request = { ...(job.request as unknown as JobRequest) };
   const uploads = join(options.uploadsDir, job.id);
   const files = await readdir(uploads).catch(() => [] as string[]);
@@ -58,9 +72,10 @@ export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions)
 }
 
 /**
- * Before a job that was interrupted runs again: runJob creates a skill job's run folder afresh, so the half-done
- * one would be in its way; an oracle run's folder holds its uploaded deliverable, which the next attempt needs.
+ * Before a job that was interrupted runs again: runJob creates a skill job's (or a solve attempt's) run folder
+ * afresh, so the half-done one would be in its way; an oracle run's folder holds its uploaded deliverable, which the
+ * next attempt needs.
  */
 export async function clearForRerun(job: JobRecord): Promise<void> {
-  if (job.kind === "skill") await rm(job.run_dir, { recursive: true, force: true });
+  if (job.kind !== "oracle") await rm(job.run_dir, { recursive: true, force: true });
 }

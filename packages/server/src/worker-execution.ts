@@ -137,6 +137,12 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
       // The job id only routes messages; an oracle run is identified by its deliverable folder.
       return run(deliverableDir, { type: "run-oracle", task: loaded.task, deliverableDir }, opts.signal, { onCase: opts.onCase });
     },
+    runSolveAttempt(request, opts) {
+      return run(opts.runDir, { type: "run-solve", request, runDir: opts.runDir }, opts.signal, {
+        onEvent: opts.onEvent,
+        onCase: opts.onCase,
+      });
+    },
     async close() {
       closed = true;
       await Promise.all(pool.splice(0).map((p) => p.worker.terminate()));

@@ -39,7 +39,12 @@ describe("the OpenAPI document", () => {
       "/v1/oracle/runs",
       "/v1/skills",
       "/v1/skills/{id}",
+      "/v1/solve/attempts",
     ]);
+    const attempt = doc.paths["/v1/solve/attempts"].post.requestBody.content["application/json"].schema;
+    expect(attempt.required).toEqual(["task", "engine", "attempt"]);
+    expect(attempt.additionalProperties).toBe(false);
+    expect(attempt.properties.engine.additionalProperties).toBe(false);
     const create = doc.paths["/v1/jobs"].post;
     const body = create.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["skill_id", "engine"]);

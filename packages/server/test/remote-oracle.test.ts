@@ -4,12 +4,12 @@
  * environment; a wrong one and an unreachable server are clear errors.
  */
 import { spawn } from "node:child_process";
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
-import { BACKENDS, makeProject, openBackend, startInProcess, type BackendUnderTest } from "./support/server-harness.js";
+import { api, BACKENDS, makeProject, openBackend, startInProcess, type BackendUnderTest } from "./support/server-harness.js";
 
 const CLI = resolve(import.meta.dirname, "..", "..", "cli", "dist", "bin.js");
 const TOKEN = "remote-oracle-test-token-0123456789";
@@ -60,6 +60,33 @@ function taskFolder(): string {
   return dir;
 }
 
+/** A suite: two script tasks in folders of their own, and samples (two per task, one of them wrong). */
+function suiteFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-remote-suite-"));
+  chmodSync(dir, 0o755);
+  const task = (id: string, factor: number) => ({
+    contract_version: "1.0",
+    task_id: id,
+    deliverable_type: "script",
+    entrypoint: "main.py",
+    tests: [1, 2, 3].map((n) => ({ name: `times ${n}`, input: { stdin: `${n}\n` }, expected: { stdout: `${n * factor}\n` } })),
+  });
+  for (const [id, factor] of [
+    ["double", 2],
+    ["triple", 3],
+  ] as const) {
+    mkdirSync(join(dir, "tasks", id), { recursive: true });
+    writeFileSync(join(dir, "tasks", id, "task.json"), JSON.stringify(task(id, factor), null, 2));
+  }
+  const sample = (id: string, factor: number) => JSON.stringify({ task_id: id, solution: `print(int(input()) * ${factor})\n` });
+  writeFileSync(
+    join(dir, "samples.jsonl"),
+    [sample("double", 2), sample("double", 3), sample("triple", 3), sample("triple", 3)].join("\n"),
+  );
+  writeFileSync(join(dir, "skillrig.config.json"), "{}\n");
+  return dir;
+}
+
 describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
   let under: BackendUnderTest;
   let server: RunningServer;
@@ -88,6 +115,41 @@ describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
     expect(remote.stderr).toContain(`on ${server.url}`);
     expect(remote.stderr).toMatch(/\[3\/3\]/);
   });
+
+  it("grades a suite on the server's workers with the same JSON and JUnit reports and exit code as a local run", async () => {
+    const suite = suiteFolder();
+    const args = (out: string) => [
+      "test",
+      "tasks",
+      "--samples",
+      "samples.jsonl",
+      "--k",
+      "2",
+      "--json",
+      "--reporter",
+      "junit",
+      "--out",
+      out,
+    ];
+    const local = await cli(args("local"), suite);
+    const remote = await cli([...args("remote"), "--server", server.url], suite, { SKILLRIG_SERVER_TOKEN: TOKEN });
+    expect(local.code, local.stderr).toBe(1);
+    expect(remote.code, remote.stderr).toBe(local.code);
+    const localReport = JSON.parse(local.stdout);
+    expect(localReport.summary).toMatchObject({ tasks: 2, samples: 4, samples_passed: 3, samples_failed: 1 });
+    expect(localReport.pass_at_k["pass@2"]).toEqual({ value: 1, tasks: 2 });
+    expect(comparable(JSON.parse(remote.stdout))).toEqual(comparable(localReport));
+    const junit = (which: string) =>
+      readFileSync(join(suite, which, "suite.junit.xml"), "utf8")
+        .replace(/time="[0-9.]+"/g, 'time="T"')
+        .replace(/timestamp="[^"]+"/g, 'timestamp="T"')
+        .replace(/skillrig-script-[A-Za-z0-9]+/g, "skillrig-script-X");
+    expect(junit("remote")).toEqual(junit("local"));
+    // Every sample was an oracle run on the server.
+    const { body } = await api(server.url, TOKEN).json("GET", "/v1/jobs?limit=100");
+    const suiteRuns = body.jobs.filter((j: { kind: string; status: string }) => j.kind === "oracle" && j.status === "succeeded");
+    expect(suiteRuns.length).toBeGreaterThanOrEqual(4);
+  }, 180_000);
 
   it("refuses a wrong token and an unreachable server with clear errors", async () => {
     const args = ["test", "task.json", "--deliverable", "double.py"];

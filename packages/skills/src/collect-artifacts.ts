@@ -9,7 +9,8 @@
  */
 import { copyFileSync, mkdirSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { compileSchema, escapePointerToken, type ArtifactCollection, type CollectedArtifact, type JobWork } from "@skillrig/core";
+import { escapePointerToken, type ArtifactCollection, type CollectedArtifact, type JobWork } from "@skillrig/core";
+import { compiledSchema } from "./compiled-schemas.js";
 import { warnJob } from "./job-state.js";
 import { isInside } from "./paths.js";
 
@@ -108,7 +109,7 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
   }
 
   if (skill.schemas.output) {
-    for (const v of compileSchema(skill.schemas.output.schema).validate(output)) {
+    for (const v of compiledSchema(skill.schemas.output.schema).validate(output)) {
       if (v.rule === "required" && missingFields.has(v.pointer ?? "")) continue; // artifact_missing says more
       problems.push({ code: "schema_violation", pointer: v.pointer, message: `output ${v.pointer || "(root)"} ${v.message}` });
     }

@@ -9,7 +9,8 @@
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { basename, join } from "node:path";
-import { compileSchema, escapePointerToken, type JobInputResolution, type JobWork, type Violation } from "@skillrig/core";
+import { escapePointerToken, type CompiledSchema, type JobInputResolution, type JobWork, type Violation } from "@skillrig/core";
+import { compiledSchema } from "./compiled-schemas.js";
 import { checkFileExtensions } from "./file-extensions.js";
 import { displayPath } from "./paths.js";
 import { allowsAdditionalKeys, inputFields, parameterNames, schemaProperties } from "./schema-fields.js";
@@ -117,9 +118,9 @@ export async function resolveJobInput(resolution: JobInputResolution, work: JobW
 
   // Merged input against the input schema.
   if (skill.schemas.input) {
-    let compiled: ReturnType<typeof compileSchema> | undefined;
+    let compiled: CompiledSchema | undefined;
     try {
-      compiled = compileSchema(skill.schemas.input.schema);
+      compiled = compiledSchema(skill.schemas.input.schema);
     } catch (error) {
       violations.push({ file: inputSchemaFile, message: `is not a valid JSON Schema: ${(error as Error).message}` });
     }
@@ -152,7 +153,7 @@ export async function resolveJobInput(resolution: JobInputResolution, work: JobW
   }
   if (parameterSchema !== undefined) {
     try {
-      const compiled = compileSchema(parameterSchema, { useDefaults: true });
+      const compiled = compiledSchema(parameterSchema, { useDefaults: true });
       for (const v of compiled.validate(parameter)) {
         violations.push({ ...v, pointer: `/parameter${v.pointer ?? ""}`, message: `parameter ${v.pointer || "(root)"} ${v.message}` });
       }

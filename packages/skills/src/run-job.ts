@@ -7,7 +7,7 @@
  * does not support, no engine plugin) are thrown as SkillrigErrors; everything after that ends in a JobResult
  * with status "failed" and `error` (the run folder keeps what happened).
  */
-import { appendFileSync, copyFileSync, existsSync, statSync, writeFileSync } from "node:fs";
+import { copyFileSync, createWriteStream, existsSync, statSync, writeFileSync } from "node:fs";
 import { basename, resolve } from "node:path";
 import {
   escapePointerToken,
@@ -40,7 +40,7 @@ export interface RunJobOptions {
   runsDir?: string;
   jobId?: string;
   signal?: AbortSignal;
-  /** Called for every engine event, after the `jobEvent` taps. */
+  /** Called for every engine event, after the `job.event` taps. */
   onEvent?: (event: EngineEvent, work: JobWork) => void;
   /** Refuse to run the engine outside the agent jail (the jobs server, unless `server.allow_unjailed_engines`). */
   requireEngineJail?: boolean;
@@ -193,7 +193,10 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
       : undefined);
   const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
   const signal = signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal;
-  const eventsFile = resolve(run.logs, "events.jsonl");
+  // One append stream per job rather than a synchronous append per event: an engine streams many events, and a
+  // jobs server runs many jobs per thread. The stream is ended (flushed) before result.json is written.
+  const events = createWriteStream(resolve(run.logs, "events.jsonl"), { flags: "a" });
+  events.on("error", () => undefined);
 
   const work: JobWork = {
     jobId,
@@ -216,7 +219,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     requireEngineJail: options.requireEngineJail,
     signal,
     emit(event) {
-      appendFileSync(eventsFile, `${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+      if (events.writable) events.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
       runner.hooks.job.event.call(event, work);
       options.onEvent?.(event, work);
     },
@@ -360,6 +363,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
     }
     const warnings = jobWarnings(work);
     if (warnings.length > 0) result.warnings = [...warnings];
+    await new Promise<void>((done) => events.end(done));
     writeFileSync(resolve(run.root, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
     await runner.hooks.runEnd.promise({
       kind: "job",

@@ -101,13 +101,31 @@ export function checkTemplate(source: string, file: string): void {
 }
 
 /** Renders `source` (from `file`, for errors) with `context`. */
-export function renderTemplate(source: string, context: Record<string, unknown>, file: string): string {
+/**
+ * Compiled templates by file and source: compiling (parse + code generation) costs far more than rendering, and a
+ * jobs server renders the same skill's prompt and SKILL.md for every job. Keyed by the source too, so an edited
+ * template is compiled afresh; bounded, oldest first out, so many one-off sources cannot grow it without end.
+ */
+const compiled = new Map<string, nunjucks.Template>();
+const COMPILED_TEMPLATES_KEPT = 200;
+
+function compileTemplate(source: string, file: string): nunjucks.Template {
+  const key = `${file}\0${source}`;
+  const hit = compiled.get(key);
+  if (hit) return hit;
   let template: nunjucks.Template;
   try {
     template = new nunjucks.Template(rewriteDictMethods(source), environment, file, true);
   } catch (error) {
     throw templateError(error, file, "template syntax error in", source);
   }
+  if (compiled.size >= COMPILED_TEMPLATES_KEPT) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, template);
+  return template;
+}
+
+export function renderTemplate(source: string, context: Record<string, unknown>, file: string): string {
+  const template = compileTemplate(source, file);
   const values: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(context)) values[k] = toTemplateValue(v);
   try {

@@ -1,8 +1,10 @@
-export { solve } from "./solve.js";
+export { notRun, solve } from "./solve.js";
 export type { SolveOptions, SolveEngine, SolveProgress } from "./solve.js";
 export { loadSolveTasks } from "./load-tasks.js";
 export { checkReference, scoredTask } from "./reference-check.js";
 export { runAttempt } from "./run-attempt.js";
+export { localExecution } from "./solve-execution.js";
+export type { SolveExecution } from "./solve-execution.js";
 export type { AttemptSpec } from "./run-attempt.js";
 export { SOLVE_SKILL_DIR, SOLVE_SKILL_ID, deliverableFileOf, solveInputs, prepareSolveSkill } from "./solve-skill.js";
 export type { SolveExample } from "./solve-skill.js";

@@ -9,14 +9,19 @@
  * be scored and is refused as invalid input before any engine runs.
  */
 import { dirname } from "node:path";
-import { type Deliverable, isSkillrigError, type LoadedTask, type Runner, SkillrigError } from "@skillrig/core";
+import { type Deliverable, isSkillrigError, type LoadedTask, type Runner, SkillrigError, type TaskReport } from "@skillrig/core";
 import { resolveDeliverable, runTask } from "@skillrig/oracle";
 import type { ReferenceCheck } from "./report.js";
 
 export async function checkReference(
   runner: Runner,
   loaded: LoadedTask,
-  options: { jobs?: number; signal?: AbortSignal } = {},
+  options: {
+    jobs?: number;
+    signal?: AbortSignal;
+    /** Grades the reference elsewhere (a jobs server) instead of with `runTask` on `runner`. */
+    grade?: (loaded: LoadedTask, deliverable: Deliverable) => Promise<TaskReport>;
+  } = {},
 ): Promise<ReferenceCheck | undefined> {
   const ref = loaded.task.reference_solution;
   if (ref === undefined) return undefined;
@@ -33,7 +38,9 @@ export async function checkReference(
       hint: "reference_solution is a path relative to the task file",
     });
   }
-  const report = await runTask(runner, { loaded, deliverable, jobs: options.jobs, signal: options.signal });
+  const report = options.grade
+    ? await options.grade(loaded, deliverable)
+    : await runTask(runner, { loaded, deliverable, jobs: options.jobs, signal: options.signal });
   const flagged = report.cases
     .filter((c) => c.status !== "passed")
     .map((c) => ({ name: c.name, index: c.index, status: c.status, message: c.message }));

@@ -28,6 +28,10 @@ export interface AttemptSpec {
   /** Cases graded at once. */
   caseJobs: number;
   signal?: AbortSignal;
+  /** Refuse to run an engine outside the agent jail (a jobs server sets this; see docs/sandbox.md). */
+  requireEngineJail?: boolean;
+  /** Each engine event as it comes (a jobs server forwards them to the job's event stream). */
+  onEvent?: (event: EngineEvent) => void;
 }
 
 export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<AttemptResult> {
@@ -44,7 +48,16 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       parameter: {},
       options: { engine: spec.engine.options ?? {}, ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}) },
     },
-    { skill: spec.skill, runsDir: spec.runsDir, signal: spec.signal, onEvent: (event) => appendEvent(transcript, event) },
+    {
+      skill: spec.skill,
+      runsDir: spec.runsDir,
+      signal: spec.signal,
+      requireEngineJail: spec.requireEngineJail,
+      onEvent: (event) => {
+        appendEvent(transcript, event);
+        spec.onEvent?.(event);
+      },
+    },
   ).catch((error: unknown): JobResult => {
     if (!isSkillrigError(error)) throw error;
     const now = new Date().toISOString();

@@ -11,9 +11,9 @@ import { join } from "node:path";
 import pLimit from "p-limit";
 import { isSkillrigError, SkillrigError, type LoadedTask, type Runner, type SkillManifest, type Violation } from "@skillrig/core";
 import { loadSkill, runJob } from "@skillrig/skills";
-import { checkReference, scoredTask } from "./reference-check.js";
+import { scoredTask } from "./reference-check.js";
 import { summarizeEngines, type AttemptResult, type ReferenceCheck, type SolveReport, type TaskResult } from "./report.js";
-import { runAttempt } from "./run-attempt.js";
+import { localExecution, type SolveExecution } from "./solve-execution.js";
 import { prepareSolveSkill, solveInputs } from "./solve-skill.js";
 
 export interface SolveEngine {
@@ -40,6 +40,8 @@ export interface SolveOptions {
   timeoutMs?: number;
   /** Cancels the batch: running engines are stopped and no new attempt starts (those attempts end as `canceled`). */
   signal?: AbortSignal;
+  /** Where reference checks and attempts run (default: here, on `runner`; `skillrig solve --server`: a jobs server). */
+  execution?: SolveExecution;
   /** Progress for people: called when each reference check and each attempt ends. */
   onProgress?: (event: SolveProgress) => void;
 }
@@ -60,12 +62,13 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
     throw new SkillrigError("usage", `--jobs must be a whole number of at least 1 (got ${jobs})`, { field: "--jobs" });
   if (options.engines.length === 0)
     throw new SkillrigError("usage", "no engine given", { field: "--engine", hint: "skillrig solve <task-file...> --engine gemini" });
+  const execution = options.execution ?? localExecution(runner);
   const engines = options.engines.map((e) => ({ name: e.name, label: e.label ?? e.name, options: e.options }));
   const labels = new Set<string>();
   for (const e of engines) {
     if (labels.has(e.label)) throw new SkillrigError("usage", `engine "${e.label}" is given twice`, { field: "--engine" });
     labels.add(e.label);
-    runner.requireClaim("engine", e.name, { field: "--engine" });
+    await execution.requireEngine(e.name);
   }
 
   // Every task is checked against its reference before any engine runs; all problems are listed at once.
@@ -74,7 +77,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
   for (const loaded of options.tasks) {
     runner.requireClaim("deliverable", loaded.task.deliverable_type, { file: loaded.displayPath, pointer: "/deliverable_type" });
     try {
-      const check = await checkReference(runner, loaded, { jobs: caseJobs, signal: options.signal });
+      const check = await execution.checkReference(loaded, { jobs: caseJobs, signal: options.signal });
       references.set(loaded.task.task_id, check);
       if (check) options.onProgress?.({ type: "reference", task_id: loaded.task.task_id, check });
     } catch (error) {
@@ -132,7 +135,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
             // Once the batch is canceled, attempts that have not started are not started; the report says so.
             const outcome = options.signal?.aborted
               ? notRun(task.task_id, engine.label, attempt, scored.task.tests.length)
-              : await runAttempt(runner, {
+              : await execution.runAttempt({
                   loaded,
                   scored,
                   skill,
@@ -150,7 +153,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       }
     }
 
-    await preflight(runner, preflights, join(skillsDir, "preflight-runs"));
+    if (execution.preflight) await preflight(runner, preflights, join(skillsDir, "preflight-runs"));
 
     const limit = pLimit(jobs);
     let done = 0;
@@ -228,7 +231,8 @@ async function preflight(runner: Runner, checks: Preflight[], runsDir: string): 
   }
 }
 
-function notRun(task_id: string, engine: string, attempt: number, total: number): AttemptResult {
+/** An attempt the batch's cancellation kept from starting. */
+export function notRun(task_id: string, engine: string, attempt: number, total: number): AttemptResult {
   return {
     task_id,
     engine,

@@ -3,6 +3,8 @@
  *  [--reporter json|junit|html --out DIR]`: engines write each task's deliverable through the built-in solve skill,
  * the Task Oracle grades it on the task's hidden tests. Exit 0 when every attempt passed, 1 when any did not,
  * 2 for invalid input (a task file, an unknown engine, misuse). With --json, stdout holds only the solve report.
+ * With --server URL the reference checks and attempts run on a jobs server's workers (remote-run.ts); the report is
+ * built here by the same code, so it, the reporters and the exit codes are those of a local run.
  */
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
@@ -12,6 +14,7 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { recordRun, reserveRunFolder, runsDirOf } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
+import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
@@ -23,6 +26,7 @@ interface SolveCommandOptions {
   out?: string;
   timeout?: number;
   record?: boolean;
+  server?: string;
 }
 
 function positiveInteger(value: string): number {
@@ -59,6 +63,10 @@ export const solveCommand: CommandModule = {
       .option("--out <dir>", "folder for report files (solve-report.json, solve-report.junit.xml, solve-report.html)")
       .option("--timeout <ms>", "time limit of each engine run in milliseconds", positiveInteger)
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
+      .option(
+        "--server <url>",
+        `run the attempts and grade them on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}. --jobs is then the attempts submitted at once (default ${REMOTE_IN_FLIGHT})`,
+      )
       .addHelpText(
         "after",
         "\nExit codes: 0 every attempt passed, 1 some attempt did not pass, 2 invalid input or misuse.\n" +
@@ -77,6 +85,11 @@ export const solveCommand: CommandModule = {
         }
         if (options.reporter.length > 0 && !options.out) {
           throw new SkillrigError("usage", "--reporter writes report files and needs --out <dir>", { field: "--out" });
+        }
+        if (options.server !== undefined && !/^https?:\/\/[^/]+/.test(options.server)) {
+          throw new SkillrigError("usage", `--server must be an http(s) URL such as http://127.0.0.1:8765, not "${options.server}"`, {
+            field: "--server",
+          });
         }
         const runner = await ctx.runner();
         const defaults = runner.config.solve ?? {};
@@ -126,7 +139,8 @@ export const solveCommand: CommandModule = {
               return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
             }),
             attempts: options.attempts ?? defaults.attempts ?? 1,
-            jobs: options.jobs ?? defaults.jobs ?? 2,
+            jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
+            ...(options.server ? { execution: (await import("../remote-run.js")).remoteSolveExecution(runner, options.server) } : {}),
             timeoutMs: options.timeout,
             onProgress: (event) => {
               heartbeat.touch();

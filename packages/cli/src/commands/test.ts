@@ -5,6 +5,7 @@
  * - A suite: several task files and/or folders (a folder is searched for task.json files; one without any has
  *   its *.json files taken as task files), with `--deliverable DIR` (DIR/<task_id>.py or DIR/<task_id>/ per task)
  *   or `--samples FILE.jsonl` (any number of samples per task), graded in this one process with pass@k.
+ * - Either one on a jobs server: `--server URL` (remote-run.ts); the report is built here as for a local run.
  *
  * Exit 0 when everything passed, 1 when something did not pass, 2 when a task file, a case or a deliverable is
  * invalid or missing, or the command is misused. With --json, stdout holds only the JSON report.
@@ -35,7 +36,7 @@ import {
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { runTaskOnServer, SERVER_TOKEN_ENV } from "../remote-run.js";
+import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
@@ -104,7 +105,10 @@ export const testCommand: CommandModule = {
       )
       .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
-      .option("--server <url>", `grade one task on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}`)
+      .option(
+        "--server <url>",
+        `grade on a jobs server (skillrig serve) instead of here, a suite's samples in parallel on its workers; its token from ${SERVER_TOKEN_ENV}`,
+      )
       .option(
         "--sandbox-level <level>",
         `isolation level for the code under test, overriding sandbox.level: ${SANDBOX_LEVELS.join(", ")}. Grading at "rlimits" or "none" (where the code can reach the hidden tests) happens only when named here or in the config`,
@@ -152,15 +156,6 @@ export const testCommand: CommandModule = {
         }
         const suite =
           paths.length > 1 || options.samples !== undefined || options.k !== undefined || (await isFolder(resolve(ctx.cwd, paths[0]!)));
-        if (suite && options.server !== undefined) {
-          throw new SkillrigError(
-            "usage",
-            "--server grades one task and one deliverable per command; grade a suite here, without --server",
-            {
-              field: "--server",
-            },
-          );
-        }
         if (suite) setExit(await testSuite(ctx, paths, options, requested));
         else setExit(await testOneTask(ctx, paths[0]!, options, requested));
       });
@@ -209,9 +204,10 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
 
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
+  const remote = options.server ? await import("../remote-run.js") : undefined;
   const report = await withSigint((signal) =>
-    options.server
-      ? runTaskOnServer(runner, {
+    remote && options.server
+      ? remote.runTaskOnServer(runner, {
           server: options.server,
           loaded,
           deliverable: options.deliverable!,
@@ -250,10 +246,13 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const oracle = runner.config.oracle ?? {};
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
     const startedAt = new Date();
+    const grade = options.server ? (await import("../remote-run.js")).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint((signal) =>
       runSuite(runner, {
         entries,
-        jobs: options.jobs ?? oracle.jobs ?? defaultJobs(),
+        // With --server every sample is one oracle run on the server; how many run at once is its workers' affair.
+        jobs: options.server ? REMOTE_IN_FLIGHT : (options.jobs ?? oracle.jobs ?? defaultJobs()),
+        ...(grade ? { grade } : {}),
         ks: options.k,
         strict: options.strict ?? oracle.strict ?? false,
         signal,

@@ -89,16 +89,24 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       if (ended) listening();
       else unsubscribe = listening;
 
-      for (;;) {
-        if (ended) break;
-        const page = await context.queue.store.eventsAfter(job.id, sent, 500);
-        for (const event of page) write(event);
-        if (page.length < 500 || ended) break;
-      }
+      const replay = async () => {
+        for (;;) {
+          if (ended) break;
+          const page = await context.queue.store.eventsAfter(job.id, sent, 500);
+          for (const event of page) write(event);
+          if (page.length < 500 || ended) break;
+        }
+      };
+      await replay();
       replaying = false;
       for (const event of backlog.splice(0)) write(event);
-      // A finished job whose terminal status the client has already seen: nothing more will come.
-      if (!ended && isTerminal((await context.queue.store.get(job.id))!.status)) finish();
+      // A finished job: its terminal status is in the log (the store writes both together), but it may have been
+      // written after the replay above and its live message may not have arrived yet (Redis pub/sub), so the log
+      // is read once more before the stream ends; nothing more will come after it.
+      if (!ended && isTerminal((await context.queue.store.get(job.id))!.status)) {
+        await replay();
+        finish();
+      }
     },
   );
 }

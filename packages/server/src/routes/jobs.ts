@@ -1,13 +1,23 @@
-/** Skill jobs and oracle runs: create, upload, look at, cancel, result. */
+/** Skill jobs, oracle runs and solve attempts: create, upload, look at, cancel, result. */
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { escapePointerToken, isSkillrigError, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
 import type { FastifyInstance } from "fastify";
-import { createJobBody, createOracleRunBody, jobIdParams, jobView as jobViewSchema, responses, uploadResponse } from "../api-schemas.js";
+import { SOLVE_SKILL_ID } from "@skillrig/solve";
+import {
+  createJobBody,
+  createOracleRunBody,
+  createSolveAttemptBody,
+  jobIdParams,
+  jobView as jobViewSchema,
+  responses,
+  uploadResponse,
+} from "../api-schemas.js";
 import { isTerminal, type JobKind } from "../job-store.js";
 import { jobView, requireJob } from "../job-view.js";
-import { checkJobRequest, skillInputs } from "../request-check.js";
+import type { SolveAttemptRequest } from "../job-execution.js";
+import { checkJobRequest, checkSolveAttempt, skillInputs } from "../request-check.js";
 import type { ServerContext } from "../server-context.js";
 import { extractZip, looksLikeZip } from "../upload-zip.js";
 
@@ -34,6 +44,20 @@ function newJob(
 ) {
   const id = randomUUID();
   return context.queue.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
+}
+
+/** Validates a task sent in a request body; violations point under /task. */
+function checkTask(context: ServerContext, task: unknown): void {
+  try {
+    context.execution.loadTask(task);
+  } catch (error) {
+    if (isSkillrigError(error)) {
+      // The task sits under /task in the request body; say so in every pointer.
+      const violations: Violation[] = error.violations.map((v) => ({ ...v, pointer: `/task${v.pointer ?? ""}` }));
+      throw new SkillrigError(error.code, error.message, { pointer: `/task${error.pointer ?? ""}`, violations, hint: error.hint });
+    }
+    throw error;
+  }
 }
 
 export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
@@ -81,18 +105,46 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request, reply) => {
-      try {
-        context.execution.loadTask(request.body.task);
-      } catch (error) {
-        if (isSkillrigError(error)) {
-          // The task sits under /task in the request body; say so in every pointer.
-          const violations: Violation[] = error.violations.map((v) => ({ ...v, pointer: `/task${v.pointer ?? ""}` }));
-          throw new SkillrigError(error.code, error.message, { pointer: `/task${error.pointer ?? ""}`, violations, hint: error.hint });
-        }
-        throw error;
-      }
+      checkTask(context, request.body.task);
       await checkQueueRoom(context);
       const job = await newJob(context, "oracle", { request: { task: request.body.task }, needs_upload: true });
+      return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
+    },
+  );
+
+  app.post<{ Body: SolveAttemptRequest & { task: Record<string, unknown> } }>(
+    "/v1/solve/attempts",
+    {
+      schema: {
+        summary: "Queue one solve attempt",
+        description:
+          "One attempt of a `skillrig solve` batch: the engine writes the task's deliverable through the built-in solve skill (it sees the description and the public examples only), then the deliverable is graded on the task's tests. Queued at once; its result (GET /v1/jobs/{id}/result) is the attempt as a solve report lists it.",
+        tags: ["solve"],
+        body: createSolveAttemptBody,
+        response: { 201: { description: "Accepted", ...jobViewSchema }, ...errorResponses(400, 401, 422, 429) },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body;
+      checkTask(context, body.task);
+      checkSolveAttempt(context.runner, body.engine, context.settings.clientEngineOptions);
+      await checkQueueRoom(context);
+      const attempt: SolveAttemptRequest = {
+        task: body.task,
+        engine: {
+          name: body.engine.name,
+          label: body.engine.label ?? body.engine.name,
+          ...(body.engine.options ? { options: body.engine.options } : {}),
+        },
+        attempt: body.attempt,
+        ...(body.timeout_ms !== undefined ? { timeout_ms: body.timeout_ms } : {}),
+      };
+      const job = await newJob(context, "solve", {
+        skill_id: SOLVE_SKILL_ID,
+        engine: body.engine.name,
+        request: attempt as unknown as Record<string, unknown>,
+        needs_upload: false,
+      });
       return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
     },
   );
@@ -263,7 +315,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       }
       if (job.result !== null) return job.result;
       // Ended without a result of its own (canceled before it ran, interrupted): the same shape, from the record.
-      if (job.kind === "oracle") return { task_id: null, status: job.status, error: job.error, reason: job.reason };
+      if (job.kind === "oracle" || job.kind === "solve") return { task_id: null, status: job.status, error: job.error, reason: job.reason };
       return {
         job_id: job.id,
         skill_id: job.skill_id,
