@@ -125,62 +125,6 @@ export interface SerializedError extends ErrorLocation {
   details?: Record<string, unknown>;
 }
 
-/** A test case or task file that breaks the Task Oracle Input Contract. */
-export class InvalidTestFormatError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("invalid_test_format", message, options);
-  }
-}
-
-/** The config file (or a plugin's options) is wrong. */
-export class InvalidConfigError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("invalid_config", message, options);
-  }
-}
-
-/** A plugin named by package could not be imported. */
-export class PluginNotFoundError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("plugin_not_found", message, options);
-  }
-}
-
-/** Two plugins claim the same deliverable type, engine or compare mode. */
-export class PluginConflictError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("plugin_conflict", message, options);
-  }
-}
-
-/** A file input named in the input schema was not uploaded. */
-export class InputMissingFileError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("input_missing_file", message, options);
-  }
-}
-
-/** A value does not match its JSON Schema; `violations` lists each one with its pointer. */
-export class SchemaViolationError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("schema_violation", message, options);
-  }
-}
-
-/** An engine CLI ran and failed (crash, bad output, non-zero exit). */
-export class EngineFailedError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("engine_failed", message, options);
-  }
-}
-
-/** Something ran past its time limit. */
-export class TimeoutError extends SkillrigError {
-  constructor(message: string, options?: SkillrigErrorOptions) {
-    super("timeout", message, options);
-  }
-}
-
 // On the prototype, not enumerable: it never shows up in JSON, spreads or test snapshots.
 Object.defineProperty(SkillrigError.prototype, SKILLRIG_ERROR_BRAND, { value: BRAND_VERSION, enumerable: false });
 

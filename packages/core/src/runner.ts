@@ -2,7 +2,7 @@
  * The Runner: the hook points (hooks.ts), the claims plugins make by tapping keyed hooks, the config, and the
  * sandboxes deliverable code runs in. One runner serves many runs; `close()` ends what lives across them.
  */
-import { PluginConflictError, SkillrigError } from "./errors.js";
+import { SkillrigError } from "./errors.js";
 import { type ClaimKind, createHooks, type RunnerHooks } from "./hooks.js";
 import type { SkillrigPlugin } from "./plugin.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
@@ -76,7 +76,8 @@ export class Runner {
     const key = `${kind}:${name}`;
     const existing = this.#claims.get(key);
     if (existing && existing.plugin !== plugin) {
-      throw new PluginConflictError(
+      throw new SkillrigError(
+        "plugin_conflict",
         `${CLAIM_LABEL[kind]} "${name}" is claimed by both plugin "${existing.plugin}" and plugin "${plugin}"; remove one of them from the config`,
         { field: "plugins", details: { kind, name, plugins: [existing.plugin, plugin] } },
       );

@@ -1,12 +1,5 @@
 import { describe, expect, it } from "vitest";
-import {
-  Runner,
-  PluginConflictError,
-  type SkillrigError,
-  type SkillrigPlugin,
-  type CaseWork,
-  type CaseInputResolution,
-} from "../src/index.js";
+import { Runner, type SkillrigError, type SkillrigPlugin, type CaseWork, type CaseInputResolution } from "../src/index.js";
 
 const fakeCase = { index: 0 } as unknown as CaseWork;
 
@@ -109,11 +102,11 @@ describe("claims", () => {
     const runner = new Runner();
     runner.use(plugin("first-fn", (r) => r.claim("deliverable", "function", "first-fn")));
     const second = plugin("second-fn", (r) => r.claim("deliverable", "function", "second-fn"));
-    expect(() => runner.use(second)).toThrow(PluginConflictError);
+    expect(() => runner.use(second)).toThrow(expect.objectContaining({ code: "plugin_conflict" }));
     try {
       runner.use(second);
     } catch (error) {
-      const e = error as PluginConflictError;
+      const e = error as SkillrigError;
       expect(e.code).toBe("plugin_conflict");
       expect(e.message).toContain('"first-fn"');
       expect(e.message).toContain('"second-fn"');

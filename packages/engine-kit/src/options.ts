@@ -3,7 +3,7 @@
  * properties added beside them. Validated with ajv (through core's compileSchema) in the plugin's
  * constructor, and again per job after the request's engine options are merged over them.
  */
-import { compileSchema, InvalidConfigError, pointerToKeyPath, type JsonSchema } from "@skillrig/core";
+import { SkillrigError, compileSchema, pointerToKeyPath, type JsonSchema } from "@skillrig/core";
 import type { Scenario } from "@skillrig/mock-model";
 
 export interface BaseEngineOptions {
@@ -75,7 +75,7 @@ export function createOptionsValidator<O>(pluginName: string, schema: Record<str
         const message = v.rule === "additionalProperties" ? `unknown option; known options: ${known.join(", ")}` : v.message;
         return `${key}: ${message}`;
       });
-      throw new InvalidConfigError(`${pluginName} ${where}: ${lines.join("; ")}`, {
+      throw new SkillrigError("invalid_config", `${pluginName} ${where}: ${lines.join("; ")}`, {
         pointer: violations[0]!.pointer,
         field: pointerToKeyPath(violations[0]!.pointer ?? ""),
         violations,

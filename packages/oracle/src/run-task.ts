@@ -8,7 +8,6 @@ import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
 import {
   assertNoTaskFiles,
-  InvalidTestFormatError,
   pointer,
   SkillrigError,
   isSkillrigError,
@@ -244,7 +243,8 @@ function strictRefusal(loaded: LoadedTask, invalid: Array<{ work: CaseWork; viol
   const lines = invalid.map(
     ({ work, violations }) => `  ${pointer("tests", work.index)} ("${work.testCase.name}"): ${violations.map((v) => v.message).join("; ")}`,
   );
-  return new InvalidTestFormatError(
+  return new SkillrigError(
+    "invalid_test_format",
     `--strict: ${invalid.length} case(s) of ${loaded.displayPath} break the Input Contract; nothing was run:\n${lines.join("\n")}`,
     { file: loaded.displayPath, pointer: violations[0]?.pointer, violations },
   );

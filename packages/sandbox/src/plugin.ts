@@ -3,7 +3,7 @@
  * `sandbox` section (level, require_strongest, limits). Builtins apply it last, so a team's own sandbox
  * plugin (a container runner, say) answers first when it taps the hook before us.
  */
-import { InvalidConfigError, type Runner, type Sandbox, type SkillrigPlugin } from "@skillrig/core";
+import { SkillrigError, type Runner, type Sandbox, type SkillrigPlugin } from "@skillrig/core";
 import { type SandboxOptions, createSandbox } from "./create-sandbox.js";
 
 export const PLUGIN_NAME = "@skillrig/sandbox";
@@ -16,24 +16,27 @@ const LEVEL_VALUES = ["auto", "namespaces", "rlimits", "none"];
 function validateOptions(options: unknown): SandboxPluginOptions {
   if (options === undefined) return {};
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new InvalidConfigError(`options of plugin "${PLUGIN_NAME}" must be an object`, { field: "plugins" });
+    throw new SkillrigError("invalid_config", `options of plugin "${PLUGIN_NAME}" must be an object`, { field: "plugins" });
   }
   const { level, requireStrongest, ...rest } = options as Record<string, unknown>;
   const unknownKeys = Object.keys(rest);
   if (unknownKeys.length > 0) {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `plugin "${PLUGIN_NAME}" has no option ${unknownKeys.map((k) => `"${k}"`).join(", ")}; its options are "level" and "requireStrongest"`,
       { field: "plugins" },
     );
   }
   if (level !== undefined && !LEVEL_VALUES.includes(level as string)) {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `option "level" of plugin "${PLUGIN_NAME}" must be one of ${LEVEL_VALUES.map((l) => `"${l}"`).join(", ")}, not ${JSON.stringify(level)}`,
       { field: "plugins" },
     );
   }
   if (requireStrongest !== undefined && typeof requireStrongest !== "boolean") {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `option "requireStrongest" of plugin "${PLUGIN_NAME}" must be true or false, not ${JSON.stringify(requireStrongest)}`,
       {
         field: "plugins",

@@ -2,7 +2,7 @@
  * Opens the redis backend: one command connection (checked at once, so a wrong URL is a clear start-up error
  * rather than a hang), the store on it, and the BullMQ queue. Closing ends all of it.
  */
-import { InvalidConfigError } from "@skillrig/core";
+import { SkillrigError } from "@skillrig/core";
 import { Redis } from "ioredis";
 import type { JobExecution } from "./job-execution.js";
 import { RedisJobQueue } from "./redis-job-queue.js";
@@ -37,10 +37,14 @@ export async function openRedisBackend(
     await connection.ping();
   } catch (error) {
     connection.disconnect();
-    throw new InvalidConfigError(`cannot reach Redis at ${redactUrl(settings.url)}: ${(lastError ?? (error as Error)).message}`, {
-      field: "server.queue.url",
-      hint: "start redis-server there, or fix server.queue.url (redis://host:port)",
-    });
+    throw new SkillrigError(
+      "invalid_config",
+      `cannot reach Redis at ${redactUrl(settings.url)}: ${(lastError ?? (error as Error)).message}`,
+      {
+        field: "server.queue.url",
+        hint: "start redis-server there, or fix server.queue.url (redis://host:port)",
+      },
+    );
   }
   const store = new RedisJobStore(connection, settings.url, settings.prefix);
   const queue = new RedisJobQueue({

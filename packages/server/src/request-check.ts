@@ -6,7 +6,6 @@
 import {
   compileSchema,
   escapePointerToken,
-  SchemaViolationError,
   SkillrigError,
   type CompiledSchema,
   type JobRequest,
@@ -98,7 +97,8 @@ export function checkSolveAttempt(
   runner.requireClaim("engine", engine.name, { pointer: "/engine/name", field: "engine" });
   const violations = engineOptionViolations(engine.options, clientEngineOptions, "/engine/options");
   if (violations.length > 0) {
-    throw new SchemaViolationError(
+    throw new SkillrigError(
+      "schema_violation",
       `the solve attempt sets engine options only the server may set: ${violations.map((v) => v.field).join(", ")}`,
       {
         pointer: violations[0]?.pointer,
@@ -150,7 +150,7 @@ export function checkJobRequest(runner: Runner, skill: SkillManifest, request: J
   }
   if (violations.length > 0) {
     const lines = violations.map((v) => `${v.pointer || "(root)"} ${v.message}`).join("; ");
-    throw new SchemaViolationError(`the job request does not fit skill "${skill.id}": ${lines}`, {
+    throw new SkillrigError("schema_violation", `the job request does not fit skill "${skill.id}": ${lines}`, {
       pointer: violations[0]?.pointer,
       violations,
     });

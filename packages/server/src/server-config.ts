@@ -3,7 +3,7 @@
  * then trusted inside the server.
  */
 import { resolve } from "node:path";
-import { InvalidConfigError, type SkillrigConfig } from "@skillrig/core";
+import { SkillrigError, type SkillrigConfig } from "@skillrig/core";
 
 export interface ServerSettings {
   host: string;
@@ -97,7 +97,8 @@ export function resolveServerSettings(
     queue: queueSettings(server.queue),
   };
   if (settings.role !== "all" && settings.queue.backend !== "redis") {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `role "${settings.role}" splits the server across processes, which needs a shared queue; the sqlite backend runs in one process`,
       {
         file: configFile,
@@ -108,7 +109,8 @@ export function resolveServerSettings(
     );
   }
   if (!isLoopbackHost(settings.host) && settings.tokens.length === 0) {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `the server would listen on ${settings.host}, which is reachable from other machines, without bearer tokens`,
       {
         file: configFile,
@@ -119,10 +121,10 @@ export function resolveServerSettings(
     );
   }
   if (!Number.isInteger(settings.port) || settings.port < 0 || settings.port > 65535) {
-    throw new InvalidConfigError(`port ${settings.port} is not a TCP port (0-65535)`, { field: "server.port" });
+    throw new SkillrigError("invalid_config", `port ${settings.port} is not a TCP port (0-65535)`, { field: "server.port" });
   }
   if (!Number.isInteger(settings.concurrency) || settings.concurrency < 1) {
-    throw new InvalidConfigError(`concurrency ${settings.concurrency} must be a whole number of at least 1`, {
+    throw new SkillrigError("invalid_config", `concurrency ${settings.concurrency} must be a whole number of at least 1`, {
       field: "server.concurrency",
     });
   }

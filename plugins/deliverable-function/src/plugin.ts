@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DeliverablePlugin, defineDeliverable, type OpenContext } from "@skillrig/deliverable-kit";
 import {
-  InvalidConfigError,
+  SkillrigError,
   compileSchema,
   formatViolations,
   resolveCaseLimits,
@@ -86,7 +86,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   constructor(options: DeliverableFunctionOptions = {}) {
     const violations = optionsValidator.validate(options);
     if (violations.length > 0) {
-      throw new InvalidConfigError(`options of plugin "${PLUGIN_NAME}" are invalid: ${formatViolations(violations)}`, {
+      throw new SkillrigError("invalid_config", `options of plugin "${PLUGIN_NAME}" are invalid: ${formatViolations(violations)}`, {
         field: "plugins",
         violations,
       });

@@ -1,4 +1,4 @@
-import { InvalidConfigError } from "@skillrig/core";
+import { SkillrigError } from "@skillrig/core";
 import { startServer, type ServerOverrides } from "@skillrig/server";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
@@ -17,7 +17,7 @@ interface ServeOptions {
 function wholeNumber(value: string | undefined, option: string, min: number): number | undefined {
   if (value === undefined) return undefined;
   if (!/^\d+$/.test(value) || Number(value) < min) {
-    throw new InvalidConfigError(`${option} must be a whole number of at least ${min}, not "${value}"`, { field: option });
+    throw new SkillrigError("invalid_config", `${option} must be a whole number of at least ${min}, not "${value}"`, { field: option });
   }
   return Number(value);
 }
@@ -62,13 +62,17 @@ export const serveCommand: CommandModule = {
         if (options.dataDir !== undefined) overrides.dataDir = options.dataDir;
         if (options.onRestart !== undefined) {
           if (options.onRestart !== "fail" && options.onRestart !== "requeue") {
-            throw new InvalidConfigError(`--on-restart must be "fail" or "requeue", not "${options.onRestart}"`, { field: "--on-restart" });
+            throw new SkillrigError("invalid_config", `--on-restart must be "fail" or "requeue", not "${options.onRestart}"`, {
+              field: "--on-restart",
+            });
           }
           overrides.onRestart = options.onRestart;
         }
         if (options.role !== undefined) {
           if (options.role !== "all" && options.role !== "api" && options.role !== "worker") {
-            throw new InvalidConfigError(`--role must be "all", "api" or "worker", not "${options.role}"`, { field: "--role" });
+            throw new SkillrigError("invalid_config", `--role must be "all", "api" or "worker", not "${options.role}"`, {
+              field: "--role",
+            });
           }
           overrides.role = options.role;
         }

@@ -5,7 +5,7 @@
  * Core composes its base schema with every registered fragment to validate a config and to give editors one schema.
  */
 import { createRequire } from "node:module";
-import { InvalidConfigError, SkillrigError } from "../errors.js";
+import { SkillrigError } from "../errors.js";
 import { compileSchema } from "../schema-validation.js";
 
 /** One top-level key of the config file and the package that owns it. */
@@ -33,9 +33,13 @@ export function baseConfigSchema(): Record<string, unknown> {
 export function defineConfigSection(section: ConfigSection): ConfigSection {
   const problem = sectionProblem(section);
   if (problem !== undefined) {
-    throw new InvalidConfigError(`config section "${String(section?.section)}" of ${String(section?.owner)} is invalid: ${problem}`, {
-      field: String(section?.section),
-    });
+    throw new SkillrigError(
+      "invalid_config",
+      `config section "${String(section?.section)}" of ${String(section?.owner)} is invalid: ${problem}`,
+      {
+        field: String(section?.section),
+      },
+    );
   }
   return Object.freeze({ ...section });
 }
@@ -92,7 +96,8 @@ export function checkConfigSections(sources: readonly SectionSource[], file?: st
     const by = source.pluginIndex === undefined ? "" : ` (plugins[${source.pluginIndex}])`;
     const problem = sectionProblem(source.section);
     if (problem !== undefined) {
-      throw new InvalidConfigError(
+      throw new SkillrigError(
+        "invalid_config",
         `${String(source.section?.owner ?? "a plugin")}${by} contributes config section "${String(source.section?.section)}", which is invalid: ${problem}`,
         { file, ...where },
       );

@@ -5,7 +5,7 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
-import { InvalidConfigError, type Violation } from "../errors.js";
+import { SkillrigError, type Violation } from "../errors.js";
 import { compileSchema, type CompiledSchema } from "../schema-validation.js";
 import { pointerToKeyPath } from "../json-pointer.js";
 import type { SkillrigPlugin } from "../plugin.js";
@@ -90,7 +90,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (options.configPath !== undefined) {
     file = resolve(cwd, options.configPath);
     if (!existsSync(file)) {
-      throw new InvalidConfigError(`config file ${options.configPath} does not exist`, { file: options.configPath });
+      throw new SkillrigError("invalid_config", `config file ${options.configPath} does not exist`, { file: options.configPath });
     }
   } else {
     file = findConfigFile(cwd);
@@ -117,7 +117,8 @@ function pluginSections(plugins: readonly SkillrigPlugin[], file?: string): Sect
     const declared: unknown = plugin.configSections;
     if (declared === undefined) return [];
     if (!Array.isArray(declared)) {
-      throw new InvalidConfigError(
+      throw new SkillrigError(
+        "invalid_config",
         `plugin "${plugin.name}" (plugins[${pluginIndex}]) has a configSections that is not an array of config sections`,
         {
           file,
@@ -136,12 +137,15 @@ async function readConfigFile(file: string): Promise<unknown> {
     try {
       text = readFileSync(file, "utf8");
     } catch (error) {
-      throw new InvalidConfigError(`cannot read config file ${file}: ${(error as Error).message}`, { file, cause: error });
+      throw new SkillrigError("invalid_config", `cannot read config file ${file}: ${(error as Error).message}`, { file, cause: error });
     }
     try {
       return JSON.parse(text);
     } catch (error) {
-      throw new InvalidConfigError(`config file ${file} is not valid JSON: ${(error as Error).message}`, { file, cause: error });
+      throw new SkillrigError("invalid_config", `config file ${file} is not valid JSON: ${(error as Error).message}`, {
+        file,
+        cause: error,
+      });
     }
   }
   try {
@@ -151,7 +155,7 @@ async function readConfigFile(file: string): Promise<unknown> {
     const mod = (await jiti.import(file)) as { default?: unknown };
     return mod && typeof mod === "object" && "default" in mod ? mod.default : mod;
   } catch (error) {
-    throw new InvalidConfigError(`cannot load config file ${file}: ${(error as Error).message}`, { file, cause: error });
+    throw new SkillrigError("invalid_config", `cannot load config file ${file}: ${(error as Error).message}`, { file, cause: error });
   }
 }
 
@@ -168,7 +172,9 @@ export function validateConfig(config: unknown, file?: string, sections: readonl
 
 function assertConfigObject(config: unknown, file?: string): asserts config is Record<string, unknown> {
   if (typeof config !== "object" || config === null || Array.isArray(config)) {
-    throw new InvalidConfigError(`config${file ? ` in ${file}` : ""} must be an object (export default defineConfig({...}))`, { file });
+    throw new SkillrigError("invalid_config", `config${file ? ` in ${file}` : ""} must be an object (export default defineConfig({...}))`, {
+      file,
+    });
   }
 }
 
@@ -212,7 +218,7 @@ function throwViolations(violations: Violation[], file: string | undefined, sect
   const unknownSection = violations.some(isUnknownTopLevelKey);
   if (unknownSection) lines.push(`  (${describeKnownSections(sections)})`);
   const first = violations[0]!;
-  throw new InvalidConfigError(`invalid config${file ? ` in ${file}` : ""}:\n${lines.join("\n")}`, {
+  throw new SkillrigError("invalid_config", `invalid config${file ? ` in ${file}` : ""}:\n${lines.join("\n")}`, {
     file,
     pointer: first.pointer,
     field: first.field,

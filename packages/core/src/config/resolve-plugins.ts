@@ -5,7 +5,7 @@
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
 import { resolve as resolveModule } from "import-meta-resolve";
-import { InvalidConfigError, isSkillrigError, PluginNotFoundError, SkillrigError } from "../errors.js";
+import { isSkillrigError, SkillrigError } from "../errors.js";
 import { isPlugin, type SkillrigPlugin } from "../plugin.js";
 import type { PluginEntry } from "./define-config.js";
 
@@ -20,11 +20,15 @@ export async function resolvePlugins(entries: PluginEntry[], fromDir: string, fi
     const [specifier, options] =
       typeof entry === "string" ? [entry, undefined] : Array.isArray(entry) ? [entry[0], entry[1]] : [undefined, undefined];
     if (typeof specifier !== "string") {
-      throw new InvalidConfigError(`plugins[${index}] is not a plugin: it needs a "name" string and an "apply(runner)" function`, {
-        file,
-        pointer,
-        field: `plugins[${index}]`,
-      });
+      throw new SkillrigError(
+        "invalid_config",
+        `plugins[${index}] is not a plugin: it needs a "name" string and an "apply(runner)" function`,
+        {
+          file,
+          pointer,
+          field: `plugins[${index}]`,
+        },
+      );
     }
     plugins.push(await importPlugin(specifier, options, fromDir, { file, pointer, index }));
   }
@@ -42,7 +46,8 @@ async function importPlugin(
     url = resolveModule(specifier, pathToFileURL(join(fromDir, "noop.js")).href);
   } catch (error) {
     const isPath = specifier.startsWith(".") || specifier.startsWith("/");
-    throw new PluginNotFoundError(
+    throw new SkillrigError(
+      "plugin_not_found",
       isPath
         ? `plugin file "${specifier}" (plugins[${where.index}]) was not found from ${fromDir}`
         : `plugin package "${specifier}" (plugins[${where.index}]) cannot be found from ${fromDir}; install it with: pnpm add -D ${specifier}  (or npm install -D ${specifier})`,
@@ -59,11 +64,15 @@ async function importPlugin(
   try {
     mod = (await import(url)) as Record<string, unknown>;
   } catch (error) {
-    throw new InvalidConfigError(`plugin "${specifier}" (plugins[${where.index}]) failed to load: ${(error as Error).message}`, {
-      file: where.file,
-      pointer: where.pointer,
-      cause: error,
-    });
+    throw new SkillrigError(
+      "invalid_config",
+      `plugin "${specifier}" (plugins[${where.index}]) failed to load: ${(error as Error).message}`,
+      {
+        file: where.file,
+        pointer: where.pointer,
+        cause: error,
+      },
+    );
   }
   const exported = mod.default ?? mod.plugin;
   let plugin: unknown;
@@ -91,14 +100,15 @@ async function importPlugin(
     }
     // Plugins validate their options in their constructor; their message names the option.
     const message = (error as Error).message;
-    throw new InvalidConfigError(`plugin "${specifier}" (plugins[${where.index}]) rejected its options: ${message}`, {
+    throw new SkillrigError("invalid_config", `plugin "${specifier}" (plugins[${where.index}]) rejected its options: ${message}`, {
       file: where.file,
       pointer: `${where.pointer}/1`,
       cause: error,
     });
   }
   if (!isPlugin(plugin)) {
-    throw new InvalidConfigError(
+    throw new SkillrigError(
+      "invalid_config",
       `module "${specifier}" (plugins[${where.index}]) does not export a plugin: its default export must be a plugin, a factory (options) => plugin, or a plugin class`,
       { file: where.file, pointer: where.pointer },
     );
