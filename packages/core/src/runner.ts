@@ -221,6 +221,9 @@ function createHooks() {
 
     /** Bail: the first tap returns the Sandbox that runs deliverable code. The default sandbox taps last. */
     sandbox: new SyncBailHook<[SandboxRequest], Sandbox | undefined>(["request"]),
+
+    /** The runner is done (`runner.close()`): plugins stop what lives as long as the runner (warm runtimes). Once. */
+    close: new AsyncSeriesHook<[]>([]),
   });
 }
 
@@ -264,6 +267,7 @@ export class Runner {
   readonly #plugins: SkillrigPlugin[] = [];
   readonly #claims = new Map<string, Claim>();
   #sandboxes = new Map<string, Sandbox>();
+  #closing: Promise<void> | undefined;
 
   constructor(options: RunnerOptions = {}) {
     this.cwd = options.cwd ?? process.cwd();
@@ -321,6 +325,15 @@ export class Runner {
         (available.length > 0 ? `; available: ${available.join(", ")}` : `; no ${CLAIM_LABEL[kind]} plugins are configured`),
       { ...where, hint: `add a plugin for ${CLAIM_LABEL[kind]} "${name}" to the "plugins" list of skillrig.config` },
     );
+  }
+
+  /**
+   * Ends the runner's life: fires `hooks.close` once, so plugins stop what they kept across runs (the function
+   * plugin's warm runtime). Every owner of a runner calls it when done; a second call waits for the first.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.hooks.close.promise();
+    return this.#closing;
   }
 
   /** The sandbox for a purpose, from the `sandbox` hook; the same instance is reused for the runner's life. */
