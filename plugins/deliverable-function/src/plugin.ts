@@ -1,11 +1,14 @@
 /**
  * The `function` deliverable plugin: a Python module whose function `entrypoint` is called as `fn(*input)`.
  *
- *   taskStart     copy the deliverable, start ONE harness through the sandbox, wait for its import and signature
+ *   taskStart     open a pair in the warm runtime (warm-runtime-pool.ts) where the sandbox can keep samples apart by
+ *                 uid, else copy the deliverable and start ONE harness through the sandbox; wait for its import
+ *                 and signature
  *   resolveInput  Input Contract v1.0: input is the args list, and its length fits the real signature
  *   execute       send the case to the harness (which forks a child per case); the runner maps its reply (data
  *                 about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
- *   taskEnd       stop the harness and its whole tree, remove the temp folder
+ *   taskEnd       stop the harness and its whole tree, remove the temp folder (or close the pair)
+ *   close         stop the warm runtime (runner.close())
  */
 import { copyFile, mkdir, mkdtemp, rm, chmod } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -26,13 +29,16 @@ import {
 } from "@skillrig/core";
 import { checkArgs } from "./check-args.js";
 import { outcomeOf } from "./case-outcome.js";
-import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
+import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad, type HarnessStartOptions } from "./harness-client.js";
+import { sampleUidsOf } from "./warm-runtime.js";
+import { WarmRuntimePool } from "./warm-runtime-pool.js";
 import type { CaseReply, CaseRequest, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
 
 export const PLUGIN_NAME = "@skillrig/deliverable-function";
 
 /** The harness shipped next to the compiled code (copy-assets puts it in dist). */
 const HARNESS_FILE = join(dirname(fileURLToPath(import.meta.url)), "function_harness.py");
+const RUNTIME_FILE = join(dirname(fileURLToPath(import.meta.url)), "warm_runtime.py");
 
 export interface DeliverableFunctionOptions {
   /** Python interpreter for the harness. Default "python3" (the sandbox resolves it to the user's real one). */
@@ -43,6 +49,12 @@ export interface DeliverableFunctionOptions {
   maxRestarts?: number;
   /** How long past a case's wall limit the harness may stay silent before it counts as stuck and is stopped. Default 5000 ms. */
   stuckGraceMs?: number;
+  /**
+   * Serve task runs from one warm runtime kept for the runner's life (a fork per sample instead of a sandbox and
+   * an interpreter per task run) where the sandbox can keep samples apart by uid: root at level namespaces.
+   * Elsewhere, or false, every task run gets a sandboxed harness of its own. Default true.
+   */
+  warm?: boolean;
 }
 
 const OPTIONS_SCHEMA = {
@@ -53,6 +65,7 @@ const OPTIONS_SCHEMA = {
     loadTimeoutMs: { type: "integer", minimum: 1 },
     maxRestarts: { type: "integer", minimum: 0 },
     stuckGraceMs: { type: "integer", minimum: 0 },
+    warm: { type: "boolean" },
   },
 };
 const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
@@ -62,8 +75,10 @@ const HARNESS_OVERHEAD_MS = 60_000;
 
 /** Per-task state, kept in `run.state` under the plugin name. */
 export interface FunctionRunState {
-  /** Temp folder: `deliverable/` (the copy), `harness/`, `work/` (the cases' folders). */
-  root: string;
+  /** "warm": a pair of the warm runtime; "own": a sandboxed harness of its own (also after the runtime was lost). */
+  where: "warm" | "own";
+  /** Removes what the run made (its temp folder, its pair's space and uid), in order. */
+  cleanups: Array<() => Promise<void>>;
   harness: FunctionHarness;
   load: HarnessLoad;
   /** The function's signature; undefined when the import failed or inspect could not read it. */
@@ -72,6 +87,8 @@ export interface FunctionRunState {
   /** A restart in progress, shared by the cases that found the harness dead. */
   restarting?: Promise<void>;
   startHarness(): Promise<{ harness: FunctionHarness; load: HarnessLoad }>;
+  /** Moves the run to a harness of its own after the warm runtime was lost (once, shared by the cases in flight). */
+  leavingRuntime?: Promise<void>;
 }
 
 export class DeliverableFunctionPlugin implements SkillrigPlugin {
@@ -80,6 +97,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   readonly #loadTimeoutMs: number;
   readonly #maxRestarts: number;
   readonly #stuckGraceMs: number;
+  readonly #warm: boolean;
+  #pool: WarmRuntimePool | undefined;
 
   constructor(options: DeliverableFunctionOptions = {}) {
     const violations = optionsValidator.validate(options);
@@ -93,6 +112,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     this.#loadTimeoutMs = options.loadTimeoutMs ?? 30_000;
     this.#maxRestarts = options.maxRestarts ?? 3;
     this.#stuckGraceMs = options.stuckGraceMs ?? 5000;
+    this.#warm = options.warm ?? true;
   }
 
   apply(runner: Runner): void {
@@ -136,14 +156,95 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       const state = stateOf(run);
       if (!mine(run) || !state) return;
       run.state.delete(name);
+      await state.leavingRuntime?.catch(() => undefined);
       await state.restarting?.catch(() => undefined);
       await state.harness.stop();
-      await rm(state.root, { recursive: true, force: true });
+      for (const cleanup of state.cleanups.reverse()) await cleanup();
+    });
+
+    runner.hooks.close.tapPromise(name, async () => {
+      const pool = this.#pool;
+      this.#pool = undefined;
+      await pool?.close();
     });
   }
 
+  #poolFor(runner: Runner): WarmRuntimePool {
+    this.#pool ??= new WarmRuntimePool({
+      python: this.#python,
+      harnessFile: HARNESS_FILE,
+      runtimeFile: RUNTIME_FILE,
+      fileSizeBytes: resolveCaseLimits({}, undefined, { limits: runner.config.sandbox?.limits }).fileSizeBytes,
+    });
+    return this.#pool;
+  }
+
+  #harnessOptions(run: TaskRun, limits: ResourceLimits, spares: number) {
+    return {
+      sandbox: run.sandbox,
+      python: this.#python,
+      functionName: run.loaded.task.entrypoint,
+      spares,
+      limits,
+      loadTimeoutMs: this.#loadTimeoutMs,
+      stuckGraceMs: this.#stuckGraceMs,
+      signal: run.signal,
+    };
+  }
+
+  /** The warm runtime's pair for this run, or undefined when it cannot serve it (the run then gets a harness of its own). */
+  async #startWarm(runner: Runner, run: TaskRun, limits: ResourceLimits, spares: number): Promise<FunctionRunState | undefined> {
+    const support = this.#warm ? sampleUidsOf(run.sandbox) : undefined;
+    if (!support) return undefined;
+    const pool = this.#poolFor(runner);
+    if (!pool.fits(limits)) return undefined;
+    const pair = await pool.openPair({
+      sandbox: run.sandbox,
+      support,
+      deliverable: run.deliverable,
+      functionName: run.loaded.task.entrypoint,
+      spares,
+      limits,
+    });
+    if (!pair) return undefined;
+    const startHarness = () =>
+      FunctionHarness.start({
+        ...this.#harnessOptions(run, limits, spares),
+        process: pair.process(),
+        harnessFile: "function_harness.py",
+        entryFile: pair.entryFile,
+        workDir: "",
+        readOnlyPaths: [],
+      });
+    try {
+      const { harness, load } = await startHarness();
+      if (harness.runtimeLost) {
+        await pair.close();
+        return undefined;
+      }
+      return {
+        where: "warm",
+        cleanups: [() => pair.close()],
+        harness,
+        load,
+        signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
+        restarts: 0,
+        startHarness,
+      };
+    } catch (error) {
+      await pair.close();
+      throw error;
+    }
+  }
+
   async #startTask(runner: Runner, run: TaskRun): Promise<FunctionRunState> {
-    const task = run.loaded.task;
+    const spares = sparesFor(run);
+    const limits = harnessLimits(runner, run, spares);
+    return (await this.#startWarm(runner, run, limits, spares)) ?? this.#startOwn(run, limits, spares);
+  }
+
+  /** A sandboxed harness of this run's own: today's path, and where a run goes when the warm runtime was lost. */
+  async #startOwn(run: TaskRun, limits: ResourceLimits, spares: number): Promise<FunctionRunState> {
     const root = await mkdtemp(join(tmpdir(), "skillrig-function-"));
     try {
       // The sandbox runs code as an unprivileged user, which must be able to read the copies.
@@ -155,27 +256,19 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       const workDir = join(root, "work");
       await mkdir(workDir);
 
-      const spares = sparesFor(run);
-      const limits = harnessLimits(runner, run, spares);
       const startHarness = () =>
         FunctionHarness.start({
-          sandbox: run.sandbox,
-          python: this.#python,
+          ...this.#harnessOptions(run, limits, spares),
           harnessFile,
           entryFile,
-          functionName: task.entrypoint,
-          spares,
           workDir,
           // The whole run folder: the sandbox then need not create any parent folder of its own.
           readOnlyPaths: [root],
-          limits,
-          loadTimeoutMs: this.#loadTimeoutMs,
-          stuckGraceMs: this.#stuckGraceMs,
-          signal: run.signal,
-        });
+        } satisfies HarnessStartOptions);
       const { harness, load } = await startHarness();
       return {
-        root,
+        where: "own",
+        cleanups: [() => rm(root, { recursive: true, force: true })],
         harness,
         load,
         signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
@@ -195,6 +288,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       timeout_ms: runner.config.oracle?.timeout_ms,
       limits: runner.config.sandbox?.limits,
     });
+    if (state.leavingRuntime) await state.leavingRuntime;
+    if (!state.harness.alive && state.harness.runtimeLost) await this.#leaveRuntime(runner, work.run, state);
     if (!state.harness.alive) {
       const restarted = await this.#restart(state);
       if (!restarted) return harnessFailure(state, undefined);
@@ -227,10 +322,37 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
           details: { harness: "stopped", isolation },
         };
       }
+      if (error instanceof HarnessDiedError && error.details.runtime_lost === true) {
+        // Not this sample's doing (or not provably so): the case runs again where no other sample can reach it.
+        await this.#leaveRuntime(runner, work.run, state);
+        return this.#runCase(runner, state, work, input);
+      }
       if (error instanceof HarnessDiedError) return harnessFailure(state, error);
       throw error;
     }
     return outcomeOf(reply, { id: reply.id, ...request }, work, isolation, exact?.expected);
+  }
+
+  /**
+   * The warm runtime this run was in was lost (it died, stalled or misbehaved, possibly through another sample):
+   * the rest of the run, and the cases that were in flight, go to a sandboxed harness of the run's own. Once per
+   * run, shared by every case that noticed; it does not count as one of the run's restarts.
+   */
+  async #leaveRuntime(runner: Runner, run: TaskRun, state: FunctionRunState): Promise<void> {
+    if (state.where === "own") return;
+    state.leavingRuntime ??= (async () => {
+      const spares = sparesFor(run);
+      const own = await this.#startOwn(run, harnessLimits(runner, run, spares), spares);
+      const old = state.harness;
+      state.where = "own";
+      state.harness = own.harness;
+      state.load = own.load;
+      state.signature = own.signature ?? state.signature;
+      state.startHarness = own.startHarness;
+      state.cleanups.push(...own.cleanups);
+      await old.stop(0);
+    })();
+    await state.leavingRuntime;
   }
 
   /** Starts a fresh harness after a crash, once for all the cases that noticed; false when out of restarts. */
