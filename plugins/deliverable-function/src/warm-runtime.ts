@@ -282,7 +282,10 @@ export class WarmRuntime {
       }
       const newline = chunk.indexOf(10, at);
       const end = newline < 0 ? chunk.length : newline;
-      if (this.#lineBytes + (end - at) > HEADER_BYTES) return this.#misbehaved("a header line longer than its cap");
+      if (this.#lineBytes + (end - at) > HEADER_BYTES) {
+        this.#misbehaved("a header line longer than its cap");
+        return;
+      }
       this.#line.push(chunk.subarray(at, end));
       this.#lineBytes += end - at;
       if (newline < 0) return;
@@ -299,9 +302,13 @@ export class WarmRuntime {
     try {
       header = JSON.parse(text);
     } catch {
-      return this.#misbehaved("a header that is not JSON");
+      this.#misbehaved("a header that is not JSON");
+      return;
     }
-    if (header === null || typeof header !== "object") return this.#misbehaved("a header that is not an object");
+    if (header === null || typeof header !== "object") {
+      this.#misbehaved("a header that is not an object");
+      return;
+    }
     if (header.op === "beat") return;
     if (header.op === "ready") {
       this.#onReady?.();
@@ -309,19 +316,25 @@ export class WarmRuntime {
       return;
     }
     const id = header.pair;
-    if (typeof id !== "number" || !Number.isInteger(id) || id <= 0 || id >= this.#nextPair)
-      return this.#misbehaved("a frame for a pair that was never opened");
+    if (typeof id !== "number" || !Number.isInteger(id) || id <= 0 || id >= this.#nextPair) {
+      this.#misbehaved("a frame for a pair that was never opened");
+      return;
+    }
     if (header.op === "exit") {
       const code = header.code;
       const signal = header.signal;
-      if ((code !== null && !Number.isInteger(code)) || (signal !== null && typeof signal !== "string"))
-        return this.#misbehaved("a malformed pair end");
+      if ((code !== null && !Number.isInteger(code)) || (signal !== null && typeof signal !== "string")) {
+        this.#misbehaved("a malformed pair end");
+        return;
+      }
       this.#pairs.get(id)?.settle({ exitCode: code as number | null, signal: signal as string | null });
       return;
     }
     const len = header.len;
-    if ((header.s !== "o" && header.s !== "e") || typeof len !== "number" || !Number.isInteger(len) || len < 0 || len > CHUNK_BYTES)
-      return this.#misbehaved("a malformed output frame");
+    if ((header.s !== "o" && header.s !== "e") || typeof len !== "number" || !Number.isInteger(len) || len < 0 || len > CHUNK_BYTES) {
+      this.#misbehaved("a malformed output frame");
+      return;
+    }
     if (len > 0) this.#body = { pair: id, stream: header.s, left: len };
   }
 
