@@ -92,14 +92,17 @@ export class WarmRuntimePool {
       lease.release();
     };
     try {
+      // 0700 from the start (root's until handed over): another sample never sees a pair's folder while it is made.
+      await mkdir(sampleDir, { mode: 0o700 });
+      await mkdir(workDir, { mode: 0o700 });
       const entryFile = await copyDeliverable(spec.deliverable, join(sampleDir, "deliverable"));
       const cases = join(workDir, "cases");
       const tmp = join(workDir, "tmp");
-      await mkdir(cases, { recursive: true });
+      await mkdir(cases);
       await mkdir(tmp);
       for (const dir of [sampleDir, workDir]) {
-        await giveTo(dir, lease.uid);
         await chmod(dir, 0o700);
+        await giveTo(dir, lease.uid);
       }
       return {
         entryFile,

@@ -26,9 +26,18 @@ def ancestry():
     return chain
 
 
+def uid_of(pid):
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            return int(next(line for line in f if line.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration, ValueError):
+        return None
+
+
 def others():
-    mine = ancestry()
-    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine and int(p) != 1]
+    """Processes of another uid (another sample, the runtime), not its own sample's nor its ancestors."""
+    mine, me = ancestry(), os.getuid()
+    return [int(p) for p in os.listdir("/proc") if p.isdigit() and int(p) not in mine and int(p) != 1 and uid_of(p) not in (me, None)]
 
 
 def attack():
