@@ -8,7 +8,9 @@ import { resolve } from "node:path";
 import type { LoadedTask, Runner, TaskReport } from "@skillrig/core";
 import { runOracleRemotely } from "@skillrig/server";
 
-export const SERVER_TOKEN_ENV = "SKILLRIG_SERVER_TOKEN";
+import { SERVER_TOKEN_ENV } from "./server-token.js";
+
+export { SERVER_TOKEN_ENV };
 
 export interface RemoteTaskOptions {
   server: string;

@@ -35,7 +35,7 @@ import {
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { runTaskOnServer, SERVER_TOKEN_ENV } from "../remote-run.js";
+import { SERVER_TOKEN_ENV } from "../server-token.js";
 import { recordRun } from "../run-record.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
@@ -211,14 +211,17 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const startedAt = new Date();
   const report = await withSigint((signal) =>
     options.server
-      ? runTaskOnServer(runner, {
-          server: options.server,
-          loaded,
-          deliverable: options.deliverable!,
-          cwd: ctx.cwd,
-          signal,
-          progress: stderr,
-        })
+      ? // Loaded only here: the remote client brings @skillrig/server's dependencies, which a local run never needs.
+        import("../remote-run.js").then(({ runTaskOnServer }) =>
+          runTaskOnServer(runner, {
+            server: options.server!,
+            loaded,
+            deliverable: options.deliverable!,
+            cwd: ctx.cwd,
+            signal,
+            progress: stderr,
+          }),
+        )
       : runTask(runner, {
           loaded,
           deliverable,
