@@ -291,7 +291,12 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     if (state.leavingRuntime) await state.leavingRuntime;
     if (!state.harness.alive && state.harness.runtimeLost) await this.#leaveRuntime(runner, work.run, state);
     if (!state.harness.alive) {
-      const restarted = await this.#restart(state);
+      let restarted = await this.#restart(state);
+      // The restart found the runtime gone (its pair never got going): the run moves to a harness of its own.
+      if (state.harness.runtimeLost) {
+        await this.#leaveRuntime(runner, work.run, state);
+        restarted = state.harness.alive || !state.load.ok;
+      }
       if (!restarted) return harnessFailure(state, undefined);
       const load = state.load as HarnessLoad; // replaced by the restart
       if (!load.ok) return loadFailure(load.error);
