@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import {
   copyDeliverable,
   InvalidConfigError,
+  isSkillrigError,
   compileSchema,
   formatViolations,
   resolveCaseLimits,
@@ -99,6 +100,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   readonly #stuckGraceMs: number;
   readonly #warm: boolean;
   #pool: WarmRuntimePool | undefined;
+  /** The warm runtime could not start on this machine: every run gets a harness of its own. */
+  #warmBroken = false;
 
   constructor(options: DeliverableFunctionOptions = {}) {
     const violations = optionsValidator.validate(options);
@@ -194,28 +197,43 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
 
   /** The warm runtime's pair for this run, or undefined when it cannot serve it (the run then gets a harness of its own). */
   async #startWarm(runner: Runner, run: TaskRun, limits: ResourceLimits, spares: number): Promise<FunctionRunState | undefined> {
-    const support = this.#warm ? sampleUidsOf(run.sandbox) : undefined;
+    const support = this.#warm && !this.#warmBroken ? sampleUidsOf(run.sandbox) : undefined;
     if (!support) return undefined;
     const pool = this.#poolFor(runner);
     if (!pool.fits(limits)) return undefined;
-    const pair = await pool.openPair({
-      sandbox: run.sandbox,
-      support,
-      deliverable: run.deliverable,
-      functionName: run.loaded.task.entrypoint,
-      spares,
-      limits,
-    });
+    let pair: Awaited<ReturnType<WarmRuntimePool["openPair"]>>;
+    try {
+      pair = await pool.openPair({
+        sandbox: run.sandbox,
+        support,
+        deliverable: run.deliverable,
+        functionName: run.loaded.task.entrypoint,
+        spares,
+        limits,
+      });
+    } catch (error) {
+      // A runtime that cannot start here (an old setpriv without ambient capabilities, say) is not the sample's
+      // fault: this runner stops trying, and every run gets a sandboxed harness of its own (the stricter path).
+      if (isSkillrigError(error)) throw error;
+      this.#warmBroken = true;
+      return undefined;
+    }
     if (!pair) return undefined;
-    const startHarness = () =>
-      FunctionHarness.start({
+    const open = pair;
+    const startHarness = () => {
+      const pairProcess = open.process();
+      // Canceled (Ctrl-C, a canceled job): the pair's whole tree goes, as a sandbox of its own would.
+      if (run.signal.aborted) pairProcess.kill();
+      else run.signal.addEventListener("abort", () => pairProcess.kill(), { once: true });
+      return FunctionHarness.start({
         ...this.#harnessOptions(run, limits, spares),
-        process: pair.process(),
+        process: pairProcess,
         harnessFile: "function_harness.py",
-        entryFile: pair.entryFile,
+        entryFile: open.entryFile,
         workDir: "",
         readOnlyPaths: [],
       });
+    };
     try {
       const { harness, load } = await startHarness();
       if (harness.runtimeLost) {
