@@ -283,7 +283,7 @@ async function profileSample(
     ["  of which its 7 cases (fork per case, run, compare), summed", notes.cell(perSample, (v) => formatMs(v.caseSumMs))],
     ["  of which the function calls themselves, summed", notes.cell(perSample, (v) => formatMs(v.callSumMs))],
     [
-      "  the rest: harness start (sandbox + python + import + fork server), taskStart/taskEnd",
+      "  the rest: pair start (a fork of the warm runtime, uid switch, import, fork server) and teardown (uid sweep, folders)",
       notes.cell(perSample, (v) => formatMs(Math.max(0, v.medianSampleMs - v.caseSumMs))),
     ],
   ];
@@ -293,7 +293,7 @@ async function profileSample(
     rows,
     notes: [
       `Each piece ${count} times one after the other; the skillrig rows come from the --jobs 1 run of the one-sample suite above.`,
-      "The function plugin starts one sandboxed harness (a fresh python3 that imports the sample and keeps a fork server) per (task, sample) and tears it down after; the suite path cannot share a harness across samples without a change to the plugin.",
+      "The function plugin serves every (task, sample) from one warm runtime per command (one sandbox and one python3, started once): per pair a fork that switches to the pair's own uid and imports the sample, then a fork per case; the sandboxed python3 row is what a pair no longer pays.",
     ],
     figures: { pythonSite, pythonNoSite, sandboxed, perSample },
   };

@@ -17,6 +17,8 @@ export interface CommandContext {
   /** Loads the config (once) and builds the runner with the built-in plugins. */
   runner(): Promise<Runner>;
   config(): Promise<LoadedConfig>;
+  /** Closes the runner if one was built (`runner.close()`: warm runtimes stop); main() calls it after every command. */
+  close(): Promise<void>;
 }
 
 export function createContext(global: GlobalOptions, cwd = process.cwd(), streams?: Streams): CommandContext {
@@ -34,6 +36,10 @@ export function createContext(global: GlobalOptions, cwd = process.cwd(), stream
     runner() {
       runner ??= ctx.config().then(async (config) => createRunner(config, { cwd, builtins: await builtinPlugins(config) }));
       return runner;
+    },
+    async close() {
+      const built = await runner?.catch(() => undefined);
+      await built?.close();
     },
   };
   return ctx;

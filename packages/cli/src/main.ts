@@ -120,6 +120,8 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     exitCode = code;
   };
   const named = commandNamed(argv);
+  // Every context a command made: their runners are closed when the command is done (warm runtimes stop).
+  const created: CommandContext[] = [];
   for (const entry of COMMANDS) {
     if (entry.name !== named) {
       // Listed for --help only; never run (the command being run is the one registered in full below).
@@ -133,6 +135,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       if (!ctx) {
         ctx = createContext(command.optsWithGlobals(), options.cwd, { stdout, stderr });
         contexts.set(command, ctx);
+        created.push(ctx);
       }
       return ctx;
     };
@@ -143,12 +146,14 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
 
   try {
     await program.parseAsync(argv, { from: "user" });
+    await closeAll(created);
     if (argv.length === 0) {
       program.outputHelp();
       return ExitCode.InvalidInput;
     }
     return exitCode;
   } catch (error) {
+    await closeAll(created);
     if (error instanceof CommanderError) {
       if (error.code === "commander.helpDisplayed" || error.code === "commander.version" || error.code === "commander.help") {
         return ExitCode.Success;
@@ -160,4 +165,9 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     reportError(error, json, { stdout, stderr });
     return ExitCode.InvalidInput;
   }
+}
+
+/** Closes the runners the command built; a failure to close is reported by the runner's plugins, never masks the command's own result. */
+async function closeAll(contexts: CommandContext[]): Promise<void> {
+  await Promise.all(contexts.map((ctx) => ctx.close().catch(() => undefined)));
 }

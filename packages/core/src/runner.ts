@@ -109,6 +109,15 @@ export class Runner {
     );
   }
 
+  /**
+   * Ends the runner's life: fires `hooks.close` once, so plugins stop what they kept across runs (the function
+   * plugin's warm runtime). Every owner of a runner calls it when done; a second call waits for the first.
+   */
+  close(): Promise<void> {
+    this.#closing ??= this.hooks.close.promise();
+    return this.#closing;
+  }
+
   /** The sandbox for a purpose, from the `sandbox` hook; the same instance is reused for the runner's life. */
   sandbox(request: SandboxRequest): Sandbox {
     const key = `${request.purpose}:${request.profile ?? "deliverable"}:${request.allowWeaker ? 1 : 0}`;
@@ -123,14 +132,5 @@ export class Runner {
       this.#sandboxes.set(key, sandbox);
     }
     return sandbox;
-  }
-
-  /**
-   * Ends the runner: stops what plugins keep across runs (warm harnesses, pools) through the `close` hook. Call it
-   * once when done; a second call does nothing.
-   */
-  close(): Promise<void> {
-    this.#closing ??= this.hooks.close.promise();
-    return this.#closing;
   }
 }

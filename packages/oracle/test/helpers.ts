@@ -9,8 +9,15 @@ import cliPlugin from "@skillrig/deliverable-cli";
 import sandboxPlugin from "@skillrig/sandbox";
 import { compareModesPlugin, loadTask, resolveDeliverable, runTask, type RunTaskOptions } from "@skillrig/oracle";
 
+const runners: Runner[] = [];
+afterAll(async () => {
+  await Promise.all(runners.splice(0).map((runner) => runner.close()));
+});
+
+/** A runner with the real plugins, closed after the test file's tests. */
 export function makeRunner(extra: SkillrigPlugin[] = []): Runner {
   const runner = new Runner();
+  runners.push(runner);
   for (const plugin of extra) runner.use(plugin);
   runner.use(compareModesPlugin()).use(scriptPlugin()).use(cliPlugin()).use(sandboxPlugin());
   return runner;

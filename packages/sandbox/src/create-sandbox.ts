@@ -94,7 +94,43 @@ function requireCaseFolder(cwd: string): void {
   }
 }
 
-export function createSandbox(options: SandboxOptions = {}): Sandbox {
+/**
+ * What a sandbox offers a runtime that serves many samples in one sandbox (the function plugin's warm runtime):
+ * each sample under a uid of its own, so samples cannot signal, trace or read one another, and each has its own
+ * process budget. Not part of core's Sandbox contract (yet): callers find it as an optional `sampleUids` field.
+ */
+export interface SampleUidSupport {
+  /**
+   * Spawns like `spawn`, but the process keeps CAP_SETUID and CAP_SETGID (nothing else): it may switch a child to
+   * a leased uid, and that child must drop both before untrusted code runs.
+   */
+  spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
+  /** A per-run uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
+  leaseSampleUid(): SampleUidLease | undefined;
+}
+
+export interface SampleUidLease {
+  readonly uid: number;
+  release(): void;
+}
+
+function leaseSampleUid(): SampleUidLease | undefined {
+  const uid = takeSlotUid();
+  if (uid === undefined) return undefined;
+  let released = false;
+  return {
+    uid,
+    release() {
+      if (released) return;
+      released = true;
+      // A sample's daemon that outlived its pair must not meet the uid's next holder.
+      sweepProcessesOfUid(uid);
+      releaseSlotUid(uid);
+    },
+  };
+}
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleUids?: SampleUidSupport } {
   const host = options.host ?? probeHost(options.fresh);
   const levels = availableLevels(host);
   const warnings: string[] = [];
@@ -153,7 +189,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
 
   const isolation: IsolationLevel = level;
 
-  const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn") => {
+  const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn", keepUidSwitch = false) => {
     requireCaseFolder(spawnOptions.cwd);
     const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
     if (dropToSlotUid && slotUid === undefined) {
@@ -168,6 +204,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       limits,
       host,
       slotUid,
+      keepUidSwitch,
     });
     const started = startSandboxedProcess({
       plan,
@@ -189,6 +226,22 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     return { ...started, exited };
   };
 
+  const spawn = (spawnOptions: Omit<SandboxSpawnOptions, "stdin">, keepUidSwitch = false): SandboxProcess => {
+    const started = start(spawnOptions, "spawn", keepUidSwitch);
+    return {
+      stdin: started.stdin,
+      stdout: started.stdout,
+      stderr: started.stderr,
+      pid: started.pid,
+      isolation,
+      kill: started.kill,
+      exited: started.exited,
+    };
+  };
+  // Samples can be told apart by uid only where the code runs as a per-run host uid: root at level namespaces.
+  const sampleUids: SampleUidSupport | undefined =
+    dropToSlotUid && level === "namespaces" ? { spawnSampleHost: (spawnOptions) => spawn(spawnOptions, true), leaseSampleUid } : undefined;
+
   return {
     name: "@skillrig/sandbox",
     isolation,
@@ -197,18 +250,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
       return start(spawnOptions, "run").exited;
     },
-    spawn(spawnOptions: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess {
-      const started = start(spawnOptions, "spawn");
-      return {
-        stdin: started.stdin,
-        stdout: started.stdout,
-        stderr: started.stderr,
-        pid: started.pid,
-        isolation,
-        kill: started.kill,
-        exited: started.exited,
-      };
-    },
+    spawn: (spawnOptions) => spawn(spawnOptions),
+    ...(sampleUids ? { sampleUids } : {}),
     // The agent profile (agent-profile.ts): the jail when bubblewrap works here, else unconfined with a warning.
     confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" ? "auto" : "none" }),
   };

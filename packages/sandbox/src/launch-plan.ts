@@ -80,15 +80,21 @@ function systemBinds(): string[] {
   return args;
 }
 
-/** setpriv to an unprivileged uid: no capabilities left, and setuid programs (su, mount) cannot raise them again. */
-function dropPrivileges(host: HostProbe, uid: number): string[] {
+/**
+ * setpriv to an unprivileged uid: no capabilities left, and setuid programs (su, mount) cannot raise them again.
+ * `keepUidSwitch` (a sample host, see SampleUidSupport) keeps CAP_SETUID and CAP_SETGID and nothing else, so the
+ * process can move each child to a per-sample uid; that child must drop them itself before any untrusted code runs.
+ */
+function dropPrivileges(host: HostProbe, uid: number, keepUidSwitch = false): string[] {
+  const caps = keepUidSwitch ? "-all,+setuid,+setgid" : "-all";
   return [
     host.setpriv ?? "setpriv",
     `--reuid=${uid}`,
     `--regid=${uid}`,
     "--clear-groups",
-    "--inh-caps=-all",
-    "--bounding-set=-all",
+    `--inh-caps=${caps}`,
+    ...(keepUidSwitch ? [`--ambient-caps=${caps}`] : []),
+    `--bounding-set=${caps}`,
     "--no-new-privs",
     "--",
   ];
@@ -140,6 +146,8 @@ export interface PlanInput {
   host: HostProbe;
   /** For the rlimits level run as root: a uid of its own, so the process count limit is per run. */
   slotUid?: number;
+  /** Root at level namespaces only: keep CAP_SETUID/CAP_SETGID so the process can give children per-sample uids. */
+  keepUidSwitch?: boolean;
 }
 
 export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
@@ -193,7 +201,7 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
       // Unprivileged, bubblewrap's own pid 1 runs under the same uid and counts against the budget.
       ...rlimitArgs(limits, asRoot ? limits.maxProcesses : limits.maxProcesses + 1),
       "--",
-      ...(asRoot ? dropPrivileges(host, input.slotUid as number) : []),
+      ...(asRoot ? dropPrivileges(host, input.slotUid as number, input.keepUidSwitch === true) : []),
       ...program.argv,
     ];
     const [file, ...wrapperArgs] = [...dieWithRunner(host), host.bwrap ?? "bwrap", ...args];

@@ -30,7 +30,8 @@ type Incoming =
   | { type: "run-skill"; jobId: string; request: Parameters<ReturnType<typeof createJobExecution>["runSkillJob"]>[0]; runsDir: string }
   | { type: "run-oracle"; jobId: string; task: unknown; deliverableDir: string }
   | { type: "run-solve"; jobId: string; request: SolveAttemptRequest; runDir: string }
-  | { type: "cancel"; jobId: string };
+  | { type: "cancel"; jobId: string }
+  | { type: "close" };
 
 const port = parentPort!;
 const data = workerData as JobWorkerData;
@@ -57,6 +58,12 @@ try {
   port.on("message", async (message: Incoming) => {
     if (message.type === "cancel") {
       controllers.get(message.jobId)?.abort();
+      return;
+    }
+    if (message.type === "close") {
+      // The pool is shutting down: what the runner keeps across jobs (the warm function runtime) stops first.
+      await runner.close().catch(() => undefined);
+      port.postMessage({ type: "closed" });
       return;
     }
     const controller = new AbortController();

@@ -145,7 +145,25 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     },
     async close() {
       closed = true;
-      await Promise.all(pool.splice(0).map((p) => p.worker.terminate()));
+      await Promise.all(pool.splice(0).map((p) => closeWorker(p.worker)));
     },
   };
+}
+
+/** Asks a worker to close its runner (warm runtimes stop), then terminates it; a worker that does not answer within 5 s is terminated anyway. */
+async function closeWorker(worker: Worker): Promise<void> {
+  await new Promise<void>((done) => {
+    const timer = setTimeout(done, 5000);
+    worker.on("message", (message: { type?: string }) => {
+      if (message?.type !== "closed") return;
+      clearTimeout(timer);
+      done();
+    });
+    worker.once("exit", () => {
+      clearTimeout(timer);
+      done();
+    });
+    worker.postMessage({ type: "close" });
+  });
+  await worker.terminate();
 }

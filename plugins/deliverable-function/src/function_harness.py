@@ -51,13 +51,24 @@ REPR_CHARS = 300
 
 # The protocol keeps private copies of fds 0 and 1; the real fds 0/1 point at /dev/null in the parent and at the
 # case's pipes in a child, so a deliverable that prints (even from C or a subprocess) never touches the protocol.
-PROTO_IN = os.dup(0)
-PROTO_OUT = os.dup(1)
-DEVNULL = os.open(os.devnull, os.O_RDWR)
-os.dup2(DEVNULL, 0)
-os.dup2(DEVNULL, 1)
-for fd in (PROTO_IN, PROTO_OUT, DEVNULL):
-    os.set_inheritable(fd, False)
+# Taken in main(), not at import: the warm runtime (warm_runtime.py) imports this file once and runs main() in each
+# sample's process, with that sample's pipes on fds 0 and 1.
+PROTO_IN = PROTO_OUT = DEVNULL = -1
+
+
+def take_protocol_fds():
+    global PROTO_IN, PROTO_OUT, DEVNULL
+    PROTO_IN = os.dup(0)
+    PROTO_OUT = os.dup(1)
+    DEVNULL = os.open(os.devnull, os.O_RDWR)
+    os.dup2(DEVNULL, 0)
+    os.dup2(DEVNULL, 1)
+    for fd in (PROTO_IN, PROTO_OUT, DEVNULL):
+        os.set_inheritable(fd, False)
+    # Not dumpable: a case (same uid) cannot open /proc/<harness>/fd/* to reach the runner's pipes or ptrace it.
+    # Inherited by the fork server and every case child; a deliverable can only undo it for its own process.
+    prctl(PR_SET_DUMPABLE, 0)
+
 
 PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
@@ -74,9 +85,6 @@ def prctl(option, value):
         return False
 
 
-# Not dumpable: a case (same uid) cannot open /proc/<harness>/fd/* to reach the runner's pipes or ptrace it.
-# Inherited by the fork server and every case child; a deliverable can only undo it for its own process.
-prctl(PR_SET_DUMPABLE, 0)
 
 # What a header line of a reply frame may carry besides the sections (bounded: the runner caps header lines).
 MESSAGE_CHARS = 2000
@@ -904,16 +912,18 @@ class Harness:
             pass
 
 
-def main():
-    if len(sys.argv) not in (3, 4):
+def main(argv=None):
+    argv = sys.argv if argv is None else argv
+    take_protocol_fds()
+    if len(argv) not in (3, 4):
         send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name> [<spares>]"})
         return 2
     if sys.version_info < (3, 9) or not hasattr(socket, "send_fds"):
         send({"op": "load_error", "kind": "usage",
               "message": f"the function harness needs Python 3.9 or newer on Linux; this is Python {sys.version.split()[0]} on {sys.platform}"})
         return 2
-    entry_file, function_name = sys.argv[1], sys.argv[2]
-    spares = int(sys.argv[3]) if len(sys.argv) == 4 else 2
+    entry_file, function_name = argv[1], argv[2]
+    spares = int(argv[3]) if len(argv) == 4 else 2
     harness = Harness(entry_file, function_name, os.getcwd(), spares)
     send(harness.load_message)
     if harness.load_message.get("op") != "ready":

@@ -32,6 +32,8 @@ export interface HarnessStartOptions {
   /** Extra time a case may take past its own wall limit before the harness counts as stuck. */
   stuckGraceMs: number;
   signal?: AbortSignal;
+  /** A process already started for this harness (a pair of the warm runtime) instead of a sandbox spawn of its own. */
+  process?: SandboxProcess;
 }
 
 export type HarnessLoad = { ok: true; ready: ReadyMessage } | { ok: false; error: LoadErrorMessage };
@@ -100,19 +102,22 @@ export class FunctionHarness {
   #dead: HarnessDiedError | undefined;
   #onFirstLine: ((line: string) => void) | undefined;
   #stopping = false;
+  #runtimeLost = false;
   readonly exited: Promise<SandboxResult>;
 
   private constructor(options: HarnessStartOptions) {
     this.#options = options;
-    this.#process = options.sandbox.spawn({
-      command: [options.python, options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
-      cwd: options.workDir,
-      readOnlyPaths: options.readOnlyPaths,
-      // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII prints stable on any locale.
-      env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
-      limits: options.limits,
-      signal: options.signal,
-    });
+    this.#process =
+      options.process ??
+      options.sandbox.spawn({
+        command: [options.python, options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
+        cwd: options.workDir,
+        readOnlyPaths: options.readOnlyPaths,
+        // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII prints stable on any locale.
+        env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
+        limits: options.limits,
+        signal: options.signal,
+      });
     const { stdin, stdout, stderr } = this.#process;
     stdin.on("error", () => {}); // EPIPE when the harness died; the exit handler reports it.
     stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
@@ -122,7 +127,16 @@ export class FunctionHarness {
     });
     this.exited = this.#process.exited;
     this.exited.then(
-      (result) => this.#die(this.#describeExit(result), { exit_code: result.exitCode, signal: result.signal, stderr: this.#stderrTail }),
+      (result) => {
+        this.#runtimeLost = (result as { runtimeLost?: true }).runtimeLost === true;
+        this.#die(this.#describeExit(result), {
+          exit_code: result.exitCode,
+          signal: result.signal,
+          stderr: this.#stderrTail,
+          // The warm runtime itself ended (not this sample's harness): the plugin re-runs what was affected elsewhere.
+          ...(this.#runtimeLost ? { runtime_lost: true } : {}),
+        });
+      },
       (error: unknown) => this.#die(`the function harness failed: ${(error as Error)?.message ?? error}`, { stderr: this.#stderrTail }),
     );
   }
@@ -132,6 +146,11 @@ export class FunctionHarness {
     const harness = new FunctionHarness(options);
     const load = await harness.#waitForLoad();
     return { harness, load };
+  }
+
+  /** The process ended because the warm runtime it ran in was lost, not through anything this sample did. */
+  get runtimeLost(): boolean {
+    return this.#runtimeLost;
   }
 
   get alive(): boolean {
@@ -373,6 +392,7 @@ export class FunctionHarness {
   }
 
   #describeExit(result: SandboxResult): string {
+    if ((result as { runtimeLost?: true }).runtimeLost) return result.stderr;
     const how = result.signal ? `it was killed by signal ${result.signal}` : `it exited with code ${result.exitCode}`;
     const why = result.timedOut ? " (the harness's own time limit passed)" : result.memoryLimited ? " (memory limit)" : "";
     const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ");

@@ -2,18 +2,22 @@
  * The `function` deliverable plugin: a Python module whose function `entrypoint` is called as `fn(*input)`.
  * Written on @skillrig/deliverable-kit, which snapshots the deliverable and keeps each run's session:
  *
- *   open      start ONE harness through the sandbox over the snapshot, wait for its import and signature
- *   checkCase Input Contract v1.0: input is the args list, and its length fits the real signature
- *   runCase   send the case to the harness (which forks a child per case); the runner maps its reply (data
- *             about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
- *   close     stop the harness and its whole tree (the kit then removes the temp folder)
+ *   open          open a pair in the warm runtime (warm-runtime-pool.ts) where the sandbox can keep samples apart
+ *                 by uid, else start ONE harness through the sandbox over the snapshot; wait for its import and
+ *                 signature
+ *   checkCase     Input Contract v1.0: input is the args list, and its length fits the real signature
+ *   runCase       send the case to the harness (which forks a child per case); the runner maps its reply (data
+ *                 about what the call did) to a CaseOutcome (case-outcome.ts); the harness never decides a status
+ *   close         stop the harness and its whole tree, close the pair (the kit then removes the temp folder)
+ *   closeRuntime  stop the warm runtime (runner.close())
  */
 import { copyFile, mkdir } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { type DeliverablePlugin, defineDeliverable, type OpenContext } from "@skillrig/deliverable-kit";
+import { type DeliverablePlugin, type DeliverableWorkspace, defineDeliverable, type OpenContext } from "@skillrig/deliverable-kit";
 import {
   SkillrigError,
+  isSkillrigError,
   compileSchema,
   formatViolations,
   resolveCaseLimits,
@@ -26,7 +30,9 @@ import {
 } from "@skillrig/core";
 import { checkArgs } from "./check-args.js";
 import { outcomeOf } from "./case-outcome.js";
-import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad } from "./harness-client.js";
+import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad, type HarnessStartOptions } from "./harness-client.js";
+import { sampleUidsOf } from "./warm-runtime.js";
+import { WarmRuntimePool } from "./warm-runtime-pool.js";
 import type { CaseReply, CaseRequest, FunctionSignature, LoadErrorMessage } from "./harness-protocol.js";
 // Types only: the sections this plugin reads (`oracle.timeout_ms`, `sandbox.limits`) join SkillrigConfig by
 // declaration merging; both packages are devDependencies, and nothing of them is loaded at run time.
@@ -37,6 +43,7 @@ export const PLUGIN_NAME = "@skillrig/deliverable-function";
 
 /** The harness shipped next to the compiled code (copy-assets puts it in dist). */
 const HARNESS_FILE = join(dirname(fileURLToPath(import.meta.url)), "function_harness.py");
+const RUNTIME_FILE = join(dirname(fileURLToPath(import.meta.url)), "warm_runtime.py");
 
 export interface DeliverableFunctionOptions {
   /** Python interpreter for the harness. Default "python3" (the sandbox resolves it to the user's real one). */
@@ -47,6 +54,12 @@ export interface DeliverableFunctionOptions {
   maxRestarts?: number;
   /** How long past a case's wall limit the harness may stay silent before it counts as stuck and is stopped. Default 5000 ms. */
   stuckGraceMs?: number;
+  /**
+   * Serve task runs from one warm runtime kept for the runner's life (a fork per sample instead of a sandbox and
+   * an interpreter per task run) where the sandbox can keep samples apart by uid: root at level namespaces.
+   * Elsewhere, or false, every task run gets a sandboxed harness of its own. Default true.
+   */
+  warm?: boolean;
 }
 
 const OPTIONS_SCHEMA = {
@@ -57,6 +70,7 @@ const OPTIONS_SCHEMA = {
     loadTimeoutMs: { type: "integer", minimum: 1 },
     maxRestarts: { type: "integer", minimum: 0 },
     stuckGraceMs: { type: "integer", minimum: 0 },
+    warm: { type: "boolean" },
   },
 };
 const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
@@ -66,6 +80,12 @@ const HARNESS_OVERHEAD_MS = 60_000;
 
 /** A task run's session (deliverable-kit keeps it per run). */
 export interface FunctionRunState {
+  /** "warm": a pair of the warm runtime; "own": a sandboxed harness of its own (also after the runtime was lost). */
+  where: "warm" | "own";
+  /** The kit's folder for this run: the snapshot, and the harness's files when it gets a harness of its own. */
+  workspace: DeliverableWorkspace;
+  /** Removes what the run made beyond the kit's folder (its pair's space and uid), in order. */
+  cleanups: Array<() => Promise<void>>;
   harness: FunctionHarness;
   load: HarnessLoad;
   /** The function's signature; undefined when the import failed or inspect could not read it. */
@@ -74,6 +94,8 @@ export interface FunctionRunState {
   /** A restart in progress, shared by the cases that found the harness dead. */
   restarting?: Promise<void>;
   startHarness(): Promise<{ harness: FunctionHarness; load: HarnessLoad }>;
+  /** Moves the run to a harness of its own after the warm runtime was lost (once, shared by the cases in flight). */
+  leavingRuntime?: Promise<void>;
 }
 
 export class DeliverableFunctionPlugin implements SkillrigPlugin {
@@ -82,6 +104,10 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   readonly #loadTimeoutMs: number;
   readonly #maxRestarts: number;
   readonly #stuckGraceMs: number;
+  readonly #warm: boolean;
+  #pool: WarmRuntimePool | undefined;
+  /** The warm runtime could not start on this machine: every run gets a harness of its own. */
+  #warmBroken = false;
 
   constructor(options: DeliverableFunctionOptions = {}) {
     const violations = optionsValidator.validate(options);
@@ -95,6 +121,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     this.#loadTimeoutMs = options.loadTimeoutMs ?? 30_000;
     this.#maxRestarts = options.maxRestarts ?? 3;
     this.#stuckGraceMs = options.stuckGraceMs ?? 5000;
+    this.#warm = options.warm ?? true;
   }
 
   /** A run's session (its harness, signature, restarts), for tests and diagnostics. */
@@ -118,50 +145,145 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       },
       runCase: (session, work, input) => this.#runCase(runner, session, work, input),
       close: async (session) => {
+        await session.leavingRuntime?.catch(() => undefined);
         await session.restarting?.catch(() => undefined);
         await session.harness.stop();
+        for (const cleanup of session.cleanups.reverse()) await cleanup();
+      },
+      closeRuntime: async () => {
+        const pool = this.#pool;
+        this.#pool = undefined;
+        await pool?.close();
       },
     });
     this.#kit.apply(runner);
   }
 
-  async #startTask({ runner, run, workspace }: OpenContext): Promise<FunctionRunState> {
-    const task = run.loaded.task;
-    const { root, entryFile } = workspace;
-    {
-      const harnessFile = join(root, "harness", "function_harness.py");
-      await mkdir(dirname(harnessFile));
-      await copyFile(HARNESS_FILE, harnessFile);
-      const workDir = join(root, "work");
-      await mkdir(workDir);
+  #poolFor(runner: Runner): WarmRuntimePool {
+    this.#pool ??= new WarmRuntimePool({
+      python: this.#python,
+      harnessFile: HARNESS_FILE,
+      runtimeFile: RUNTIME_FILE,
+      fileSizeBytes: resolveCaseLimits({}, undefined, { limits: runner.config.sandbox?.limits }).fileSizeBytes,
+    });
+    return this.#pool;
+  }
 
-      const spares = sparesFor(run);
-      const limits = harnessLimits(runner, run, spares);
-      const startHarness = () =>
-        FunctionHarness.start({
-          sandbox: run.sandbox,
-          python: this.#python,
-          harnessFile,
-          entryFile,
-          functionName: task.entrypoint,
-          spares,
-          workDir,
-          // The whole run folder: the sandbox then need not create any parent folder of its own.
-          readOnlyPaths: [root],
-          limits,
-          loadTimeoutMs: this.#loadTimeoutMs,
-          stuckGraceMs: this.#stuckGraceMs,
-          signal: run.signal,
-        });
+  #harnessOptions(run: TaskRun, limits: ResourceLimits, spares: number) {
+    return {
+      sandbox: run.sandbox,
+      python: this.#python,
+      functionName: run.loaded.task.entrypoint,
+      spares,
+      limits,
+      loadTimeoutMs: this.#loadTimeoutMs,
+      stuckGraceMs: this.#stuckGraceMs,
+      signal: run.signal,
+    };
+  }
+
+  /** The warm runtime's pair for this run, or undefined when it cannot serve it (the run then gets a harness of its own). */
+  async #startWarm(
+    runner: Runner,
+    run: TaskRun,
+    workspace: DeliverableWorkspace,
+    limits: ResourceLimits,
+    spares: number,
+  ): Promise<FunctionRunState | undefined> {
+    const support = this.#warm && !this.#warmBroken ? sampleUidsOf(run.sandbox) : undefined;
+    if (!support) return undefined;
+    const pool = this.#poolFor(runner);
+    if (!pool.fits(limits)) return undefined;
+    let pair: Awaited<ReturnType<WarmRuntimePool["openPair"]>>;
+    try {
+      pair = await pool.openPair({
+        sandbox: run.sandbox,
+        support,
+        // The kit's snapshot (already cut to what may cross into the sandbox), copied into the pair's own space.
+        deliverable: { dir: workspace.snapshotDir, entryFile: workspace.entryFile },
+        functionName: run.loaded.task.entrypoint,
+        spares,
+        limits,
+      });
+    } catch (error) {
+      // A runtime that cannot start here (an old setpriv without ambient capabilities, say) is not the sample's
+      // fault: this runner stops trying, and every run gets a sandboxed harness of its own (the stricter path).
+      if (isSkillrigError(error)) throw error;
+      this.#warmBroken = true;
+      return undefined;
+    }
+    if (!pair) return undefined;
+    const open = pair;
+    const startHarness = () => {
+      const pairProcess = open.process();
+      // Canceled (Ctrl-C, a canceled job): the pair's whole tree goes, as a sandbox of its own would.
+      if (run.signal.aborted) pairProcess.kill();
+      else run.signal.addEventListener("abort", () => pairProcess.kill(), { once: true });
+      return FunctionHarness.start({
+        ...this.#harnessOptions(run, limits, spares),
+        process: pairProcess,
+        harnessFile: "function_harness.py",
+        entryFile: open.entryFile,
+        workDir: "",
+        readOnlyPaths: [],
+      });
+    };
+    try {
       const { harness, load } = await startHarness();
+      if (harness.runtimeLost) {
+        await pair.close();
+        return undefined;
+      }
       return {
+        where: "warm",
+        workspace,
+        cleanups: [() => pair.close()],
         harness,
         load,
         signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
         restarts: 0,
         startHarness,
       };
+    } catch (error) {
+      await pair.close();
+      throw error;
     }
+  }
+
+  async #startTask({ runner, run, workspace }: OpenContext): Promise<FunctionRunState> {
+    const spares = sparesFor(run);
+    const limits = harnessLimits(runner, run, spares);
+    return (await this.#startWarm(runner, run, workspace, limits, spares)) ?? this.#startOwn(run, workspace, limits, spares);
+  }
+
+  /** A sandboxed harness of this run's own: where the runtime is not used, and where a run goes when it was lost. */
+  async #startOwn(run: TaskRun, workspace: DeliverableWorkspace, limits: ResourceLimits, spares: number): Promise<FunctionRunState> {
+    const { root, entryFile } = workspace;
+    const harnessFile = join(root, "harness", "function_harness.py");
+    await mkdir(dirname(harnessFile), { recursive: true });
+    await copyFile(HARNESS_FILE, harnessFile);
+    const workDir = join(root, "work");
+    await mkdir(workDir, { recursive: true });
+    const startHarness = () =>
+      FunctionHarness.start({
+        ...this.#harnessOptions(run, limits, spares),
+        harnessFile,
+        entryFile,
+        workDir,
+        // The whole run folder: the sandbox then need not create any parent folder of its own.
+        readOnlyPaths: [root],
+      } satisfies HarnessStartOptions);
+    const { harness, load } = await startHarness();
+    return {
+      where: "own",
+      workspace,
+      cleanups: [],
+      harness,
+      load,
+      signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
+      restarts: 0,
+      startHarness,
+    };
   }
 
   async #runCase(runner: Runner, state: FunctionRunState, work: CaseWork, input: unknown): Promise<CaseOutcome> {
@@ -170,8 +292,15 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       timeout_ms: runner.config.oracle?.timeout_ms,
       limits: runner.config.sandbox?.limits,
     });
+    if (state.leavingRuntime) await state.leavingRuntime;
+    if (!state.harness.alive && state.harness.runtimeLost) await this.#leaveRuntime(runner, work.run, state);
     if (!state.harness.alive) {
-      const restarted = await this.#restart(state);
+      let restarted = await this.#restart(state);
+      // The restart found the runtime gone (its pair never got going): the run moves to a harness of its own.
+      if (state.harness.runtimeLost) {
+        await this.#leaveRuntime(runner, work.run, state);
+        restarted = state.harness.alive || !state.load.ok;
+      }
       if (!restarted) return harnessFailure(state, undefined);
       const load = state.load as HarnessLoad; // replaced by the restart
       if (!load.ok) return loadFailure(load.error);
@@ -201,10 +330,37 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
           details: { harness: "stopped", isolation },
         };
       }
+      if (error instanceof HarnessDiedError && error.details.runtime_lost === true) {
+        // Not this sample's doing (or not provably so): the case runs again where no other sample can reach it.
+        await this.#leaveRuntime(runner, work.run, state);
+        return this.#runCase(runner, state, work, input);
+      }
       if (error instanceof HarnessDiedError) return harnessFailure(state, error);
       throw error;
     }
     return outcomeOf(reply, { id: reply.id, ...request }, work, isolation, exact?.expected);
+  }
+
+  /**
+   * The warm runtime this run was in was lost (it died, stalled or misbehaved, possibly through another sample):
+   * the rest of the run, and the cases that were in flight, go to a sandboxed harness of the run's own. Once per
+   * run, shared by every case that noticed; it does not count as one of the run's restarts.
+   */
+  async #leaveRuntime(runner: Runner, run: TaskRun, state: FunctionRunState): Promise<void> {
+    if (state.where === "own") return;
+    state.leavingRuntime ??= (async () => {
+      const spares = sparesFor(run);
+      const own = await this.#startOwn(run, state.workspace, harnessLimits(runner, run, spares), spares);
+      const old = state.harness;
+      state.where = "own";
+      state.harness = own.harness;
+      state.load = own.load;
+      state.signature = own.signature ?? state.signature;
+      state.startHarness = own.startHarness;
+      state.cleanups.push(...own.cleanups);
+      await old.stop(0);
+    })();
+    await state.leavingRuntime;
   }
 
   /** Starts a fresh harness after a crash, once for all the cases that noticed; false when out of restarts. */

@@ -100,6 +100,7 @@ export async function drive(options: DriveOptions): Promise<Driven> {
       summary: { total: 0, passed: 0, failed: 0, errored: 0, invalid: 0 },
       cases: [],
     });
+    await runner.close();
   }
 }
 

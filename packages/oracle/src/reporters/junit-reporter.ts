@@ -3,7 +3,7 @@
  * wrong answer); error, timeout, memory_limit, output_limit and invalid_test_format are <error>s (the case could
  * not be judged), with the status as the `type` attribute.
  */
-import { create } from "xmlbuilder2";
+import { create } from "./lazy-xml.js";
 import type { Runner, SkillrigPlugin, TaskReport } from "@skillrig/core";
 import { tracebackOf } from "./traceback.js";
 import { writeReportFile } from "./report-file.js";

@@ -3,7 +3,7 @@
  * test cases keep their own names; with several, each is prefixed `sample <n>: `. A sample that could not be graded,
  * and a task with no deliverable, are one <error> test case each, so CI shows them rather than nothing.
  */
-import { create } from "xmlbuilder2";
+import { create } from "./lazy-xml.js";
 import type { CaseVerdict } from "@skillrig/core";
 import type { SuiteReport } from "../run-suite.js";
 

@@ -1,0 +1,192 @@
+/**
+ * Where (task, sample) pairs meet the warm runtime: keeps one runtime per sandbox for the Runner's life (started on
+ * the first pair, started again after one is lost), and gives each pair its own space in it:
+ *
+ *   <root>/code/      function_harness.py and warm_runtime.py (read-only inside)
+ *   <root>/samples/   one folder per pair, owned by the pair's uid, mode 0700: the snapshot the runner copied in
+ *                     (read-only inside: the runtime's mount of it is read-only, so no sample writes into a tree)
+ *   <root>/work/      the runtime's writable folder; one folder per pair, owned by the pair's uid, mode 0700, with
+ *                     `cases/` (the harness's working folder) and `tmp/` (its TMPDIR)
+ *
+ * A pair's uid is leased from the sandbox for that pair alone and released (after a sweep of whatever still runs
+ * as it) when the pair is closed, so no two samples ever share a uid, and nothing of one meets the next.
+ *
+ * One runtime serves every pair of a runner, `--jobs N` of them at once: its own work is only to fork a pair and
+ * relay bytes; the pairs run side by side as processes of their own.
+ */
+import { chmod, copyFile, lchown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { copyDeliverable, type Deliverable, type ResourceLimits, type Sandbox, type SandboxProcess } from "@skillrig/core";
+import { type SampleUidSupport, WarmRuntime } from "./warm-runtime.js";
+
+/** The runtime's own limits: it lives as long as the runner, so no wall or CPU limit of its own; each pair gets its own. */
+export function runtimeLimits(fileSizeBytes: number): ResourceLimits {
+  return {
+    wallMs: Number.POSITIVE_INFINITY,
+    cpuMs: 2 ** 31,
+    memoryBytes: 64 * 1024 ** 3,
+    maxProcesses: 4096,
+    fileSizeBytes,
+  };
+}
+
+export interface WarmPairSpec {
+  sandbox: Sandbox;
+  support: SampleUidSupport;
+  deliverable: Deliverable;
+  functionName: string;
+  spares: number;
+  limits: ResourceLimits;
+}
+
+/** One pair's space and process; `close` after the harness stopped. */
+export interface WarmPair {
+  entryFile: string;
+  process(): SandboxProcess;
+  runtime: WarmRuntime;
+  close(): Promise<void>;
+}
+
+interface RuntimeSlot {
+  runtime: WarmRuntime;
+  root: string;
+}
+
+export class WarmRuntimePool {
+  readonly #python: string;
+  readonly #files: { harness: string; runtime: string };
+  readonly #slots = new Map<Sandbox, Promise<RuntimeSlot>>();
+  readonly #fileSizeBytes: number;
+  #nextPair = 1;
+  #closed = false;
+
+  constructor(options: { python: string; harnessFile: string; runtimeFile: string; fileSizeBytes: number }) {
+    this.#python = options.python;
+    this.#files = { harness: options.harnessFile, runtime: options.runtimeFile };
+    this.#fileSizeBytes = options.fileSizeBytes;
+  }
+
+  /** True when a pair with these limits fits in a runtime (else the plugin starts a harness of its own). */
+  fits(limits: ResourceLimits): boolean {
+    const runtime = runtimeLimits(this.#fileSizeBytes);
+    return (
+      (limits.memoryBytes ?? 0) <= (runtime.memoryBytes ?? 0) &&
+      (limits.maxProcesses ?? 0) <= (runtime.maxProcesses ?? 0) &&
+      (limits.fileSizeBytes ?? 0) <= (runtime.fileSizeBytes ?? 0)
+    );
+  }
+
+  /** Leases a uid, copies the snapshot in, and returns the pair (its process starts when `process()` is called). */
+  async openPair(spec: WarmPairSpec): Promise<WarmPair | undefined> {
+    if (this.#closed) throw new Error("the warm function runtime was closed (runner.close() was called)");
+    const lease = spec.support.leaseSampleUid();
+    if (!lease) return undefined;
+    const slot = await this.#slot(spec.sandbox, spec.support);
+    const name = `p${this.#nextPair++}`;
+    const sampleDir = join(slot.root, "samples", name);
+    const workDir = join(slot.root, "work", name);
+    const release = async () => {
+      await rm(sampleDir, { recursive: true, force: true });
+      await rm(workDir, { recursive: true, force: true });
+      lease.release();
+    };
+    try {
+      // 0700 from the start (root's until handed over): another sample never sees a pair's folder while it is made.
+      await mkdir(sampleDir, { mode: 0o700 });
+      await mkdir(workDir, { mode: 0o700 });
+      const entryFile = await copyDeliverable(spec.deliverable, join(sampleDir, "deliverable"));
+      const cases = join(workDir, "cases");
+      const tmp = join(workDir, "tmp");
+      await mkdir(cases);
+      await mkdir(tmp);
+      for (const dir of [sampleDir, workDir]) {
+        await chmod(dir, 0o700);
+        await giveTo(dir, lease.uid);
+      }
+      return {
+        entryFile,
+        runtime: slot.runtime,
+        process: () =>
+          slot.runtime.openPair({
+            uid: lease.uid,
+            entryFile,
+            functionName: spec.functionName,
+            spares: spec.spares,
+            cwd: cases,
+            tmp,
+            limits: spec.limits,
+          }),
+        close: release,
+      };
+    } catch (error) {
+      await release();
+      throw error;
+    }
+  }
+
+  /** The runtime for this sandbox: the one running, or a new one when there is none or it was lost. */
+  async #slot(sandbox: Sandbox, support: SampleUidSupport): Promise<RuntimeSlot> {
+    const current = this.#slots.get(sandbox);
+    if (current) {
+      const slot = await current.catch(() => undefined);
+      if (slot?.runtime.alive) return slot;
+      if (this.#slots.get(sandbox) !== current) return this.#slot(sandbox, support);
+      if (slot) void slot.runtime.stop(0).finally(() => rm(slot.root, { recursive: true, force: true }));
+    }
+    const starting = this.#start(support);
+    this.#slots.set(sandbox, starting);
+    starting.catch(() => {
+      if (this.#slots.get(sandbox) === starting) this.#slots.delete(sandbox);
+    });
+    return starting;
+  }
+
+  async #start(support: SampleUidSupport): Promise<RuntimeSlot> {
+    const root = await mkdtemp(join(tmpdir(), "skillrig-warm-"));
+    try {
+      await chmod(root, 0o755);
+      for (const dir of ["code", "samples", "work"]) await mkdir(join(root, dir), { mode: 0o755 });
+      const harnessFile = join(root, "code", "function_harness.py");
+      const runtimeFile = join(root, "code", "warm_runtime.py");
+      await copyFile(this.#files.harness, harnessFile);
+      await copyFile(this.#files.runtime, runtimeFile);
+      const runtime = new WarmRuntime({
+        support,
+        python: this.#python,
+        runtimeFile,
+        harnessFile,
+        workDir: join(root, "work"),
+        readOnlyPaths: [join(root, "code"), join(root, "samples")],
+        limits: runtimeLimits(this.#fileSizeBytes),
+      });
+      await runtime.ready;
+      return { runtime, root };
+    } catch (error) {
+      await rm(root, { recursive: true, force: true });
+      throw error;
+    }
+  }
+
+  /** Stops every runtime and removes its folders (runner.close()). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    const slots = [...this.#slots.values()];
+    this.#slots.clear();
+    await Promise.all(
+      slots.map(async (starting) => {
+        const slot = await starting.catch(() => undefined);
+        if (!slot) return;
+        await slot.runtime.stop();
+        await rm(slot.root, { recursive: true, force: true });
+      }),
+    );
+  }
+}
+
+/** Hands a folder and everything in it to `uid` (lchown: a symlink in a snapshot never hands its target over). */
+async function giveTo(path: string, uid: number): Promise<void> {
+  const stat = await lstat(path);
+  await lchown(path, uid, uid);
+  if (stat.isDirectory()) for (const entry of await readdir(path)) await giveTo(join(path, entry), uid);
+}

@@ -1,0 +1,382 @@
+"""skillrig warm function runtime: one sandboxed parent that serves many (task, sample) pairs, one process each.
+
+Usage: python3 warm_runtime.py <function_harness.py>
+
+Why: starting a sandbox and an interpreter per (task, sample) is what bounds a suite. This parent starts once per
+Runner, imports function_harness.py once, and for each pair forks a "pair process" that switches to the pair's own
+uid, drops every capability, and runs function_harness.main() on pipes of its own (which imports that sample and
+forks per case, exactly as a harness started alone does).
+
+Trust: like the harness, this file runs inside the sandbox and is not trusted by the runner; it never imports a
+deliverable and never sees an expected value. It is started with CAP_SETUID and CAP_SETGID only (see the sandbox's
+SampleUidSupport), runs as the runtime's own uid, not dumpable, and is a child subreaper. Samples are kept apart by
+uid: a pair process and all it starts run as a uid leased by the runner for that pair alone, so one sample cannot
+signal, trace, or read the files of another (its folders are 0700 and owned by its uid), and RLIMIT_NPROC counts
+per sample. When a pair ends, everything still running as its uid is killed (a process switched to that uid does
+kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed, before the runner hears of the end.
+
+Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /dev/null):
+  runner -> runtime, one JSON header line each, some followed by raw bytes:
+    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
+    {"op":"in","pair":N,"len":L}  + L bytes for the pair's stdin
+    {"op":"close","pair":N}       closes the pair's stdin (its harness then stops its cases and exits)
+    {"op":"kill","pair":N}        kills everything running as the pair's uid
+  runtime -> runner:
+    {"op":"ready","pid":P}                 once, after function_harness.py was imported
+    {"pair":N,"s":"o"|"e","len":L} + L bytes of the pair's stdout / stderr
+    {"op":"exit","pair":N,"code":C|null,"signal":"NAME"|null}   the pair process ended and its uid was swept
+    {"op":"beat"}                          every second, so the runner can tell a stalled runtime from a slow pair
+  EOF on stdin: every pair is killed and the runtime exits.
+"""
+
+import ctypes
+import errno
+import json
+import os
+import resource
+import selectors
+import shutil
+import signal
+import sys
+import time
+
+PROTO_IN = os.dup(0)
+PROTO_OUT = os.dup(1)
+_devnull = os.open(os.devnull, os.O_RDWR)
+os.dup2(_devnull, 0)
+os.dup2(_devnull, 1)
+os.close(_devnull)
+for _fd in (PROTO_IN, PROTO_OUT):
+    os.set_inheritable(_fd, False)
+
+PR_SET_DUMPABLE = 4
+PR_SET_CHILD_SUBREAPER = 36
+PR_CAP_AMBIENT = 47
+PR_CAP_AMBIENT_CLEAR_ALL = 4
+LINUX_CAPABILITY_VERSION_3 = 0x20080522
+CHUNK = 64 * 1024
+HEADER_LIMIT = 1 << 20
+BEAT_SECONDS = 1.0
+
+libc = ctypes.CDLL(None, use_errno=True)
+
+
+def prctl(option, arg2=0):
+    return libc.prctl(option, arg2, 0, 0, 0) == 0
+
+
+prctl(PR_SET_DUMPABLE, 0)
+prctl(PR_SET_CHILD_SUBREAPER, 1)
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
+import function_harness  # noqa: E402  (imported once here; every pair process inherits it)
+
+
+def write_all(fd, data):
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def send(obj, body=b""):
+    write_all(PROTO_OUT, json.dumps(obj).encode("utf-8") + b"\n" + body)
+
+
+class CapHeader(ctypes.Structure):
+    _fields_ = [("version", ctypes.c_uint32), ("pid", ctypes.c_int)]
+
+
+class CapData(ctypes.Structure):
+    _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
+
+
+def become(uid):
+    """Switches this process to `uid` for good and drops every capability; raises when any is left."""
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
+    header = CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
+    data = (CapData * 2)()
+    if libc.capset(ctypes.byref(header), data) != 0:
+        raise OSError(ctypes.get_errno(), "capset failed")
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith(("CapInh:", "CapPrm:", "CapEff:", "CapAmb:")) and int(line.split()[1], 16) != 0:
+                raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.strip()}")
+    prctl(PR_SET_DUMPABLE, 0)
+
+
+def sweep_uid(uid):
+    """Kills everything running as `uid` and removes its files from the shared temp folders (in a child of that uid)."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            become(uid)
+            for _ in range(100):
+                try:
+                    os.kill(-1, signal.SIGKILL)  # every process of this uid but this one, in one pass of the kernel
+                except OSError:
+                    break
+            for shared in ("/tmp", "/dev/shm"):
+                try:
+                    entries = list(os.scandir(shared))
+                except OSError:
+                    continue
+                for entry in entries:
+                    try:
+                        if entry.stat(follow_symlinks=False).st_uid != uid:
+                            continue
+                        if entry.is_dir(follow_symlinks=False):
+                            shutil.rmtree(entry.path, ignore_errors=True)
+                        else:
+                            os.unlink(entry.path)
+                    except OSError:
+                        pass
+        finally:
+            os._exit(0)
+    while True:
+        try:
+            os.waitpid(pid, 0)
+            return
+        except ChildProcessError:
+            return
+        except InterruptedError:
+            continue
+
+
+def run_pair(request, fds):
+    """In the forked pair process: takes its pipes, becomes its uid, applies its limits, runs the harness."""
+    in_r, out_w, err_w = fds
+    try:
+        os.dup2(in_r, 0)
+        os.dup2(out_w, 1)
+        os.dup2(err_w, 2)
+        os.closerange(3, 65536)
+        os.setsid()
+        signal.set_wakeup_fd(-1)
+        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        prctl(PR_SET_CHILD_SUBREAPER, 0)
+        become(int(request["uid"]))
+        limits = request.get("rlimits") or {}
+        for key, which in (("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS), ("fsize", resource.RLIMIT_FSIZE)):
+            if limits.get(key):
+                resource.setrlimit(which, (int(limits[key]), int(limits[key])))
+        if limits.get("cpu"):
+            seconds = int(limits["cpu"])
+            resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+        os.chdir(request["cwd"])
+        tmp = request.get("tmp")
+        if tmp:
+            for name in ("TMPDIR", "TMP", "TEMP"):
+                os.environ[name] = tmp
+        sys.argv = [function_harness.HARNESS_FILE, *request["argv"]]
+        code = function_harness.main(sys.argv)
+    except BaseException as exc:
+        try:
+            os.write(2, f"warm runtime: the pair process could not start: {type(exc).__name__}: {exc}\n".encode())
+        except OSError:
+            pass
+        code = 71
+    os._exit(code if isinstance(code, int) else 0)
+
+
+class Pair:
+    __slots__ = ("id", "pid", "uid", "in_w", "inbox", "closing", "streams", "status", "killed")
+
+    def __init__(self, pair_id, pid, uid, in_w, streams):
+        self.id = pair_id
+        self.pid = pid
+        self.uid = uid
+        self.in_w = in_w
+        self.inbox = bytearray()
+        self.closing = False
+        self.streams = streams  # read fd -> "o" | "e"
+        self.status = None
+        self.killed = False
+
+
+class Runtime:
+    def __init__(self):
+        self.selector = selectors.DefaultSelector()
+        self.pairs = {}
+        self.by_pid = {}
+        self.inbuf = bytearray()
+        self.input_open = True
+        self.wake_r, self.wake_w = os.pipe()
+        for fd in (self.wake_r, self.wake_w):
+            os.set_blocking(fd, False)
+            os.set_inheritable(fd, False)
+        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        signal.signal(signal.SIGCHLD, lambda *_: None)
+        os.set_blocking(PROTO_IN, False)
+        self.selector.register(PROTO_IN, selectors.EVENT_READ, ("in", None))
+        self.selector.register(self.wake_r, selectors.EVENT_READ, ("wake", None))
+
+    # -- from the runner
+
+    def read_input(self):
+        try:
+            chunk = os.read(PROTO_IN, 1 << 20)
+        except BlockingIOError:
+            return
+        if not chunk:
+            self.input_open = False
+            self.selector.unregister(PROTO_IN)
+            return
+        self.inbuf += chunk
+        while True:
+            newline = self.inbuf.find(b"\n")
+            if newline < 0:
+                if len(self.inbuf) > HEADER_LIMIT:
+                    raise SystemExit("warm runtime: a header line from the runner is too long")
+                return
+            header = json.loads(self.inbuf[:newline])
+            length = int(header.get("len", 0))
+            if len(self.inbuf) < newline + 1 + length:
+                return
+            body = bytes(self.inbuf[newline + 1 : newline + 1 + length])
+            del self.inbuf[: newline + 1 + length]
+            self.handle(header, body)
+
+    def handle(self, header, body):
+        op = header.get("op")
+        pair = self.pairs.get(header.get("pair"))
+        if op == "open":
+            self.open_pair(header)
+        elif pair is None:
+            return  # a pair that ended already: its late input goes nowhere
+        elif op == "in":
+            if pair.in_w is not None:
+                pair.inbox += body
+                self.flush_pair(pair)
+        elif op == "close":
+            pair.closing = True
+            self.flush_pair(pair)
+        elif op == "kill":
+            pair.killed = True
+            sweep_uid(pair.uid)
+
+    def open_pair(self, request):
+        pair_id = request["pair"]
+        in_r, in_w = os.pipe()
+        out_r, out_w = os.pipe()
+        err_r, err_w = os.pipe()
+        pid = os.fork()
+        if pid == 0:
+            run_pair(request, (in_r, out_w, err_w))
+        for fd in (in_r, out_w, err_w):
+            os.close(fd)
+        for fd in (in_w, out_r, err_r):
+            os.set_inheritable(fd, False)
+            os.set_blocking(fd, False)
+        pair = Pair(pair_id, pid, int(request["uid"]), in_w, {out_r: "o", err_r: "e"})
+        self.pairs[pair_id] = pair
+        self.by_pid[pid] = pair
+        for fd in (out_r, err_r):
+            self.selector.register(fd, selectors.EVENT_READ, ("pair", pair))
+
+    def flush_pair(self, pair):
+        if pair.in_w is None:
+            return
+        while pair.inbox:
+            try:
+                written = os.write(pair.in_w, pair.inbox)
+            except BlockingIOError:
+                break
+            except OSError:
+                pair.inbox.clear()  # the pair is gone; its end is reported when it is reaped
+                break
+            del pair.inbox[:written]
+        waiting = bool(pair.inbox)
+        registered = pair.in_w in self.selector.get_map()
+        if waiting and not registered:
+            self.selector.register(pair.in_w, selectors.EVENT_WRITE, ("write", pair))
+        elif registered and not waiting:
+            self.selector.unregister(pair.in_w)
+        if not waiting and pair.closing:
+            os.close(pair.in_w)
+            pair.in_w = None
+
+    # -- from the pairs
+
+    def read_pair(self, pair, fd):
+        try:
+            chunk = os.read(fd, CHUNK)
+        except BlockingIOError:
+            return
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self.selector.unregister(fd)
+            os.close(fd)
+            del pair.streams[fd]
+            self.maybe_ended(pair)
+            return
+        send({"pair": pair.id, "s": pair.streams[fd], "len": len(chunk)}, chunk)
+
+    def reap(self):
+        try:
+            while os.read(self.wake_r, 4096):
+                pass
+        except BlockingIOError:
+            pass
+        while True:
+            try:
+                pid, status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                return
+            if pid == 0:
+                return
+            pair = self.by_pid.pop(pid, None)
+            if pair is None:
+                continue  # something a pair detached, re-parented here: its uid's sweep kills the rest
+            pair.status = status
+            # Nothing of the pair outlives it, so its pipes reach end of file and nothing meets the uid's next holder.
+            sweep_uid(pair.uid)
+            self.maybe_ended(pair)
+
+    def maybe_ended(self, pair):
+        if pair.status is None or pair.streams:
+            return
+        if pair.in_w is not None:
+            try:
+                self.selector.unregister(pair.in_w)
+            except (KeyError, ValueError):
+                pass
+            os.close(pair.in_w)
+            pair.in_w = None
+        status = pair.status
+        code = os.WEXITSTATUS(status) if os.WIFEXITED(status) else None
+        sig = None
+        if os.WIFSIGNALED(status):
+            try:
+                sig = signal.Signals(os.WTERMSIG(status)).name
+            except ValueError:
+                sig = str(os.WTERMSIG(status))
+        del self.pairs[pair.id]
+        send({"op": "exit", "pair": pair.id, "code": code, "signal": sig})
+
+    def serve(self):
+        send({"op": "ready", "pid": os.getpid()})
+        next_beat = time.monotonic() + BEAT_SECONDS
+        while self.input_open:
+            for key, _ in self.selector.select(max(0.0, next_beat - time.monotonic())):
+                kind, pair = key.data
+                if kind == "in":
+                    self.read_input()
+                elif kind == "wake":
+                    self.reap()
+                elif kind == "pair":
+                    self.read_pair(pair, key.fd)
+                elif kind == "write":
+                    self.flush_pair(pair)
+            if time.monotonic() >= next_beat:
+                send({"op": "beat"})
+                next_beat = time.monotonic() + BEAT_SECONDS
+        for pair in list(self.pairs.values()):
+            sweep_uid(pair.uid)
+
+
+if __name__ == "__main__":
+    Runtime().serve()

@@ -1,0 +1,167 @@
+/**
+ * The warm runtime (one sandboxed parent serving every task run of a runner): with the real sandbox at level
+ * namespaces as root, the only place the sandbox can keep samples apart by uid. What happens to the pairs in flight
+ * when the runtime is lost, and what the runner does with a runtime that misbehaves.
+ */
+import { readdirSync, readFileSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, describe, expect, test } from "vitest";
+import { Runner, type LoadedTask } from "@skillrig/core";
+import { compareModesPlugin, runSuite } from "@skillrig/oracle";
+import sandboxPlugin, { availableLevels, createSandbox } from "@skillrig/sandbox";
+import deliverableFunction from "@skillrig/deliverable-function";
+import { removeModules, writeModule } from "./drive.js";
+
+afterAll(removeModules);
+
+const warmHere = process.getuid?.() === 0 && availableLevels().some((l) => l.level === "namespaces" && l.available);
+
+const SLOW = "import time\n\ndef solve(x):\n    time.sleep(0.3)\n    return x * 7 + 3\n";
+
+function task(cases: number): LoadedTask {
+  return {
+    displayPath: "warm.task.json",
+    task: {
+      contract_version: "1.0",
+      task_id: "warm",
+      deliverable_type: "function",
+      entrypoint: "solve",
+      tests: Array.from({ length: cases }, (_, x) => ({ name: `case ${x}`, input: [x], expected: x * 7 + 3 })),
+    },
+  };
+}
+
+function parentOf(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  } catch {
+    return 0;
+  }
+}
+
+function argv0(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/** Warm runtimes started by this process (found by their command line and their ancestry). */
+function ourRuntimes(): number[] {
+  const found: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    if (!/^\d+$/.test(name)) continue;
+    let cmdline: string;
+    try {
+      cmdline = readFileSync(`/proc/${name}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    // The runtime itself: a python whose parent is not (its pairs are forks of it, bubblewrap's processes name it too).
+    if (!cmdline.includes("warm_runtime.py") || !argv0(Number(name)).includes("python") || argv0(parentOf(Number(name))).includes("python"))
+      continue;
+    for (let pid = Number(name); pid > 1; pid = parentOf(pid)) {
+      if (pid === process.pid) {
+        found.push(Number(name));
+        break;
+      }
+    }
+  }
+  return found;
+}
+
+describe.runIf(warmHere)("the warm runtime (root, level namespaces)", () => {
+  test("lost mid-suite: the cases in flight and after run again in a harness of their run's own, and pass", async () => {
+    const runner = new Runner()
+      .use(compareModesPlugin())
+      .use(deliverableFunction())
+      .use(sandboxPlugin({ level: "namespaces" }));
+    try {
+      const loaded = task(4);
+      const samples = await Promise.all([SLOW, SLOW, SLOW].map((source) => writeModule(source)));
+      let killed: number[] = [];
+      runner.hooks.task.caseResult.tap("kill-the-runtime", () => {
+        if (killed.length > 0) return;
+        killed = ourRuntimes();
+        for (const pid of killed) process.kill(pid, "SIGKILL");
+      });
+      const report = await runSuite(runner, {
+        entries: [{ loaded, samples: samples.map((deliverable, index) => ({ index, source: `sample ${index}`, deliverable })) }],
+        jobs: 2,
+      });
+      expect(killed).toHaveLength(1);
+      const results = report.tasks[0]?.samples ?? [];
+      expect(results.map((s) => s.status)).toEqual(["passed", "passed", "passed"]);
+      expect(results.flatMap((s) => s.report?.cases.map((c) => c.status) ?? [])).toEqual(Array(12).fill("passed"));
+    } finally {
+      await runner.close();
+    }
+    expect(ourRuntimes()).toEqual([]);
+  }, 120_000);
+
+  test("runner.close() stops the runtime; a runner that graded nothing starts none", async () => {
+    const runner = new Runner()
+      .use(compareModesPlugin())
+      .use(deliverableFunction())
+      .use(sandboxPlugin({ level: "namespaces" }));
+    await runner.close();
+    expect(ourRuntimes()).toEqual([]);
+    const used = new Runner()
+      .use(compareModesPlugin())
+      .use(deliverableFunction())
+      .use(sandboxPlugin({ level: "namespaces" }));
+    const deliverable = await writeModule(SLOW);
+    const report = await runSuite(used, { entries: [{ loaded: task(1), samples: [{ index: 0, source: "s", deliverable }] }] });
+    expect(report.summary.samples_passed).toBe(1);
+    expect(ourRuntimes()).toHaveLength(1);
+    await used.close();
+    await used.close(); // a second close waits for the first, nothing more
+    expect(ourRuntimes()).toEqual([]);
+  }, 60_000);
+
+  test("a runtime that sends a frame for a pair never opened is stopped, and its open pairs end as runtime-lost", async () => {
+    const { WarmRuntime, sampleUidsOf } = await import("../src/warm-runtime.js");
+    const sandbox = createSandbox({ level: "namespaces" });
+    const support = sampleUidsOf(sandbox);
+    expect(support).toBeDefined();
+    const { dir } = await writeModule("", "unused.py");
+    const hostile = join(dir, "hostile_runtime.py");
+    await writeFile(
+      hostile,
+      'import os, sys, time\nos.write(1, b\'{"op": "ready", "pid": 1}\\n\')\nsys.stdin.readline()\nos.write(1, b\'{"pair": 99, "s": "o", "len": 5}\\nhello\')\ntime.sleep(30)\n',
+    );
+    const runtime = new WarmRuntime({
+      support: support!,
+      python: "python3",
+      runtimeFile: hostile,
+      harnessFile: hostile,
+      workDir: dir,
+      readOnlyPaths: [dir],
+      limits: { wallMs: 60_000, cpuMs: 60_000, memoryBytes: 1 << 30, maxProcesses: 64, fileSizeBytes: 1 << 20 },
+    });
+    await runtime.ready;
+    const lease = support!.leaseSampleUid()!;
+    try {
+      const pair = runtime.openPair({
+        uid: lease.uid,
+        entryFile: hostile,
+        functionName: "solve",
+        spares: 1,
+        cwd: dir,
+        tmp: dir,
+        limits: { wallMs: 60_000 },
+      });
+      const result = (await pair.exited) as { runtimeLost?: true; stderr: string };
+      expect(result.runtimeLost).toBe(true);
+      expect(result.stderr).toBe("the warm function runtime misbehaved and was stopped: it sent a frame for a pair that was never opened");
+      await runtime.exited;
+      expect(runtime.alive).toBe(false);
+    } finally {
+      lease.release();
+      await runtime.stop(0);
+    }
+  }, 60_000);
+});
