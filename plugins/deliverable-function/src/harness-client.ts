@@ -9,6 +9,7 @@
  * error. The runner keeps its own deadline per case; the harness's timer is only a courtesy. If the harness dies or
  * stops answering, every case waiting on it is rejected, never left hanging.
  */
+import { stopProcess } from "./stop-process.js";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
 import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
 import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, type FrameHeader } from "./reply-frame.js";
@@ -191,15 +192,8 @@ export class FunctionHarness {
   async stop(graceMs = 2000): Promise<void> {
     this.#stopping = true;
     this.#flush();
-    this.#process.stdin.end();
-    const timer = setTimeout(() => this.#process.kill(), graceMs);
-    try {
-      await this.exited.catch(() => undefined);
-    } finally {
-      clearTimeout(timer);
-      // The sandbox kills what is left of the tree (cases' lingering children) once the harness is gone.
-      this.#process.kill();
-    }
+    // The sandbox kills what is left of the tree (cases' lingering children) once the harness is gone.
+    await stopProcess(this.#process, graceMs);
   }
 
   /** Kills the harness at once (tests use it to see what a harness crash looks like). */

@@ -9,6 +9,7 @@
  * (no heartbeat), every open pair ends with `runtimeLost`, so the plugin can re-run what was affected elsewhere
  * rather than blame a sample for another's doing.
  */
+import { stopProcess } from "./stop-process.js";
 import { PassThrough, Writable } from "node:stream";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 
@@ -245,14 +246,7 @@ export class WarmRuntime {
   /** Closes the runtime's input (it kills every pair and exits); kills its whole tree if it lingers. */
   async stop(graceMs = 2000): Promise<void> {
     clearInterval(this.#watchdog);
-    this.#process.stdin.end();
-    const timer = setTimeout(() => this.#process.kill(), graceMs);
-    try {
-      await this.exited.catch(() => undefined);
-    } finally {
-      clearTimeout(timer);
-      this.#process.kill();
-    }
+    await stopProcess(this.#process, graceMs);
   }
 
   /** Kills the runtime at once (tests use it to see what a runtime crash does to the pairs in flight). */
