@@ -3,7 +3,7 @@
  * job. The two flows share no union: a deliverable plugin only ever sees case types, an engine only job types.
  */
 import type { Violation } from "./errors.js";
-import type { CaseStatus, CaseVerdict, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
+import type { CaseStatus, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
 import type { CollectedArtifact, EngineEvent, JobRequest, JobResult, RunFolder, SkillManifest } from "./job-types.js";
 import type { Sandbox } from "./sandbox.js";
 
@@ -169,6 +169,3 @@ export interface RunEndInfo extends RunInfo {
   report?: TaskReport;
   result?: JobResult;
 }
-
-/** Re-exported for taps of `task.caseResult`. */
-export type { CaseVerdict };
