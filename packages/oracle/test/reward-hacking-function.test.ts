@@ -97,11 +97,24 @@ describe.each(levels)("reward hacking at sandbox level %s", (level) => {
   it("fake reply frames written to every pipe of its run reachable through /proc: error, never passed", async () => {
     const { cases, report } = await grade(level, "fake_frame_proc_fd");
     expect(report.isolation).toBe(level);
-    // The harness's own pipes are out of reach (not dumpable); the forged bytes land on the case's result pipe.
-    expect(cases.map((c) => [c.status, c.message])).toEqual([
-      ["error", "the case process sent a result the harness could not read; it was killed"],
-      ["error", "the case process sent a result the harness could not read; it was killed"],
-    ]);
+    const garbled = "the case process sent a result the harness could not read; it was killed";
+    if (level !== "none" || process.getuid?.() !== 0) {
+      // The harness's own pipes, and those of the spare waiting for the next case, are out of reach (not dumpable,
+      // and the code has no capability even where it keeps uid 0): the forged bytes land on the case's own result
+      // pipe only.
+      expect(cases.map((c) => [c.status, c.message])).toEqual([
+        ["error", garbled],
+        ["error", garbled],
+      ]);
+    } else {
+      // At "none" as root the code has every capability of the runner: when the spare for the next case already
+      // exists, the forgery also lands on that spare's request pipe and the next case cannot start. Still an error.
+      expect(cases.map((c) => c.status)).toEqual(["error", "error"]);
+      expect(cases[0]?.message).toBe(garbled);
+      expect(cases[1]?.message).toMatch(
+        /^(the case process sent a result the harness could not read; it was killed|the harness could not prepare the case: JSONDecodeError)/,
+      );
+    }
   });
 
   it("a forged result written on the result pipe found in the caller's frame: never passed", async () => {

@@ -182,7 +182,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
     dropToSlotUid = unprivilegedCanRunPython(host);
     if (!dropToSlotUid) {
       warnings.push(
-        `sandbox: at level "rlimits" deliverable code runs as root, because python3 (${host.python?.executable}) is not readable by an unprivileged user`,
+        `sandbox: at level "rlimits" deliverable code runs as root (without capabilities), because python3 (${host.python?.executable}) is not readable by an unprivileged user`,
       );
     }
   }

@@ -100,6 +100,11 @@ function dropPrivileges(host: HostProbe, uid: number, keepUidSwitch = false): st
   ];
 }
 
+/** setpriv keeping the uid (root) but no capability, now or after any exec; setuid programs cannot raise them. */
+function dropCapabilities(host: HostProbe): string[] {
+  return [host.setpriv ?? "setpriv", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"];
+}
+
 function isWithin(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
@@ -227,9 +232,15 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
     const drop = host.isRoot && host.setpriv && input.slotUid !== undefined;
     const args = [...rlimitArgs(limits, drop ? limits.maxProcesses : undefined), "--"];
     // setpriv applies --pdeathsig after the uid change (which would clear it), so one setpriv does both.
+    const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
     if (drop) {
-      const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
       args.push(...dropPrivileges(host, input.slotUid as number).slice(0, -1), ...deathSignal, "--");
+    } else if (host.isRoot && host.setpriv) {
+      // Root without a per-run uid (its python3 is readable by root alone): the code keeps uid 0 but no capability,
+      // so it cannot reach into processes that are not dumpable (the harness, its fork server, the spares waiting
+      // for the next cases) or ptrace anything of another uid. RLIMIT_NPROC stays off: it would count every
+      // process uid 0 has on the machine.
+      args.push(...dropCapabilities(host), ...deathSignal, "--");
     } else args.push(...dieWithRunner(host));
     args.push(...program.argv);
     return {

@@ -5,7 +5,7 @@
  * the suite fails with the reason instead of passing at a weaker level.
  */
 import { randomUUID } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -405,6 +405,29 @@ describe.each(canDropHere ? ["rlimits"] : [])("level %s run as root", (level) =>
     expect(result.stderr).toBe("");
     expect(Number(result.stdout)).toBeGreaterThan(0);
     expect(readFileSync(join(cwd, "out.txt"), "utf8")).toBe("x");
+  });
+
+  it("keeps uid 0 but drops every capability when only root can run the interpreter", async () => {
+    // A python3 inside a 0700 folder of root's (as a pyenv under /root is): no per-run uid can run it.
+    const privateBin = mkdtempSync(join(root, "root-only-python-"));
+    symlinkSync(systemPython, join(privateBin, "python3"));
+    const rootOnly = createSandbox({
+      level: level as "rlimits",
+      host: { ...host, python: { executable: join(privateBin, "python3"), prefixes: ["/usr"] } },
+    });
+    expect(rootOnly.warnings.join("\n")).toMatch(/runs as root \(without capabilities\)/);
+    const result = await rootOnly.run({
+      command: [
+        "python3",
+        "-c",
+        "import os, re; s = open('/proc/self/status').read(); print(os.getuid(), *re.findall(r'Cap(?:Eff|Prm|Bnd):\\s*(\\w+)', s))",
+      ],
+      cwd: mkdtempSync(join(root, "rlimits-root-")),
+      limits: LIMITS,
+    });
+    expect(result.stderr).toBe("");
+    // uid 0, and CapPrm, CapEff and CapBnd all empty: not dumpable processes of the run stay out of its reach.
+    expect(result.stdout.trim().split(" ")).toEqual(["0", "0000000000000000", "0000000000000000", "0000000000000000"]);
   });
 
   it("holds a fork bomb to the process limit with that uid", async () => {
