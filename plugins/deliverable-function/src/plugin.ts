@@ -214,11 +214,19 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     }
     if (!pair) return undefined;
     const open = pair;
+    // Canceled (Ctrl-C, a canceled job): the pair's whole tree goes, as a sandbox of its own would. One listener
+    // per pair, on the current process, removed when the pair closes: the signal is often the whole suite's.
+    let current: ReturnType<typeof open.process> | undefined;
+    const onAbort = () => current?.kill();
+    run.signal.addEventListener("abort", onAbort, { once: true });
+    const closePair = () => {
+      run.signal.removeEventListener("abort", onAbort);
+      return open.close();
+    };
     const startHarness = () => {
       const pairProcess = open.process();
-      // Canceled (Ctrl-C, a canceled job): the pair's whole tree goes, as a sandbox of its own would.
+      current = pairProcess;
       if (run.signal.aborted) pairProcess.kill();
-      else run.signal.addEventListener("abort", () => pairProcess.kill(), { once: true });
       return FunctionHarness.start({
         ...this.#harnessOptions(run, limits, spares),
         process: pairProcess,
@@ -231,13 +239,13 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     try {
       const { harness, load } = await startHarness();
       if (harness.runtimeLost) {
-        await pair.close();
+        await closePair();
         return undefined;
       }
       return {
         where: "warm",
         workspace,
-        cleanups: [() => pair.close()],
+        cleanups: [closePair],
         harness,
         load,
         signature: load.ok ? (load.ready.signature ?? undefined) : undefined,
@@ -245,7 +253,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
         startHarness,
       };
     } catch (error) {
-      await pair.close();
+      await closePair();
       throw error;
     }
   }

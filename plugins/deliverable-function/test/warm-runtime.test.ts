@@ -3,6 +3,7 @@
  * namespaces as root, the only place the sandbox can keep samples apart by uid. What happens to the pairs in flight
  * when the runtime is lost, and what the runner does with a runtime that misbehaves.
  */
+import { getEventListeners } from "node:events";
 import { readdirSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -121,6 +122,27 @@ describe.runIf(warmHere)("the warm runtime (root, level namespaces)", () => {
     await used.close(); // a second close waits for the first, nothing more
     expect(ourRuntimes()).toEqual([]);
   }, 60_000);
+
+  test("a suite's pairs leave no listener on the suite's abort signal (twelve samples, one signal)", async () => {
+    const runner = new Runner()
+      .use(compareModesPlugin())
+      .use(deliverableFunction())
+      .use(sandboxPlugin({ level: "namespaces" }));
+    const controller = new AbortController();
+    try {
+      const samples = await Promise.all(Array.from({ length: 12 }, () => writeModule(SLOW)));
+      const report = await runSuite(runner, {
+        entries: [{ loaded: task(1), samples: samples.map((deliverable, index) => ({ index, source: `s${index}`, deliverable })) }],
+        jobs: 2,
+        signal: controller.signal,
+      });
+      expect(report.summary.samples_passed).toBe(12);
+      // Each pair listened while it ran (Ctrl-C kills its tree) and stopped listening when it closed.
+      expect(getEventListeners(controller.signal, "abort")).toEqual([]);
+    } finally {
+      await runner.close();
+    }
+  }, 120_000);
 
   test("a runtime that sends a frame for a pair never opened is stopped, and its open pairs end as runtime-lost", async () => {
     const { WarmRuntime, sampleUidsOf } = await import("../src/warm-runtime.js");
