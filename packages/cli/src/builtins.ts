@@ -17,7 +17,7 @@ export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlu
     import("@skillrig/deliverable-script"),
     import("@skillrig/deliverable-cli"),
     import("@skillrig/deliverable-function"),
-    import("@skillrig/skills"),
+    import("@skillrig/skills/plugin"),
   ]);
   return [
     oracle.compareModesPlugin(),

@@ -122,6 +122,14 @@ export async function resolve(specifier, context, next) {
   return result;
 }`,
     "register.mjs": `import { register } from "node:module"; register("./hooks.mjs", import.meta.url);`,
+    "one-case/task.json": JSON.stringify({
+      contract_version: "1.0",
+      task_id: "one-case",
+      deliverable_type: "function",
+      entrypoint: "f",
+      tests: [{ name: "one", input: [1], expected: 2 }],
+    }),
+    "one-case/solution.py": "def f(x):\n    return x + 1\n",
   });
 
   function loadedBy(args: string[]): string[] {
@@ -147,6 +155,14 @@ export async function resolve(specifier, context, next) {
         args[0],
       ).toEqual([]);
     }
+  });
+
+  it("grading a task loads no skill-protocol module and none of its template, YAML, file-sniffing or view-server libraries", () => {
+    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    expect(loaded.some((url) => /deliverable-function\/dist\/index\.js$/.test(url))).toBe(true);
+    expect(
+      loaded.filter((url) => /nunjucks|\/yaml\/|file-type|sirv|view-server|skills\/dist\/(index|resolve-input|render-prompt)/.test(url)),
+    ).toEqual([]);
   });
 
   it("a command loads its own module and not the others'", () => {

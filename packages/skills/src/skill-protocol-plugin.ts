@@ -7,9 +7,6 @@
  * It claims nothing: engines are other plugins that tap `job.execute`.
  */
 import type { Runner, SkillrigPlugin } from "@skillrig/core";
-import { collectJobArtifacts } from "./collect-artifacts.js";
-import { renderJobPrompt } from "./render-prompt.js";
-import { resolveJobInput } from "./resolve-input.js";
 
 const PLUGIN_NAME = "@skillrig/skills";
 /** Taps at this stage run before default-stage (0) taps. */
@@ -20,9 +17,17 @@ export class SkillProtocolPlugin implements SkillrigPlugin {
 
   apply(runner: Runner): void {
     const tap = { name: PLUGIN_NAME, stage: BASE_STAGE };
-    runner.hooks.job.resolveInput.tapPromise(tap, async (resolution, work) => resolveJobInput(resolution, work));
-    runner.hooks.job.renderPrompt.tapPromise(tap, async (prompt, work) => renderJobPrompt(prompt, work));
-    runner.hooks.job.collectArtifacts.tapPromise(tap, async (collection, work) => collectJobArtifacts(collection, work));
+    // The protocol's modules (and nunjucks, yaml, file-type behind them) load with the first job, not with the
+    // plugin: a runner that only grades (`skillrig test`) never pays for them.
+    runner.hooks.job.resolveInput.tapPromise(tap, async (resolution, work) =>
+      (await import("./resolve-input.js")).resolveJobInput(resolution, work),
+    );
+    runner.hooks.job.renderPrompt.tapPromise(tap, async (prompt, work) =>
+      (await import("./render-prompt.js")).renderJobPrompt(prompt, work),
+    );
+    runner.hooks.job.collectArtifacts.tapPromise(tap, async (collection, work) =>
+      (await import("./collect-artifacts.js")).collectJobArtifacts(collection, work),
+    );
   }
 }
 

@@ -13,4 +13,13 @@ export {
   type RunKind,
   type RunRecord,
 } from "./runs-folder.js";
-export { startViewServer, type RunningView, type ViewServerOptions } from "./view-server.js";
+export type { RunningView, ViewServerOptions } from "./view-server.js";
+import type { RunningView, ViewServerOptions } from "./view-server.js";
+
+/**
+ * Starts the browser view's HTTP server. Loaded on first use: commands that only record runs (`skillrig test`,
+ * `run`, `solve`) import this package for its runs folder and should not pay for the server's dependencies.
+ */
+export async function startViewServer(options: ViewServerOptions): Promise<RunningView> {
+  return (await import("./view-server.js")).startViewServer(options);
+}
