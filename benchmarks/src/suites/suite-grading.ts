@@ -4,7 +4,7 @@
  * (humaneval_baseline.py), both run in this run; start-up (`--version`, a 1-case task); --jobs 2 against --jobs 1;
  * and a profile of what one (task, sample) costs, so a missed goal says what bounds it.
  */
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -13,12 +13,14 @@ import { createSandbox } from "@skillrig/sandbox";
 import { type Attempt, Footnotes, attempt, both } from "../attempt.js";
 import { type HumanEvalSuite, humanEvalSuite } from "../humaneval-suite.js";
 import { type Goal, type Section, type SuiteOutcome, formatMs, formatRatio } from "../report.js";
+import { floorLoopSeconds } from "../baselines.js";
 import { runProcess } from "../run-process.js";
 import type { BenchSettings } from "../settings.js";
 import { skillrigBin } from "../skillrig-test.js";
 import { median, repeat } from "../stats.js";
 
 const BASELINE = fileURLToPath(new URL("../python/humaneval_baseline.py", import.meta.url));
+const COW_FAULT = fileURLToPath(new URL("../python/cow_fault.py", import.meta.url));
 
 interface Wall {
   ms: number;
@@ -211,7 +213,7 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
   });
   Object.assign(figures, { version, nodeStart, oneCase });
 
-  const profile = await profileSample(settings, jobs1Run, notes);
+  const profile = await profileSample(settings, suite, jobs1Run, one, notes);
   return {
     sections: [
       {
@@ -234,7 +236,9 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
 /** Where one (task, sample) goes: the pieces each pair pays, measured one at a time on this machine. */
 async function profileSample(
   settings: BenchSettings,
+  suite: HumanEvalSuite,
   jobs1Run: Awaited<ReturnType<typeof skillrigSuite>> | undefined,
+  oneSample: Attempt<{ skillrig: number; baseline: number }>,
   notes: Footnotes,
 ): Promise<Section> {
   const python = settings.python.executable;
@@ -274,6 +278,40 @@ async function profileSample(
       callSumMs: callMs.reduce((a, b) => a + b, 0) / run.samples.length,
     };
   });
+  // What bounds any fork-per-case grader here: the same tasks and solutions, one Python process per task that forks a
+  // child per case (floor.py "fork": no sandbox, no protocol, no runner), and the cost of one copy-on-write fault.
+  const floor = await attempt(async () => {
+    settings.log("profile: fork-per-case floor over the suite's tasks");
+    const solutions = readFileSync(suite.samplesFiles.get(1)!, "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { task_id: string; solution: string });
+    const dir = mkdtempSync(join(settings.workDir, "floor-"));
+    let seconds = 0;
+    let cases = 0;
+    for (const [n, sample] of solutions.slice(0, 20).entries()) {
+      const taskFile = join(suite.tasksDir, `HumanEval_${n}.json`);
+      const task = JSON.parse(readFileSync(taskFile, "utf8")) as { entrypoint: string; tests: unknown[] };
+      const deliverableFile = join(dir, `sample_${n}.py`);
+      writeFileSync(deliverableFile, sample.solution);
+      seconds += await floorLoopSeconds(
+        python,
+        { label: sample.task_id, taskFile, deliverableFile, functionName: task.entrypoint, cases: task.tests.length },
+        true,
+      );
+      cases += task.tests.length;
+    }
+    const perCaseMs = (seconds * 1000) / cases;
+    return { perCaseMs, casesPerSample: suite.cases / suite.tasks };
+  });
+  const cow = await attempt(async () => {
+    settings.log("profile: one copy-on-write page fault");
+    const r = await runProcess(python, [COW_FAULT]);
+    expectOk(r, "cow_fault.py");
+    return JSON.parse(r.stdout) as { fault_us: number; fork_exit_ms: number };
+  });
+  // The best suite ratio a grader that paid only the floor per case could reach, with both cores busy (--jobs 2).
+  const bound = both(floor, oneSample);
   const rows: string[][] = [
     ["python3 -c pass (site on)", notes.cell(pythonSite, formatMs)],
     ["python3 -S -c pass", notes.cell(pythonNoSite, formatMs)],
@@ -286,6 +324,19 @@ async function profileSample(
       "  the rest: pair start (a fork of the warm runtime, uid switch, import, fork server) and teardown (uid sweep, folders)",
       notes.cell(perSample, (v) => formatMs(Math.max(0, v.medianSampleMs - v.caseSumMs))),
     ],
+    [
+      "floor: one case in a fork of the importing process (floor.py fork, no sandbox, no protocol)",
+      notes.cell(floor, (v) => formatMs(v.perCaseMs)),
+    ],
+    ["  a fork and exit alone (no page written)", notes.cell(cow, (v) => formatMs(v.fork_exit_ms))],
+    ["  one copy-on-write page fault", notes.cell(cow, (v) => `${v.fault_us.toFixed(1)} us`)],
+    [
+      "bound: suite x1 ratio of a grader paying only the floor per case, on 2 cores",
+      notes.cell(bound, ([f, one]) => {
+        const samples = suite.tasks;
+        return formatRatio(one.baseline / ((samples * f.casesPerSample * f.perCaseMs) / 2));
+      }),
+    ],
   ];
   return {
     title: "5b. Profile: what one (task, sample) costs",
@@ -294,7 +345,8 @@ async function profileSample(
     notes: [
       `Each piece ${count} times one after the other; the skillrig rows come from the --jobs 1 run of the one-sample suite above.`,
       "The function plugin serves every (task, sample) from one warm runtime per command (one sandbox and one python3, started once): per pair a fork that switches to the pair's own uid and imports the sample, then a fork per case; the sandboxed python3 row is what a pair no longer pays.",
+      "The floor rows bound any grader that isolates each case in a fork: per case it pays at least a fork of the importing process, and that fork's cost is its copy-on-write faults (a forked Python touches a few hundred pages just to run a call and report). The bound row divides the baseline's wall time by the floor's cost for every case of the suite, split over 2 cores: the ratio a grader with no other cost at all would reach here.",
     ],
-    figures: { pythonSite, pythonNoSite, sandboxed, perSample },
+    figures: { pythonSite, pythonNoSite, sandboxed, perSample, floor, cow },
   };
 }

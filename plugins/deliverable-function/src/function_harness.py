@@ -12,7 +12,9 @@ Protocol (the harness writes only through a private copy of fd 1, so nothing the
   harness -> runner, first line:  {"op":"ready","signature":{...}|null,"signature_error":..., "import_stdout":..., ...}
                                or {"op":"load_error","kind":..., "message":..., "traceback":...}
   runner -> harness, one line per case:
-      {"id":N,"wall_ms":..,"cpu_ms":..,"memory_bytes":..,"output_bytes":..,"value_bytes":..,"args":<JSON text of input>}
+      {"id":N,"wall_ms":..,"cpu_ms":..,"memory_bytes":..,"output_bytes":..,"value_bytes":..,["more":M,]"args":<JSON text of input>}
+      (more: how many cases the runner will still send after this one, a hint that spares no fork for a case that
+      never comes; without it a spare is forked for every case)
       (args is the task file's own JSON text, read here by json.loads: 3.0 stays a float, 2**70 stays exact)
   harness -> runner, one frame per case: a JSON header line, then value_len + stdout_len + stderr_len raw bytes:
       {"id":N,"end":"returned"|"raised"|"unencodable"|"exited"|"signaled"|"killed"|"failed_to_start",
@@ -672,7 +674,11 @@ class Harness:
 
     def start_case(self, line):
         request = json.loads(line)
-        self.credit += 1  # a spare for the next case
+        # A spare for the next case, unless the runner said no more cases will come than the spares left cover
+        # (a fork is the biggest cost of a case: a spare nobody uses is a case's worth of CPU thrown away).
+        more = request.get("more")
+        if not isinstance(more, int) or not self.spares or more > len(self.spares) - 1:
+            self.credit += 1
         if not self.spares:
             self.waiting.append(line)
             return

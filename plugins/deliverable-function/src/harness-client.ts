@@ -23,6 +23,11 @@ export interface HarnessStartOptions {
   functionName: string;
   /** Children the harness keeps forked ahead of need (about the number of cases run at once). */
   spares: number;
+  /**
+   * Cases the runner means to send (the task's tests), when known: each request then says how many still come,
+   * so the harness forks no spare for a case that never comes. A hint only: fewer or more cases still run.
+   */
+  cases?: number;
   /** Writable working folder of the harness; each case runs in a sub-folder of it. */
   workDir: string;
   readOnlyPaths: string[];
@@ -92,6 +97,7 @@ export class FunctionHarness {
   readonly #options: HarnessStartOptions;
   readonly #pending = new Map<number, Pending>();
   #nextId = 1;
+  #sent = 0;
   #outbox: string[] = [];
   #flushScheduled = false;
   /** Bytes of an incomplete line (the first line or a frame header); never more than its cap. */
@@ -170,6 +176,8 @@ export class FunctionHarness {
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#nextId++;
     const request: CaseRequest = { id, ...fields };
+    const { cases } = this.#options;
+    if (cases !== undefined) request.more = Math.max(0, cases - (this.#sent += 1));
     return new Promise<CaseReply>((resolve, reject) => {
       // The runner's own deadline: the harness's timer is a courtesy; past this, the harness is stopped.
       const deadline = request.wall_ms + this.#options.stuckGraceMs;

@@ -46,6 +46,8 @@ export interface CaseRequest {
   output_bytes: number;
   /** The longest return value (its JSON text, in bytes) the harness forwards. */
   value_bytes: number;
+  /** Cases the runner will still send after this one: the harness forks no spare for a case that will not come. */
+  more?: number;
 }
 
 /**

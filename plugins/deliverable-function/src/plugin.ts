@@ -175,6 +175,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       python: this.#python,
       functionName: run.loaded.task.entrypoint,
       spares,
+      cases: run.loaded.task.tests.length,
       limits,
       loadTimeoutMs: this.#loadTimeoutMs,
       stuckGraceMs: this.#stuckGraceMs,

@@ -20,6 +20,33 @@ async function outcomes(
   return driven.outcomes as CaseOutcome[];
 }
 
+describe("spares", () => {
+  test("the harness forks a spare for each case still to come, and none after the last", async () => {
+    // Each case waits long enough for the next case's spare to be forked, then counts its siblings: the other
+    // children of the fork server (the spare waiting for the next case; cases run one at a time).
+    const source = `
+import os, time
+
+def siblings(_):
+    time.sleep(0.4)
+    me, parent = os.getpid(), os.getppid()
+    count = 0
+    for name in os.listdir("/proc"):
+        if not name.isdigit() or int(name) == me:
+            continue
+        try:
+            with open(f"/proc/{name}/stat") as f:
+                if int(f.read().rsplit(")", 1)[1].split()[1]) == parent:
+                    count += 1
+        except (OSError, ValueError, IndexError):
+            pass
+    return count
+`;
+    const results = await outcomes(source, "siblings", [[1], [2], [3]], { jobs: 1 });
+    expect(results.map((o) => o.actual)).toEqual([1, 1, 0]);
+  });
+});
+
 describe("isolation between cases", () => {
   test("module state one case mutates (a counter, a global list) is never seen by another", async () => {
     const source = `
