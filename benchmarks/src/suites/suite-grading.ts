@@ -5,6 +5,7 @@
  * and a profile of what one (task, sample) costs, so a missed goal says what bounds it.
  */
 import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
@@ -35,7 +36,16 @@ interface SuiteJson {
 }
 
 /** One `skillrig test <tasks> --samples <file> --json --jobs N`, whole process; voided unless every case passed. */
+/** The machine's busy and total CPU time so far (jiffies, from /proc/stat's first line), to tell how many cores a run kept busy. */
+function cpuTimes(): { busy: number; total: number } {
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0]!.trim().split(/\s+/).slice(1).map(Number);
+  const idle = (fields[3] ?? 0) + (fields[4] ?? 0);
+  const total = fields.slice(0, 8).reduce((a, b) => a + b, 0);
+  return { busy: total - idle, total };
+}
+
 async function skillrigSuite(settings: BenchSettings, suite: HumanEvalSuite, samplesFile: string, jobs: number, config: string) {
+  const before = cpuTimes();
   const run = await runProcess(
     process.execPath,
     [skillrigBin(), "--config", config, "test", suite.tasksDir, "--samples", samplesFile, "--json", "--jobs", String(jobs)],
@@ -55,7 +65,10 @@ async function skillrigSuite(settings: BenchSettings, suite: HumanEvalSuite, sam
       `skillrig test exited ${run.exitCode}: ${s.samples_passed}/${s.samples} samples, ${s.cases_passed}/${s.cases} cases passed`,
     );
   const samples = (report.tasks ?? []).flatMap((t) => t.samples ?? []);
-  return { wallMs: run.wallMs, report, samples, isolation: samples[0]?.isolation };
+  const after = cpuTimes();
+  // Cores the whole machine kept busy while the command ran (anything else running counts too: see the load average).
+  const busyCores = ((after.busy - before.busy) / Math.max(1, after.total - before.total)) * cpus().length;
+  return { wallMs: run.wallMs, report, samples, isolation: samples[0]?.isolation, busyCores };
 }
 
 async function baselineSuite(settings: BenchSettings, suite: HumanEvalSuite, samplesFile: string, expected: number): Promise<number> {
@@ -272,6 +285,7 @@ async function profileSample(
     const caseMs = run.samples.flatMap((s) => (s.cases ?? []).map((c) => c.duration_ms ?? 0));
     const callMs = run.samples.flatMap((s) => (s.cases ?? []).map((c) => c.details?.call_ms ?? 0));
     return {
+      busyCores: run.busyCores,
       wallPerSample: run.wallMs / run.samples.length,
       medianSampleMs: median(durations),
       caseSumMs: caseMs.reduce((a, b) => a + b, 0) / run.samples.length,
@@ -317,6 +331,10 @@ async function profileSample(
     ["python3 -S -c pass", notes.cell(pythonNoSite, formatMs)],
     ["sandboxed python3 -c pass (namespaces: bwrap + prlimit + setpriv)", notes.cell(sandboxed, formatMs)],
     ["skillrig: suite wall / samples (--jobs 1)", notes.cell(perSample, (v) => formatMs(v.wallPerSample))],
+    [
+      "skillrig --jobs 1: cores the machine kept busy meanwhile (/proc/stat; what is left for --jobs 2 to use)",
+      notes.cell(perSample, (v) => `${v.busyCores.toFixed(2)} of ${cpus().length}`),
+    ],
     ["skillrig: median (task, sample) duration in the report", notes.cell(perSample, (v) => formatMs(v.medianSampleMs))],
     ["  of which its 7 cases (fork per case, run, compare), summed", notes.cell(perSample, (v) => formatMs(v.caseSumMs))],
     ["  of which the function calls themselves, summed", notes.cell(perSample, (v) => formatMs(v.callSumMs))],
