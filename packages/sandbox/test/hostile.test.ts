@@ -262,6 +262,31 @@ describe("a memory bomb spread over many processes", () => {
     expect(processesWithMarker(marker)).toEqual([]);
     expect(result).toMatchObject({ memoryLimited: true, timedOut: false, signal: "SIGKILL" });
   });
+
+  it("counts pages shared by forked processes once: a tree whose RSS adds up past the cap but whose PSS does not runs on", async () => {
+    // 150 MB touched, then 4 forks that hold it for 1.5 s: 750 MB of RSS summed over the tree, about 150 MB of PSS.
+    const capped = createSandbox({ requireStrongest: true, treeMemoryBytes: 400 * 1024 * 1024 });
+    const script = [
+      "import os, time",
+      "block = bytearray(150 * 1024 * 1024)",
+      "for i in range(0, len(block), 4096): block[i] = 1",
+      "kids = []",
+      "for _ in range(4):",
+      "    pid = os.fork()",
+      "    if pid == 0:",
+      "        time.sleep(1.5)",
+      "        os._exit(0)",
+      "    kids.append(pid)",
+      "for pid in kids: os.waitpid(pid, 0)",
+      "print('done')",
+    ].join("\n");
+    const result = await capped.run({
+      command: ["python3", "-c", script],
+      cwd: mkdtempSync(join(root, "shared-pages-")),
+      limits: { ...LIMITS, memoryBytes: 1024 * 1024 * 1024, wallMs: 30_000 },
+    });
+    expect(result).toMatchObject({ exitCode: 0, stdout: "done\n", memoryLimited: false });
+  });
 });
 
 describe("a case folder used twice", () => {
