@@ -127,7 +127,9 @@ describe("hostile deliverables at the strongest isolation level", () => {
   });
 
   it("allocating 4 GB fails at the memory limit and is reported as memoryLimited", async () => {
-    const { result } = await hostile("allocate_4gb.py");
+    // Touching 256 MB is 65,536 page faults: over a second on a VM where a fault costs ~20 us, more under load, so
+    // the wall limit is generous: the memory limit, not the clock, must end it.
+    const { result } = await hostile("allocate_4gb.py", [], { ...LIMITS, wallMs: 60_000 });
     expect(result).toMatchObject({ memoryLimited: true, timedOut: false, stdout: "" });
     expect(result.exitCode).not.toBe(0);
     expect(result.stderr).toContain("MemoryError");
@@ -350,7 +352,8 @@ describe.each(weakerLevels)("hostile deliverables at the weaker level %s", (leve
       command: ["python3", join(hostileDir, script), marker],
       cwd,
       readOnlyPaths: [hostileDir],
-      limits: LIMITS,
+      // A generous wall limit: the memory and file-size limits, not the clock, must end these (see above).
+      limits: { ...LIMITS, wallMs: 60_000 },
     });
     expect(processesWithMarker(marker)).toEqual([]);
     expect(result.isolation).toBe(level);
@@ -393,7 +396,8 @@ describe.each(weakerLevels.filter((level) => level === "rlimits"))("resource lim
       command: ["python3", join(hostileDir, script), marker],
       cwd,
       readOnlyPaths: [hostileDir],
-      limits: LIMITS,
+      // A generous wall limit: the memory and file-size limits, not the clock, must end these (see above).
+      limits: { ...LIMITS, wallMs: 60_000 },
     });
     expect(processesWithMarker(marker)).toEqual([]);
     return { result, cwd };
