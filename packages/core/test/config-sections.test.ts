@@ -217,9 +217,16 @@ describe("a section declaration", () => {
     expect(error.message).toContain('plugin "bad-list" (plugins[0]) has a configSections that is not an array');
   });
 
-  it("is checked by defineConfigSection as soon as a package defines it", () => {
+  it("is checked by defineConfigSection as soon as a package defines it; its schema when a config is loaded with it", async () => {
     expect(() => defineConfigSection({ section: "runs_dir", owner: "@acme/x", schema: {} })).toThrow(/one of core's own keys/);
-    expect(() => defineConfigSection({ section: "ok", owner: "@acme/x", schema: { minimum: "one" } })).toThrow(/does not compile/);
+    // Compiling at import would cost every command: a schema that does not compile is named at load instead,
+    // as a plugin's (with its pointer) or as a host's (by the composed schema's compile).
+    const broken = defineConfigSection({ section: "ok", owner: "@acme/x", schema: { minimum: "one" } });
+    expect(() => checkConfigSections([{ section: broken, pluginIndex: 0 }])).toThrow(/its schema does not compile/);
+    const dir = project({ "skillrig.config.json": '{"ok": 1}' });
+    const error = await rejection(loadConfig({ cwd: dir, sections: [broken] }));
+    expect([error.code, error.field]).toEqual(["invalid_config", "ok"]);
+    expect(error.message).toContain('config section "ok" of @acme/x is invalid: its schema does not compile');
   });
 
   it("given twice as the same package's (a host's list and the plugin object) counts once", () => {

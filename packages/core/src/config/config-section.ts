@@ -29,9 +29,13 @@ export function baseConfigSchema(): Record<string, unknown> {
   return structuredClone(require("./config.schema.json") as Record<string, unknown>);
 }
 
-/** Identity helper for types; checks the declaration at once so a package's mistake fails its own tests. */
+/**
+ * Identity helper for types; checks the declaration's shape at once (name, owner, a schema object) so a package's
+ * mistake fails its own tests. The schema itself is compiled when a config is loaded with the section (a plugin's
+ * section then, with the plugin's pointer): compiling at import would cost every command of every user.
+ */
 export function defineConfigSection(section: ConfigSection): ConfigSection {
-  const problem = sectionProblem(section);
+  const problem = sectionProblem(section, false);
   if (problem !== undefined) {
     throw new SkillrigError(
       "invalid_config",
@@ -44,8 +48,8 @@ export function defineConfigSection(section: ConfigSection): ConfigSection {
   return Object.freeze({ ...section });
 }
 
-/** Why a section declaration cannot be used, or undefined. The schema itself is compiled here, so a bad one is named. */
-function sectionProblem(section: ConfigSection): string | undefined {
+/** Why a section declaration cannot be used, or undefined. With `compile`, the schema is compiled, so a bad one is named. */
+function sectionProblem(section: ConfigSection, compile: boolean): string | undefined {
   if (typeof section !== "object" || section === null) return "a config section must be an object { section, owner, schema }";
   if (typeof section.owner !== "string" || section.owner === "") return "its owner must be a package name";
   if (typeof section.section !== "string" || !SECTION_NAME.test(section.section)) {
@@ -55,10 +59,23 @@ function sectionProblem(section: ConfigSection): string | undefined {
   if (typeof section.schema !== "object" || section.schema === null || Array.isArray(section.schema)) {
     return "its schema must be a JSON Schema object";
   }
+  if (!compile) return undefined;
   try {
     compiledFragment(section.schema);
   } catch (error) {
     return `its schema does not compile: ${(error as Error).message}`;
+  }
+  return undefined;
+}
+
+/**
+ * The first section whose schema does not compile, with why: for a composed schema that failed to compile, to name
+ * the section at fault instead of reporting ajv's message alone.
+ */
+export function sectionThatDoesNotCompile(sections: readonly ConfigSection[]): { section: ConfigSection; problem: string } | undefined {
+  for (const section of sections) {
+    const problem = sectionProblem(section, true);
+    if (problem !== undefined) return { section, problem };
   }
   return undefined;
 }
@@ -94,7 +111,9 @@ export function checkConfigSections(sources: readonly SectionSource[], file?: st
     const where =
       source.pluginIndex === undefined ? {} : { pointer: `/plugins/${source.pluginIndex}`, field: `plugins[${source.pluginIndex}]` };
     const by = source.pluginIndex === undefined ? "" : ` (plugins[${source.pluginIndex}])`;
-    const problem = sectionProblem(source.section);
+    // A plugin's schema is compiled here, to name the plugin if it is broken; the host's own sections (the CLI's
+    // bundled packages) are compiled only as part of the composed schema, which names the section if one fails.
+    const problem = sectionProblem(source.section, source.pluginIndex !== undefined);
     if (problem !== undefined) {
       throw new SkillrigError(
         "invalid_config",

@@ -12,6 +12,7 @@ import type { SkillrigPlugin } from "../plugin.js";
 import {
   CORE_CONFIG_KEYS,
   checkConfigSections,
+  sectionThatDoesNotCompile,
   composeConfigSchema,
   describeKnownSections,
   type ConfigSection,
@@ -58,7 +59,18 @@ function configValidator(sections: readonly ConfigSection[]): CompiledSchema<Ski
   const key = JSON.stringify(schema);
   let validator = validators.get(key);
   if (validator === undefined) {
-    validator = compileSchema<SkillrigConfig>(schema);
+    try {
+      validator = compileSchema<SkillrigConfig>(schema);
+    } catch (error) {
+      const culprit = sectionThatDoesNotCompile(sections);
+      throw new SkillrigError(
+        "invalid_config",
+        culprit
+          ? `config section "${culprit.section.section}" of ${culprit.section.owner} is invalid: ${culprit.problem}`
+          : `the composed config schema does not compile: ${(error as Error).message}`,
+        culprit ? { field: culprit.section.section } : {},
+      );
+    }
     if (validators.size >= 16) validators.delete(validators.keys().next().value!);
     validators.set(key, validator);
   }
