@@ -241,7 +241,7 @@ const median = (values) => {
   const sorted = values.filter((v) => v !== null && v !== undefined).sort((a, b) => a - b);
   if (sorted.length === 0) return null;
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+  return +(sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2).toFixed(2);
 };
 
 // The machine is shared: configurations are measured in interleaved rounds (sqlite, redis 1, 2, 4 workers, then
