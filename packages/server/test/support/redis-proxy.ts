@@ -25,13 +25,14 @@ export class RedisProxy {
   ) {}
 
   static async start(redisPort: number): Promise<RedisProxy> {
-    let proxy!: RedisProxy;
-    const server = createServer((client) => proxy.#accept(client, redisPort));
+    // The server's handler needs the proxy, which needs the server's port: a holder breaks the circle.
+    const holder: { proxy?: RedisProxy } = {};
+    const server = createServer((client) => holder.proxy?.#accept(client, redisPort));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const address = server.address();
     const port = typeof address === "object" && address ? address.port : 0;
-    proxy = new RedisProxy(server, `redis://127.0.0.1:${port}`);
-    return proxy;
+    holder.proxy = new RedisProxy(server, `redis://127.0.0.1:${port}`);
+    return holder.proxy;
   }
 
   /**
