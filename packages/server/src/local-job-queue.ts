@@ -40,6 +40,10 @@ export class LocalJobQueue implements JobQueue {
   constructor(options: LocalJobQueueOptions) {
     this.#options = options;
     this.#live.setMaxListeners(0);
+    // Engine, log and case events reach live listeners once the store has committed them (a few per commit).
+    options.store.onCommitted((events) => {
+      for (const event of events) this.#publish(event);
+    });
   }
 
   get store(): SqliteJobStore {
@@ -69,9 +73,7 @@ export class LocalJobQueue implements JobQueue {
     for (const job of this.store.runningJobs()) {
       if (this.#options.onRestart === "requeue") {
         await clearForRerun(job);
-        this.#publish(
-          this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" }),
-        );
+        this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" });
         const event = this.store.markQueued(job.id, "running");
         if (event) this.#publish(event);
         out.requeued.push(job.id);
@@ -109,10 +111,9 @@ export class LocalJobQueue implements JobQueue {
     return this.#recordNow(jobId, type, data);
   }
 
+  /** Published to live listeners once committed (see SqliteJobStore.appendEvent). */
   #recordNow(jobId: string, type: string, data: unknown): StoredEvent {
-    const event = this.store.appendEvent(jobId, type, data);
-    this.#publish(event);
-    return event;
+    return this.store.appendEvent(jobId, type, data);
   }
 
   /** Announces an event the store wrote (a status change) and starts work if a slot is free. */

@@ -91,11 +91,19 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     if (next) next(pooled);
   };
 
-  const acquire = (): Promise<PooledWorker> => {
+  /**
+   * Gives `job` a worker, and marks the worker taken in the same synchronous step: two jobs started in one turn
+   * (a pump that starts several, BullMQ handing out several) must never both see the same worker idle.
+   */
+  const acquire = (job: NonNullable<PooledWorker["job"]>): Promise<PooledWorker> => {
+    const take = (pooled: PooledWorker) => {
+      pooled.job = job;
+      return pooled;
+    };
     const idle = pool.find((p) => !p.job);
-    if (idle) return Promise.resolve(idle);
-    if (pool.length < options.size) return Promise.resolve(spawn());
-    return new Promise((resolve) => waiting.push(resolve));
+    if (idle) return Promise.resolve(take(idle));
+    if (pool.length < options.size) return Promise.resolve(take(spawn()));
+    return new Promise((resolve) => waiting.push((pooled) => resolve(take(pooled))));
   };
 
   const run = async <T>(
@@ -105,10 +113,11 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     handlers: Omit<PendingJob, "resolve" | "reject">,
   ): Promise<T> => {
     if (closed) throw new SkillrigError("interrupted", "the server is shutting down");
-    const pooled = await acquire();
+    let pending!: PendingJob;
     const result = new Promise<T>((resolve, reject) => {
-      pooled.job = { id: jobId, pending: { ...handlers, resolve: resolve as (v: unknown) => void, reject } };
+      pending = { ...handlers, resolve: resolve as (v: unknown) => void, reject };
     });
+    const pooled = await acquire({ id: jobId, pending });
     const cancel = () => pooled.worker.postMessage({ type: "cancel", jobId });
     // A worker that fails to start rejects `result` itself (see drop), so only the success path posts.
     pooled.ready.then(
