@@ -3,31 +3,15 @@
  * and prints the same report and exit code as the same command run locally. The token comes from the
  * environment; a wrong one and an unreachable server are clear errors.
  */
-import { spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
+import { cli } from "./support/cli-run.js";
 import { api, BACKENDS, makeProject, openBackend, startInProcess, type BackendUnderTest } from "./support/server-harness.js";
 
-const CLI = resolve(import.meta.dirname, "..", "..", "cli", "dist", "bin.js");
 const TOKEN = "remote-oracle-test-token-0123456789";
-
-function cli(
-  args: string[],
-  cwd: string,
-  env: Record<string, string> = {},
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => done({ code, stdout, stderr }));
-  });
-}
 
 /**
  * A report without what differs between any two runs, local or not: timings and the per-run temp folder the

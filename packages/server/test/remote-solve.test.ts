@@ -4,39 +4,20 @@
  * nowhere in a solve job's run folder (where the engine works), Ctrl-C reaching the workers, and hostile attempt
  * requests refused with pointers. The engine is a user's engine plugin (solve's scripted-engine fixture).
  */
-import { spawn } from "node:child_process";
 import { cpSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawnServer, type ChildServer } from "./support/child-server.js";
+import { cli } from "./support/cli-run.js";
 import { api, BACKENDS, openBackend, waitFor, type BackendUnderTest } from "./support/server-harness.js";
 
 const ROOT = resolve(import.meta.dirname, "..", "..", "..");
-const CLI = join(ROOT, "packages", "cli", "dist", "bin.js");
 const SCRIPTED_ENGINE = join(ROOT, "packages", "solve", "test", "fixtures", "scripted-engine.mjs");
 const EXAMPLE = join(ROOT, "examples", "solve-run-length");
 const TOKEN = "remote-solve-test-token-0123456789";
 /** The input of one hidden case of the example task: it must never reach an engine. */
 const HIDDEN = "wwwwwwwwwwwwHIDDEN";
-
-interface CliRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function cli(args: string[], cwd: string, env: Record<string, string> = {}, onStart?: (kill: () => void) => void): Promise<CliRun> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
-    child.stderr.on("data", (c: Buffer) => (stderr += c.toString()));
-    child.on("exit", (code) => done({ code, stdout, stderr }));
-    onStart?.(() => child.kill("SIGINT"));
-  });
-}
 
 /**
  * A report without what differs between any two runs, local or not: timings, job ids and where run folders are
