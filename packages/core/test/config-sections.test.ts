@@ -3,10 +3,9 @@
  * node_modules as a team would publish it, contributes its own `acme` section; the config is validated against
  * it when loaded, and the errors name the file, the JSON pointer and the packages that contribute each section.
  */
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { project, rejection } from "./config-project.js";
 import {
   checkConfigSections,
   compileSchema,
@@ -17,24 +16,6 @@ import {
   validateConfig,
   type SkillrigError,
 } from "../src/index.js";
-
-function project(files: Record<string, string>): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillrig-sections-")));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<SkillrigError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as SkillrigError;
-  }
-  throw new Error("expected the config to be rejected");
-}
 
 /** A plugin package as published: its section on the plugin object; it reads the section in apply(). */
 function pluginPackage(name: string, plugin: string): Record<string, string> {

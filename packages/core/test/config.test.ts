@@ -1,7 +1,7 @@
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { project, rejection } from "./config-project.js";
 import { createRunner, defineConfigSection, findConfigFile, loadConfig, type SkillrigError } from "../src/index.js";
 
 /** Sections a host registers, shaped like two of the bundled packages' (core itself knows none). */
@@ -20,24 +20,6 @@ const listenSection = defineConfigSection({
   },
 });
 const hostSections = [gradingSection, listenSection];
-
-function project(files: Record<string, string>): string {
-  const dir = realpathSync(mkdtempSync(join(tmpdir(), "skillrig-config-")));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(join(dir, path, ".."), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
-
-async function configError(promise: Promise<unknown>): Promise<SkillrigError> {
-  try {
-    await promise;
-  } catch (error) {
-    return error as SkillrigError;
-  }
-  throw new Error("expected the config to be rejected");
-}
 
 describe("config discovery", () => {
   it("walks up from the working directory to the nearest config file", async () => {
@@ -69,7 +51,7 @@ describe("config discovery", () => {
   it("uses --config when given and says when that file does not exist", async () => {
     const dir = project({ "custom.json": '{"runs_dir":"x"}' });
     expect((await loadConfig({ cwd: dir, configPath: "custom.json" })).config.runs_dir).toBe("x");
-    const error = await configError(loadConfig({ cwd: dir, configPath: "missing.json" }));
+    const error = await rejection(loadConfig({ cwd: dir, configPath: "missing.json" }));
     expect(error.code).toBe("invalid_config");
     expect(error.message).toContain("missing.json does not exist");
   });
@@ -85,7 +67,7 @@ describe("config discovery", () => {
 describe("config validation", () => {
   it("names an unknown key by its key path", async () => {
     const dir = project({ "skillrig.config.json": '{"listen":{"port":8080,"prot":1}}' });
-    const error = await configError(loadConfig({ cwd: dir, sections: hostSections }));
+    const error = await rejection(loadConfig({ cwd: dir, sections: hostSections }));
     expect(error.code).toBe("invalid_config");
     expect(error.field).toBe("listen.prot");
     expect(error.pointer).toBe("/listen/prot");
@@ -95,7 +77,7 @@ describe("config validation", () => {
 
   it("names a wrong type by its key path and lists every problem", async () => {
     const dir = project({ "skillrig.config.json": '{"grading":{"jobs":"two"},"listen":{"roots":"skills"}}' });
-    const error = await configError(loadConfig({ cwd: dir, sections: hostSections }));
+    const error = await rejection(loadConfig({ cwd: dir, sections: hostSections }));
     expect(error.message).toContain("grading.jobs: must be integer");
     expect(error.message).toContain("listen.roots: must be array");
     expect(error.violations).toHaveLength(2);
@@ -103,20 +85,20 @@ describe("config validation", () => {
 
   it("rejects a plugin entry that is neither a name, a [name, options] pair nor a plugin", async () => {
     const dir = project({ "skillrig.config.json": '{"plugins":["ok", 42]}' });
-    const error = await configError(loadConfig({ cwd: dir }));
+    const error = await rejection(loadConfig({ cwd: dir }));
     expect(error.message).toContain("plugins[1]: must be a plugin object, a package name");
     expect(error.violations).toHaveLength(1);
   });
 
   it("reports invalid JSON with the file", async () => {
     const dir = project({ "skillrig.config.json": '{"grading": ' });
-    const error = await configError(loadConfig({ cwd: dir }));
+    const error = await rejection(loadConfig({ cwd: dir }));
     expect(error.message).toMatch(/skillrig\.config\.json is not valid JSON/);
   });
 
   it("rejects a config module whose default export is not an object", async () => {
     const dir = project({ "skillrig.config.mjs": "export default 7;" });
-    const error = await configError(loadConfig({ cwd: dir }));
+    const error = await rejection(loadConfig({ cwd: dir }));
     expect(error.message).toContain("must be an object");
   });
 });
@@ -158,7 +140,7 @@ describe("plugin resolution", () => {
 
   it("names a missing package and the install command", async () => {
     const dir = project({ "skillrig.config.json": '{"plugins":["@acme/skillrig-engine-nope"]}' });
-    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    const error = await rejection(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
     expect(error.code).toBe("plugin_not_found");
     expect(error.message).toContain('"@acme/skillrig-engine-nope"');
     expect(error.message).toContain("pnpm add -D @acme/skillrig-engine-nope");
@@ -167,7 +149,7 @@ describe("plugin resolution", () => {
 
   it("turns a plugin's rejection of its options into invalid_config pointing at the options", async () => {
     const dir = project({ ...pluginPackage, "skillrig.config.json": '{"plugins":[["skillrig-plugin-hello",{"greeting":5}]]}' });
-    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    const error = await rejection(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
     expect(error.code).toBe("invalid_config");
     expect(error.pointer).toBe("/plugins/0/1");
     expect(error.message).toContain("options.greeting must be a string");
@@ -197,12 +179,12 @@ describe("plugin resolution", () => {
       "a/skillrig.config.json": '{"plugins":[["skillrig-plugin-coded",{"binary":"/opt/acme"}]]}',
       "b/skillrig.config.json": '{"plugins":[["skillrig-plugin-coded",{"modle":"m"}]]}',
     });
-    const notFound = await configError(loadConfig({ cwd: join(dir, "a") }).then((c) => createRunner(c)));
+    const notFound = await rejection(loadConfig({ cwd: join(dir, "a") }).then((c) => createRunner(c)));
     expect(notFound.code).toBe("engine_not_found");
     expect(notFound.message).toContain("no acme CLI at /opt/acme");
     expect(notFound.hint).toBe("install acme");
     expect(notFound.pointer).toBe("/plugins/0/1");
-    const badOption = await configError(loadConfig({ cwd: join(dir, "b") }).then((c) => createRunner(c)));
+    const badOption = await rejection(loadConfig({ cwd: join(dir, "b") }).then((c) => createRunner(c)));
     expect(badOption.code).toBe("invalid_config");
     expect(badOption.pointer).toBe("/plugins/0/1/modle");
     expect(badOption.violations).toEqual([
@@ -212,7 +194,7 @@ describe("plugin resolution", () => {
 
   it("says when a module does not export a plugin", async () => {
     const dir = project({ "bad.mjs": "export const x = 1;", "skillrig.config.json": '{"plugins":["./bad.mjs"]}' });
-    const error = await configError(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
+    const error = await rejection(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
     expect(error.message).toContain("does not export a plugin");
   });
 
