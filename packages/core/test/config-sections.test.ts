@@ -14,7 +14,6 @@ import {
   defineConfigSection,
   loadConfig,
   validateConfig,
-  type SkillrigError,
 } from "../src/index.js";
 
 /** A plugin package as published: its section on the plugin object; it reads the section in apply(). */
