@@ -499,22 +499,26 @@ class ForkServer:
                     pass
 
 
+def read_proc_file(path):
+    """A /proc file's bytes; raises OSError. os.open, not open(): the io stack's objects would be copy-on-write
+    faults in a process that forks often (the fork server, the warm runtime)."""
+    fd = os.open(path, os.O_RDONLY)
+    try:
+        data = b""
+        while True:
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                return data
+            data += chunk
+    finally:
+        os.close(fd)
+
+
 def children_of(parent):
     """Pids whose parent is `parent`: the kernel's list of the thread's children where it has one, else from /proc
     (the sandbox's pid namespace, or the host's at weaker levels)."""
     try:
-        # os.open, not open(): the io stack's objects would be copy-on-write faults in a process that forks often.
-        fd = os.open(f"/proc/self/task/{parent}/children", os.O_RDONLY)
-        try:
-            data = b""
-            while True:
-                chunk = os.read(fd, 65536)
-                if not chunk:
-                    break
-                data += chunk
-        finally:
-            os.close(fd)
-        return [int(pid) for pid in data.split()]
+        return [int(pid) for pid in read_proc_file(f"/proc/self/task/{parent}/children").split()]
     except OSError:
         pass
     found = []

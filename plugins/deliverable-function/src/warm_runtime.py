@@ -107,21 +107,6 @@ def become(uid):
     prctl(PR_SET_DUMPABLE, 0)
 
 
-def read_small(path):
-    """A small /proc file's bytes, or b"" (os.open, not open(): the io stack's objects would cost copy-on-write faults
-    in every pair forked after)."""
-    try:
-        fd = os.open(path, os.O_RDONLY)
-    except OSError:
-        return b""
-    try:
-        return os.read(fd, 65536)
-    except OSError:
-        return b""
-    finally:
-        os.close(fd)
-
-
 def uid_left(uid):
     """True when a process of this sandbox runs as `uid` (any of its real, effective, saved or fs uids), or a file of
     `uid` is in a shared temp folder. This pid namespace holds only the runtime and its pairs, so the scan is short;
@@ -132,23 +117,31 @@ def uid_left(uid):
     for name in os.listdir("/proc"):
         if not name.isdigit():
             continue
-        for line in read_small(f"/proc/{name}/status").split(b"\n"):
+        try:
+            status = function_harness.read_proc_file(f"/proc/{name}/status")
+        except OSError:
+            continue  # gone meanwhile
+        for line in status.split(b"\n"):
             if line.startswith(b"Uid:"):
                 if wanted in line.split()[1:]:
                     return True
                 break
+    return next(shared_temp_entries_of(uid), None) is not None
+
+
+def shared_temp_entries_of(uid):
+    """The entries of `uid` in the temp folders every pair shares (/tmp and /dev/shm of this sandbox)."""
     for shared in ("/tmp", "/dev/shm"):
         try:
-            with os.scandir(shared) as entries:
-                for entry in entries:
-                    try:
-                        if entry.stat(follow_symlinks=False).st_uid == uid:
-                            return True
-                    except OSError:
-                        pass
+            entries = list(os.scandir(shared))
         except OSError:
-            pass
-    return False
+            continue
+        for entry in entries:
+            try:
+                if entry.stat(follow_symlinks=False).st_uid == uid:
+                    yield entry
+            except OSError:
+                pass
 
 
 def sweep_uid(uid):
@@ -164,21 +157,14 @@ def sweep_uid(uid):
                     os.kill(-1, signal.SIGKILL)  # every process of this uid but this one, in one pass of the kernel
                 except OSError:
                     break
-            for shared in ("/tmp", "/dev/shm"):
+            for entry in shared_temp_entries_of(uid):
                 try:
-                    entries = list(os.scandir(shared))
+                    if entry.is_dir(follow_symlinks=False):
+                        shutil.rmtree(entry.path, ignore_errors=True)
+                    else:
+                        os.unlink(entry.path)
                 except OSError:
-                    continue
-                for entry in entries:
-                    try:
-                        if entry.stat(follow_symlinks=False).st_uid != uid:
-                            continue
-                        if entry.is_dir(follow_symlinks=False):
-                            shutil.rmtree(entry.path, ignore_errors=True)
-                        else:
-                            os.unlink(entry.path)
-                    except OSError:
-                        pass
+                    pass
         finally:
             os._exit(0)
     while True:

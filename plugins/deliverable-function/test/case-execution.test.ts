@@ -22,13 +22,12 @@ async function outcomes(
 
 describe("spares", () => {
   test("the harness forks a spare for each case still to come, and none after the last", async () => {
-    // Each case waits long enough for the next case's spare to be forked, then counts its siblings: the other
-    // children of the fork server (the spare waiting for the next case; cases run one at a time).
+    // Each case counts its siblings, the other children of the fork server (the spare waiting for the next case;
+    // cases run one at a time), waiting up to 3 s for one to appear: a spare is forked while the case runs.
     const source = `
 import os, time
 
-def siblings(_):
-    time.sleep(0.4)
+def count_siblings():
     me, parent = os.getpid(), os.getppid()
     count = 0
     for name in os.listdir("/proc"):
@@ -41,6 +40,14 @@ def siblings(_):
         except (OSError, ValueError, IndexError):
             pass
     return count
+
+def siblings(_):
+    deadline = time.monotonic() + 3
+    while True:
+        count = count_siblings()
+        if count > 0 or time.monotonic() > deadline:
+            return count
+        time.sleep(0.05)
 `;
     const results = await outcomes(source, "siblings", [[1], [2], [3]], { jobs: 1 });
     expect(results.map((o) => o.actual)).toEqual([1, 1, 0]);
