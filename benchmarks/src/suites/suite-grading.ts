@@ -304,7 +304,7 @@ async function profileSample(
     let seconds = 0;
     let cases = 0;
     for (const [n, sample] of solutions.slice(0, 20).entries()) {
-      const taskFile = join(suite.tasksDir, `HumanEval_${n}.json`);
+      const taskFile = join(suite.tasksDir, `${sample.task_id.replace("/", "_")}.json`);
       const task = JSON.parse(readFileSync(taskFile, "utf8")) as { entrypoint: string; tests: unknown[] };
       const deliverableFile = join(dir, `sample_${n}.py`);
       writeFileSync(deliverableFile, sample.solution);

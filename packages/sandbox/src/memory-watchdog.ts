@@ -79,7 +79,10 @@ function tick(): void {
   for (const entry of readdirSync("/proc")) {
     if (!/^\d+$/.test(entry)) continue;
     const watch = byNamespace.get(pidNamespace(Number(entry)) ?? "");
-    if (watch) members.set(watch, [...(members.get(watch) ?? []), Number(entry)]);
+    if (!watch) continue;
+    const pids = members.get(watch);
+    if (pids) pids.push(Number(entry));
+    else members.set(watch, [Number(entry)]);
   }
   for (const [watch, pids] of members) {
     // RSS first (cheap, never below PSS); PSS, shared pages counted once, only for a tree whose RSS is over the cap.
