@@ -151,6 +151,40 @@ def exception_message(exc):
 # ---------------------------------------------------------------------------------------------- loading
 
 
+def add_site_paths():
+    """Gives sys.path what the interpreter's site step would give it, without running start-up code.
+
+    The harness and the warm runtime start with -S: the site step may run code (the `import` lines of .pth files,
+    sitecustomize, usercustomize) that imports modules into the process that forks every case, and each module it
+    brings is paid again in each case (on one machine a .pth line imported threading and random, whose fork hooks
+    cost every case about 90 page faults). Here site's own main() runs with those three replaced: the site-packages
+    folders (user site included where Python enables it, a venv's too) and the folders .pth files name are added as
+    Python would add them; the code is not run. A deliverable imports what `python3` could import."""
+    if not sys.flags.no_site or "site" in sys.modules:
+        return
+    import site
+
+    def add_pth_paths(sitedir, name, known_paths):
+        try:
+            with open(os.path.join(sitedir, name), encoding="utf-8", errors="replace") as pth:
+                lines = pth.read().splitlines()
+        except OSError:
+            return known_paths
+        for line in lines:
+            if not line.strip() or line.startswith("#") or line.startswith(("import ", "import\t")):
+                continue
+            folder, folder_case = site.makepath(sitedir, line.rstrip())
+            if folder_case not in known_paths and os.path.exists(folder):
+                sys.path.append(folder)
+                known_paths.add(folder_case)
+        return known_paths
+
+    site.addpackage = add_pth_paths
+    site.execsitecustomize = site.execusercustomize = site.enablerlcompleter = lambda: None
+    site.main()
+
+
+
 def load_function(entry_file, function_name):
     """Imports the deliverable once. Returns (fn, None) or (None, load_error)."""
     module_name = os.path.splitext(os.path.basename(entry_file))[0]
@@ -937,6 +971,7 @@ class Harness:
 
 def main(argv=None):
     argv = sys.argv if argv is None else argv
+    add_site_paths()
     take_protocol_fds()
     if len(argv) not in (3, 4):
         send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name> [<spares>]"})

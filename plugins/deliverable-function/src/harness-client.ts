@@ -117,7 +117,8 @@ export class FunctionHarness {
     this.#process =
       options.process ??
       options.sandbox.spawn({
-        command: [options.python, options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
+        // -S: the harness adds site's paths itself, without site's start-up code (function_harness.add_site_paths).
+        command: [options.python, "-S", options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
         cwd: options.workDir,
         readOnlyPaths: options.readOnlyPaths,
         // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII prints stable on any locale.

@@ -84,7 +84,8 @@ export class WarmRuntime {
   constructor(options: WarmRuntimeOptions) {
     this.#stallMs = options.stallMs ?? 30_000;
     this.#process = options.support.spawnSampleHost({
-      command: [options.python, options.runtimeFile, options.harnessFile],
+      // -S: the runtime adds site's paths itself, without site's start-up code (function_harness.add_site_paths).
+      command: [options.python, "-S", options.runtimeFile, options.harnessFile],
       cwd: options.workDir,
       readOnlyPaths: options.readOnlyPaths,
       env: { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PYTHONUTF8: "1" },
@@ -215,6 +216,8 @@ export class WarmRuntime {
         pair: id,
         uid: request.uid,
         argv: [request.entryFile, request.functionName, String(request.spares)],
+        // One case at a time: the pair's whole tree stays on one core (see "One core per pair" in the README).
+        pin: request.spares === 1,
         cwd: request.cwd,
         tmp: request.tmp,
         rlimits: {

@@ -17,7 +17,7 @@ kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed, be
 
 Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /dev/null):
   runner -> runtime, one JSON header line each, some followed by raw bytes:
-    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
+    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"pin":bool,"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
     {"op":"in","pair":N,"len":L}  + L bytes for the pair's stdin
     {"op":"close","pair":N}       closes the pair's stdin (its harness then stops its cases and exits)
     {"op":"kill","pair":N}        kills everything running as the pair's uid
@@ -70,6 +70,8 @@ prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
 import function_harness  # noqa: E402  (imported once here; every pair process inherits it)
+
+function_harness.add_site_paths()  # before any pair: each inherits the paths and none of site's start-up code
 
 
 def write_all(fd, data):
@@ -177,10 +179,14 @@ def sweep_uid(uid):
             continue
 
 
-def run_pair(request, fds):
+def run_pair(request, fds, cpu):
     """In the forked pair process: takes its pipes, becomes its uid, applies its limits, runs the harness."""
     in_r, out_w, err_w = fds
     try:
+        if cpu is not None:
+            # First, before this process writes to more pages: every copy-on-write fault of the pair's tree is then
+            # taken on this one core, where it costs no TLB shootdown on another one.
+            os.sched_setaffinity(0, (cpu,))
         os.dup2(in_r, 0)
         os.dup2(out_w, 1)
         os.dup2(err_w, 2)
@@ -214,9 +220,10 @@ def run_pair(request, fds):
 
 
 class Pair:
-    __slots__ = ("id", "pid", "uid", "in_w", "inbox", "closing", "streams", "status", "killed")
+    __slots__ = ("id", "pid", "uid", "in_w", "inbox", "closing", "streams", "status", "killed", "cpu")
 
-    def __init__(self, pair_id, pid, uid, in_w, streams):
+    def __init__(self, pair_id, pid, uid, in_w, streams, cpu):
+        self.cpu = cpu
         self.id = pair_id
         self.pid = pid
         self.uid = uid
@@ -244,6 +251,21 @@ class Runtime:
         os.set_blocking(PROTO_IN, False)
         self.selector.register(PROTO_IN, selectors.EVENT_READ, ("in", None))
         self.selector.register(self.wake_r, selectors.EVENT_READ, ("wake", None))
+
+    def core_for_pair(self):
+        """The core a pinned pair runs on: the allowed core with the fewest pinned pairs (the lowest on a tie), so
+        pairs run side by side spread over the cores. None where the allowed cores cannot be read."""
+        try:
+            cores = sorted(os.sched_getaffinity(0))
+        except OSError:
+            return None
+        if len(cores) < 2:
+            return None
+        load = dict.fromkeys(cores, 0)
+        for pair in self.pairs.values():
+            if pair.cpu in load:
+                load[pair.cpu] += 1
+        return min(cores, key=lambda core: load[core])
 
     # -- from the runner
 
@@ -294,15 +316,16 @@ class Runtime:
         in_r, in_w = os.pipe()
         out_r, out_w = os.pipe()
         err_r, err_w = os.pipe()
+        cpu = self.core_for_pair() if request.get("pin") else None
         pid = os.fork()
         if pid == 0:
-            run_pair(request, (in_r, out_w, err_w))
+            run_pair(request, (in_r, out_w, err_w), cpu)
         for fd in (in_r, out_w, err_w):
             os.close(fd)
         for fd in (in_w, out_r, err_r):
             os.set_inheritable(fd, False)
             os.set_blocking(fd, False)
-        pair = Pair(pair_id, pid, int(request["uid"]), in_w, {out_r: "o", err_r: "e"})
+        pair = Pair(pair_id, pid, int(request["uid"]), in_w, {out_r: "o", err_r: "e"}, cpu)
         self.pairs[pair_id] = pair
         self.by_pid[pid] = pair
         for fd in (out_r, err_r):

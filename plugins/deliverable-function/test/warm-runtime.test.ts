@@ -144,6 +144,47 @@ describe.runIf(warmHere)("the warm runtime (root, level namespaces)", () => {
     }
   }, 120_000);
 
+  test("a pair that runs one case at a time keeps its tree on one core, pairs side by side on different ones; a pair running cases side by side is not pinned", async () => {
+    // What the case's own process is allowed to run on (the case child inherits its pair's affinity).
+    const CORES =
+      "import time\n\ndef solve(x):\n    time.sleep(0.3)\n    with open('/proc/self/status') as f:\n" +
+      "        return [l.split(':')[1].strip() for l in f if l.startswith('Cpus_allowed_list')][0]\n";
+    const ours = readFileSync("/proc/self/status", "utf8").match(/^Cpus_allowed_list:\s*(\S+)/m)?.[1];
+    const coresHere = (ours ?? "").split(",").reduce((n, range) => {
+      const [a, b] = range.split("-").map(Number);
+      return n + (b === undefined ? 1 : b - a! + 1);
+    }, 0);
+    const runner = new Runner()
+      .use(compareModesPlugin())
+      .use(deliverableFunction())
+      .use(sandboxPlugin({ level: "namespaces" }));
+    try {
+      const samples = await Promise.all([CORES, CORES].map((source) => writeModule(source)));
+      // Two samples at once, one case at a time each.
+      const suite = await runSuite(runner, {
+        entries: [{ loaded: task(2), samples: samples.map((deliverable, index) => ({ index, source: `s${index}`, deliverable })) }],
+        jobs: 2,
+      });
+      const perSample = (suite.tasks[0]?.samples ?? []).map((s) => [...new Set(s.report?.cases.map((c) => c.actual))]);
+      if (coresHere >= 2) {
+        // Each sample's cases ran on one core, the same for both of its cases; the two samples on two cores.
+        for (const cores of perSample) expect(cores).toHaveLength(1);
+        for (const [core] of perSample) expect(core).toMatch(/^\d+$/);
+        expect(new Set(perSample.map(([core]) => core)).size).toBe(2);
+      } else {
+        expect(perSample).toEqual([[ours], [ours]]);
+      }
+      // One sample, its cases two at a time: left to the scheduler on every core the runner may use.
+      const alone = await runSuite(runner, {
+        entries: [{ loaded: task(2), samples: [{ index: 0, source: "alone", deliverable: samples[0]! }] }],
+        jobs: 2,
+      });
+      expect(alone.tasks[0]?.samples[0]?.report?.cases.map((c) => c.actual)).toEqual([ours, ours]);
+    } finally {
+      await runner.close();
+    }
+  }, 120_000);
+
   test("a runtime that sends a frame for a pair never opened is stopped, and its open pairs end as runtime-lost", async () => {
     const { WarmRuntime, sampleUidsOf } = await import("../src/warm-runtime.js");
     const sandbox = createSandbox({ level: "namespaces" });
