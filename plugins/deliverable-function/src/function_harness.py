@@ -77,13 +77,17 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 
 
+_prctl = []  # libc's prctl, looked up once: a process that forks often should not build ctypes objects per call
+
+
 def prctl(option, value):
     """prctl(2) through ctypes; False where it is not available (the hardening is then skipped, never faked)."""
     try:
-        import ctypes
+        if not _prctl:
+            import ctypes
 
-        libc = ctypes.CDLL(None, use_errno=True)
-        return libc.prctl(option, value, 0, 0, 0) == 0
+            _prctl.append(ctypes.CDLL(None, use_errno=True).prctl)
+        return _prctl[0](option, value, 0, 0, 0) == 0
     except Exception:
         return False
 
@@ -428,8 +432,9 @@ class ForkServer:
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
             os.set_blocking(fd, False)
-        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
-        signal.signal(signal.SIGCHLD, lambda *_: None)
+        # _signal, not signal: signal.py's enum wrappers are pages a process that forks would fault on again.
+        _signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        _signal.signal(_signal.SIGCHLD, lambda *_: None)
         self.selector = selectors.DefaultSelector()
         self.selector.register(sock.fileno(), selectors.EVENT_READ, "sock")
         self.selector.register(self.wake_r, selectors.EVENT_READ, "wake")
@@ -617,8 +622,9 @@ class Harness:
         self.wake_r, self.wake_w = os.pipe()
         for fd in (self.wake_r, self.wake_w):
             os.set_blocking(fd, False)
-        signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
-        signal.signal(signal.SIGCHLD, lambda *_: None)
+        # _signal, not signal: signal.py's enum wrappers are pages a process that forks would fault on again.
+        _signal.set_wakeup_fd(self.wake_w, warn_on_full_buffer=False)
+        _signal.signal(_signal.SIGCHLD, lambda *_: None)
         self.server_pid = os.fork()
         if self.server_pid == 0:
             ours.close()

@@ -37,6 +37,7 @@ import resource
 import selectors
 import shutil
 import signal
+import _signal
 import sys
 import time
 
@@ -92,20 +93,22 @@ class CapData(ctypes.Structure):
     _fields_ = [("effective", ctypes.c_uint32), ("permitted", ctypes.c_uint32), ("inheritable", ctypes.c_uint32)]
 
 
+# Built once here, before any pair is forked (each pair only reads them): capset's header and an empty set.
+CAP_HEADER = ctypes.byref(CapHeader(LINUX_CAPABILITY_VERSION_3, 0))
+NO_CAPS = (CapData * 2)()
+
+
 def become(uid):
     """Switches this process to `uid` for good and drops every capability; raises when any is left."""
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
-    header = CapHeader(LINUX_CAPABILITY_VERSION_3, 0)
-    data = (CapData * 2)()
-    if libc.capset(ctypes.byref(header), data) != 0:
+    if libc.capset(CAP_HEADER, NO_CAPS) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
-    with open("/proc/self/status") as status:
-        for line in status:
-            if line.startswith(("CapInh:", "CapPrm:", "CapEff:", "CapAmb:")) and int(line.split()[1], 16) != 0:
-                raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.strip()}")
+    for line in function_harness.read_proc_file("/proc/self/status").split(b"\n"):
+        if line.startswith((b"CapInh:", b"CapPrm:", b"CapEff:", b"CapAmb:")) and int(line.split()[1], 16) != 0:
+            raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.decode().strip()}")
     prctl(PR_SET_DUMPABLE, 0)
 
 
@@ -192,8 +195,8 @@ def run_pair(request, fds, cpu):
         os.dup2(err_w, 2)
         os.closerange(3, 65536)
         os.setsid()
-        signal.set_wakeup_fd(-1)
-        signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+        _signal.set_wakeup_fd(-1)  # _signal, not signal: no enum wrappers (pages to fault on) in a fresh fork
+        _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         prctl(PR_SET_CHILD_SUBREAPER, 0)
         become(int(request["uid"]))
         limits = request.get("rlimits") or {}
