@@ -15,7 +15,8 @@ import time
 
 PAGE = mmap.PAGESIZE
 pages = int(sys.argv[1]) if len(sys.argv) > 1 else 4096
-region = mmap.mmap(-1, 64 << 20)
+# Private: a child's write is a real copy-on-write fault (a shared mapping would take a plain fault instead).
+region = mmap.mmap(-1, 64 << 20, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
 for offset in range(0, len(region), PAGE):
     region[offset] = 1
 
