@@ -1,6 +1,6 @@
 """skillrig function harness: runs fn(*args) once per case in a forked child and reports what the call did.
 
-Usage: python3 function_harness.py <entry_file> <function_name> [<spares>]
+Usage: python3 -S function_harness.py <entry_file> <function_name> [<spares>]   (-S: see add_site_paths)
 
 Trust: everything in this file runs inside the sandbox next to the deliverable and is treated by the runner as
 untrusted. It reports data, never a verdict: how the call ended, the return value's JSON text, the prints. The

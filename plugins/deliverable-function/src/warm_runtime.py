@@ -1,6 +1,6 @@
 """skillrig warm function runtime: one sandboxed parent that serves many (task, sample) pairs, one process each.
 
-Usage: python3 warm_runtime.py <function_harness.py>
+Usage: python3 -S warm_runtime.py <function_harness.py>   (-S: see function_harness.add_site_paths)
 
 Why: starting a sandbox and an interpreter per (task, sample) is what bounds a suite. This parent starts once per
 Runner, imports function_harness.py once, and for each pair forks a "pair process" that switches to the pair's own
@@ -17,7 +17,7 @@ kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed, be
 
 Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /dev/null):
   runner -> runtime, one JSON header line each, some followed by raw bytes:
-    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"pin":bool,"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
+    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"pin":bool (keep the pair on one core),"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
     {"op":"in","pair":N,"len":L}  + L bytes for the pair's stdin
     {"op":"close","pair":N}       closes the pair's stdin (its harness then stops its cases and exits)
     {"op":"kill","pair":N}        kills everything running as the pair's uid
