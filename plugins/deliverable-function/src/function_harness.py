@@ -26,7 +26,8 @@ fork server imports the module, reports its signature, and forks a child per cas
 each waiting for its case on a pipe; their pipe ends go to the harness over a Unix socket with SCM_RIGHTS). The
 child inherits the imported module as it was after import (copy-on-write), so whatever one case does to module
 state dies with its child. Each child runs in its own process group and its own sub-folder of the working folder,
-with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU set to the case's limits. The fork server is a
+with stdout/stderr on pipes of their own and RLIMIT_AS/RLIMIT_CPU set to the case's limits by the harness (prlimit:
+not by the child, which a module could stop at import). The fork server is a
 child subreaper: a process a case detaches (setsid, double fork) is re-parented to it and killed when the case
 ends, before the harness answers for that case.
 """
@@ -321,15 +322,11 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
             dirty = next(entries, None) is not None
         if dirty:
             clear_folder(".")
-        memory = request.get("memory_bytes")
-        if memory:
-            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        cpu_ms = request.get("cpu_ms")
-        if cpu_ms:
-            seconds = max(1, -(-cpu_ms // 1000))
-            _, hard = resource.getrlimit(resource.RLIMIT_CPU)
-            soft = seconds if hard == resource.RLIM_INFINITY else min(seconds, hard)
-            resource.setrlimit(resource.RLIMIT_CPU, (soft, hard))
+        # The case's memory and CPU limits are already set on this process, by the harness (limit_case).
+    except MemoryError:
+        # Under the case's memory limit the request itself did not fit: the case ran out of memory.
+        send_result(res_w, {"end": "raised", "ms": 0, "exception_type": "MemoryError"})
+        os._exit(0)
     except BaseException as exc:
         # Reported to the case this spare is given, so a spare that cannot be prepared never shrinks the pool.
         try:
@@ -403,6 +400,22 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
 
 
 # ---------------------------------------------------------------------------------------------- the parent
+
+
+def limit_case(pid, request):
+    """Sets the case's memory and CPU limits on its process from the harness (prlimit), before the case is sent to it.
+
+    From here, not from the child: the child is a fork of the process that imported the deliverable, so a module that
+    replaced resource.setrlimit at import would have run its cases without limits. The harness never imports it."""
+    memory = request.get("memory_bytes")
+    if memory:
+        resource.prlimit(pid, resource.RLIMIT_AS, (memory, memory))
+    cpu_ms = request.get("cpu_ms")
+    if cpu_ms:
+        seconds = max(1, -(-cpu_ms // 1000))
+        _, hard = resource.prlimit(pid, resource.RLIMIT_CPU)
+        soft = seconds if hard == resource.RLIM_INFINITY else min(seconds, hard)
+        resource.prlimit(pid, resource.RLIMIT_CPU, (soft, hard))
 
 
 class ForkServer:
@@ -747,6 +760,16 @@ class Harness:
         child.started = time.monotonic()
         child.deadline = child.started + request.get("wall_ms", 10_000) / 1000
         self.running[child.id] = child
+        try:
+            limit_case(child.pid, request)
+        except (OSError, ValueError, TypeError) as exc:
+            # Never run a case without its limits: the spare is killed, and the case reported as not started.
+            self.outbox.append(self.frame(child.id, {"end": "failed_to_start", "ms": 0, "message": clip(
+                f"the harness could not set the case's limits: {exception_message(exc)}", MESSAGE_CHARS)}))
+            child.replied = True
+            self.close_req(child)
+            self.kill_group(child)
+            return
         try:
             write_all(child.req_w, line + b"\n")
         except OSError:
