@@ -9,9 +9,10 @@ Prints {"cases", "passed", "loop_seconds"} as JSON.
 """
 import importlib.util
 import json
-import os
 import sys
 import time
+
+from fork_call import call_in_fork
 
 module_path, function_name, task_path, mode = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 spec = importlib.util.spec_from_file_location("deliverable", module_path)
@@ -22,26 +23,7 @@ with open(task_path, encoding="utf-8") as handle:
     tests = json.load(handle)["tests"]
 
 
-def call_in_fork(args):
-    read_fd, write_fd = os.pipe()
-    pid = os.fork()
-    if pid == 0:
-        os.close(read_fd)
-        os.write(write_fd, json.dumps(fn(*args)).encode())
-        os._exit(0)
-    os.close(write_fd)
-    chunks = []
-    while True:
-        chunk = os.read(read_fd, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(read_fd)
-    os.waitpid(pid, 0)
-    return json.loads(b"".join(chunks))
-
-
-call = call_in_fork if mode == "fork" else (lambda args: fn(*args))
+call = (lambda args: call_in_fork(fn, args)) if mode == "fork" else (lambda args: fn(*args))
 started = time.perf_counter()
 passed = 0
 for case in tests:

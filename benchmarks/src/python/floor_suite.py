@@ -15,6 +15,8 @@ import os
 import sys
 import time
 
+from fork_call import call_in_fork
+
 started = time.perf_counter()
 tasks_dir, samples_file, workers = sys.argv[1], sys.argv[2], int(sys.argv[3])
 
@@ -36,22 +38,7 @@ def grade_sample(sample):
     fn = namespace[task["entrypoint"]]
     passed = 0
     for case in task["tests"]:
-        read_fd, write_fd = os.pipe()
-        pid = os.fork()
-        if pid == 0:
-            os.close(read_fd)
-            os.write(write_fd, json.dumps(fn(*case["input"])).encode())
-            os._exit(0)
-        os.close(write_fd)
-        chunks = []
-        while True:
-            chunk = os.read(read_fd, 65536)
-            if not chunk:
-                break
-            chunks.append(chunk)
-        os.close(read_fd)
-        os.waitpid(pid, 0)
-        if json.loads(b"".join(chunks)) == case["expected"]:
+        if call_in_fork(fn, case["input"]) == case["expected"]:
             passed += 1
     return passed
 
