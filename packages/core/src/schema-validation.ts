@@ -9,10 +9,9 @@ import type { Violation } from "./errors.js";
 import { escapePointerToken } from "./json-pointer.js";
 
 const require = createRequire(import.meta.url);
-// ajv ships CommonJS; loading through require keeps the constructors' types straight under NodeNext.
-const AjvDraft7: typeof import("ajv").default = require("ajv").default;
-const Ajv2020: typeof import("ajv/dist/2020.js").default = require("ajv/dist/2020.js").default;
-const addFormats: typeof import("ajv-formats").default = require("ajv-formats").default;
+
+type AjvConstructor = typeof import("ajv").default;
+type AjvClass = InstanceType<AjvConstructor>;
 
 export type JsonSchema = Record<string, unknown> | boolean;
 
@@ -26,21 +25,39 @@ export interface SchemaValidatorOptions {
 /** Vendor keywords skill schemas carry. Declared so that strict mode accepts them. */
 const VENDOR_KEYWORDS = ["x-input-source", "x-type", "x-role", "x-filename", "extensions", "x-order", "x-label"];
 
-const cache = new Map<string, InstanceType<typeof AjvDraft7>>();
+const cache = new Map<string, AjvClass>();
+
+/** @internal The ajv options every validator is compiled with, at run time or ahead of time (precompiled-schema.ts). */
+export function ajvOptionsFor(options: SchemaValidatorOptions): Options {
+  return {
+    allErrors: true,
+    strict: false,
+    useDefaults: options.useDefaults ?? false,
+    coerceTypes: options.coerceTypes ?? false,
+  };
+}
+
+/**
+ * A new ajv for `dialect` with skillrig's formats and vendor keywords. ajv (some 90 modules) and its formats are
+ * loaded here, on the first schema compiled at run time, not when core is imported: a command whose schemas are
+ * all precompiled never loads them.
+ * @internal
+ */
+export function newAjv(dialect: "draft-07" | "2020-12", options: Options): AjvClass {
+  // ajv ships CommonJS; loading through require keeps the constructors' types straight under NodeNext.
+  const Ajv: AjvConstructor = dialect === "2020-12" ? require("ajv/dist/2020.js").default : require("ajv").default;
+  const addFormats: typeof import("ajv-formats").default = require("ajv-formats").default;
+  const ajv = new Ajv(options);
+  addFormats(ajv);
+  for (const keyword of VENDOR_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["string", "array", "object", "number", "boolean"] });
+  return ajv;
+}
 
 function ajvFor(dialect: "draft-07" | "2020-12", options: SchemaValidatorOptions) {
   const key = `${dialect}:${options.useDefaults ? 1 : 0}:${options.coerceTypes ? 1 : 0}`;
   let ajv = cache.get(key);
   if (!ajv) {
-    const ajvOptions: Options = {
-      allErrors: true,
-      strict: false,
-      useDefaults: options.useDefaults ?? false,
-      coerceTypes: options.coerceTypes ?? false,
-    };
-    ajv = dialect === "2020-12" ? new Ajv2020(ajvOptions) : new AjvDraft7(ajvOptions);
-    addFormats(ajv);
-    for (const keyword of VENDOR_KEYWORDS) ajv.addKeyword({ keyword, schemaType: ["string", "array", "object", "number", "boolean"] });
+    ajv = newAjv(dialect, ajvOptionsFor(options));
     cache.set(key, ajv);
   }
   return ajv;
@@ -68,18 +85,28 @@ export function compileSchema<T = unknown>(schema: JsonSchema, options: SchemaVa
   const ajv = ajvFor(schemaDialect(schema), options);
   // A `$id` would make ajv refuse a second compile of the same schema; validators are cached by the caller instead.
   const schemaForAjv = typeof schema === "object" ? withoutId(schema) : schema;
-  const fn: ValidateFunction = ajv.compile(schemaForAjv);
+  return compiledFrom<T>(ajv.compile(schemaForAjv));
+}
+
+/**
+ * The CompiledSchema of an ajv validate function: one compiled now by `compileSchema`, or ahead of time by
+ * `precompiledSchemaModule` (precompiled-schema.ts), which behaves the same, errors included.
+ * @internal
+ */
+export function compiledFrom<T = unknown>(fn: ValidateFunction | ((value: unknown) => boolean)): CompiledSchema<T> {
+  const validateFn = fn as ValidateFunction;
   return {
     validate(value) {
-      return fn(value) ? [] : toViolations(fn.errors ?? []);
+      return validateFn(value) ? [] : toViolations(validateFn.errors ?? []);
     },
     is(value): value is T {
-      return fn(value) as boolean;
+      return validateFn(value) as boolean;
     },
   };
 }
 
-function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
+/** @internal The schema as ajv gets it (precompiled-schema.ts uses it too). */
+export function withoutId(schema: Record<string, unknown>): Record<string, unknown> {
   const { $id: _id, ...rest } = schema;
   return rest;
 }

@@ -6,7 +6,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { SkillrigError, type Violation } from "../errors.js";
-import { compileSchema, type CompiledSchema } from "../schema-validation.js";
+import { compileSchema, compiledFrom, type CompiledSchema } from "../schema-validation.js";
+import { schemaKey, type PrecompiledSchema } from "../precompiled-schema.js";
 import { pointerToKeyPath } from "../json-pointer.js";
 import type { SkillrigPlugin } from "../plugin.js";
 import {
@@ -50,7 +51,16 @@ export interface LoadConfigOptions {
    * packages (`oracle`, `sandbox`, `skills`, `server`, `solve`, `run`). The config's plugins add theirs.
    */
   sections?: readonly ConfigSection[];
+  /**
+   * Validators compiled when the host was built (`precompiledSchemaModule`) for the composed schemas it expects:
+   * the CLI's for its own sections. One whose key matches the composed schema is used instead of compiling it;
+   * a config whose plugins add sections composes another schema, compiled now.
+   */
+  precompiled?: readonly PrecompiledSchema[];
 }
+
+// Precompiled config validators by schema key: a key names one schema, so a match is always the right validator.
+const precompiledByKey = new Map<string, PrecompiledSchema>();
 
 // Validators by composed schema: a process loads one config (the CLI) or a few (tests, the server's workers).
 const validators = new Map<string, CompiledSchema<SkillrigConfig>>();
@@ -58,6 +68,11 @@ function configValidator(sections: readonly ConfigSection[]): CompiledSchema<Ski
   const schema = composeConfigSchema(sections);
   const key = JSON.stringify(schema);
   let validator = validators.get(key);
+  const precompiled = validator === undefined && precompiledByKey.size > 0 ? precompiledByKey.get(schemaKey(schema)) : undefined;
+  if (precompiled !== undefined) {
+    validator = compiledFrom<SkillrigConfig>(precompiled.validate);
+    validators.set(key, validator);
+  }
   if (validator === undefined) {
     try {
       validator = compileSchema<SkillrigConfig>(schema);
@@ -98,6 +113,11 @@ export function findConfigFile(cwd: string): string | undefined {
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
+  for (const precompiled of options.precompiled ?? []) {
+    const { useDefaults, coerceTypes } = precompiled.options;
+    // The config is validated as it is written: a validator that fills defaults or coerces would change it.
+    if (!useDefaults && !coerceTypes) precompiledByKey.set(precompiled.schemaKey, precompiled);
+  }
   let file: string | undefined;
   if (options.configPath !== undefined) {
     file = resolve(cwd, options.configPath);

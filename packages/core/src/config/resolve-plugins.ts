@@ -4,7 +4,6 @@
  */
 import { pathToFileURL } from "node:url";
 import { join } from "node:path";
-import { resolve as resolveModule } from "import-meta-resolve";
 import { isSkillrigError, SkillrigError } from "../errors.js";
 import { isPlugin, type SkillrigPlugin } from "../plugin.js";
 import type { PluginEntry } from "./define-config.js";
@@ -41,6 +40,8 @@ async function importPlugin(
   fromDir: string,
   where: { file?: string; pointer: string; index: number },
 ): Promise<SkillrigPlugin> {
+  // Loaded here, not with core: a config without plugins never needs it.
+  const { resolve: resolveModule } = await import("import-meta-resolve");
   let url: string;
   try {
     url = resolveModule(specifier, pathToFileURL(join(fromDir, "noop.js")).href);
