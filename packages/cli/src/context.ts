@@ -30,7 +30,10 @@ export function createContext(global: GlobalOptions, cwd = process.cwd(), stream
     out: createOutput(global.json ?? false, streams),
     config() {
       // The bundled packages' sections are imported when a config is loaded, not when a command's --help is shown.
-      loaded ??= builtinSections().then((sections) => loadConfig({ cwd, configPath: global.config, sections }));
+      // Their composition's validator was compiled when the CLI was built (scripts/write-config-schema.mjs).
+      loaded ??= Promise.all([builtinSections(), import("./config.validate.js")]).then(([sections, precompiled]) =>
+        loadConfig({ cwd, configPath: global.config, sections, precompiled: [precompiled] }),
+      );
       return loaded;
     },
     runner() {

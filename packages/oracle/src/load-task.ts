@@ -14,7 +14,7 @@ import { relative, resolve } from "node:path";
 import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
 import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
 import {
-  compileSchema,
+  fromPrecompiled,
   pointer,
   SkillrigError,
   type CompiledSchema,
@@ -23,6 +23,8 @@ import {
   type Task,
   type Violation,
 } from "@skillrig/core";
+// Compiled from task.schema.json when this package was built (scripts/precompile-schema.mjs): no ajv at start-up.
+import * as precompiledTaskSchema from "./task.schema.validate.js";
 
 const require = createRequire(import.meta.url);
 
@@ -31,7 +33,8 @@ export const taskSchema: Record<string, unknown> = require("./task.schema.json")
 
 let validator: CompiledSchema<Task> | undefined;
 function taskValidator() {
-  validator ??= compileSchema<Task>(taskSchema);
+  // The key check makes a validator built from another schema (a stale dist) compile this one instead.
+  validator ??= fromPrecompiled<Task>(precompiledTaskSchema, { schema: taskSchema });
   return validator;
 }
 

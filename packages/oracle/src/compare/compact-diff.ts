@@ -1,6 +1,10 @@
 /** A short unified diff of expected against actual, for failure messages. */
-import { createTwoFilesPatch } from "diff";
+import { createRequire } from "node:module";
 import { renderText } from "./text.js";
+
+// `diff` (20 modules) is loaded on the first failed comparison, not at every start-up.
+const require = createRequire(import.meta.url);
+let diffLibrary: typeof import("diff") | undefined;
 
 /** Lines of diff kept in a verdict; the rest is summarised so a report stays readable. */
 export const MAX_DIFF_LINES = 40;
@@ -8,7 +12,8 @@ export const MAX_DIFF_LINES = 40;
 export function compactDiff(expected: unknown, actual: unknown, field = "value"): string {
   const e = withFinalNewline(renderForDiff(expected));
   const a = withFinalNewline(renderForDiff(actual));
-  const patch = createTwoFilesPatch(`expected ${field}`, `actual ${field}`, e, a, undefined, undefined, { context: 2 });
+  diffLibrary ??= require("diff") as typeof import("diff");
+  const patch = diffLibrary.createTwoFilesPatch(`expected ${field}`, `actual ${field}`, e, a, undefined, undefined, { context: 2 });
   // Drop the "Index:" / "=====" preamble; keep the ---/+++ header and hunks.
   const lines = patch.split("\n").filter((line) => !line.startsWith("Index:") && !/^=+$/.test(line));
   while (lines.length > 0 && lines[lines.length - 1] === "") lines.pop();
