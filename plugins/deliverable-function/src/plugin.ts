@@ -23,6 +23,7 @@ import {
   resolveCaseLimits,
   type CaseOutcome,
   type CaseWork,
+  type CompiledSchema,
   type ResourceLimits,
   type Runner,
   type SkillrigPlugin,
@@ -73,7 +74,15 @@ const OPTIONS_SCHEMA = {
     warm: { type: "boolean" },
   },
 };
-const optionsValidator = compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
+let optionsValidator: CompiledSchema<DeliverableFunctionOptions> | undefined;
+
+/** The options' violations. An empty object conforms (no key is required), so the default plugin loads no ajv. */
+function optionsViolations(options: unknown) {
+  const empty = typeof options === "object" && options !== null && !Array.isArray(options) && Object.keys(options).length === 0;
+  if (empty) return [];
+  optionsValidator ??= compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
+  return optionsValidator.validate(options);
+}
 
 /** Time the harness needs beyond the cases themselves (start-up, import, teardown). */
 const HARNESS_OVERHEAD_MS = 60_000;
@@ -110,7 +119,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
   #warmBroken = false;
 
   constructor(options: DeliverableFunctionOptions = {}) {
-    const violations = optionsValidator.validate(options);
+    const violations = optionsViolations(options);
     if (violations.length > 0) {
       throw new SkillrigError("invalid_config", `options of plugin "${PLUGIN_NAME}" are invalid: ${formatViolations(violations)}`, {
         field: "plugins",
