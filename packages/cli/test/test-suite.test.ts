@@ -121,7 +121,15 @@ export async function resolve(specifier, context, next) {
   appendFileSync(process.env.LOADED_LOG, result.url + "\\n");
   return result;
 }`,
-    "register.mjs": `import { register } from "node:module"; register("./hooks.mjs", import.meta.url);`,
+    // CommonJS loads (ajv, and what createRequire loads) do not pass the ESM hook: listed from require's cache at exit.
+    "register.mjs": `import { register, createRequire } from "node:module";
+import { appendFileSync } from "node:fs";
+import { pathToFileURL } from "node:url";
+register("./hooks.mjs", import.meta.url);
+const require = createRequire(import.meta.url);
+process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(require.cache).map((f) => pathToFileURL(f).href + "\\n").join("")));`,
+    // A config to validate: the bundled sections' composed schema, whose validator is precompiled.
+    "skillrig.config.json": JSON.stringify({ oracle: { timeout_ms: 20000 } }),
     "one-case/task.json": JSON.stringify({
       contract_version: "1.0",
       task_id: "one-case",
@@ -163,6 +171,15 @@ export async function resolve(specifier, context, next) {
     expect(
       loaded.filter((url) => /nunjucks|\/yaml\/|file-type|sirv|view-server|skills\/dist\/(index|resolve-input|render-prompt)/.test(url)),
     ).toEqual([]);
+  });
+
+  it("grading a task that passes compiles no schema and loads neither ajv, execa nor diff", () => {
+    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    // The precompiled validators ran in their place: the task's and the config's.
+    expect(loaded.some((url) => url.endsWith("/oracle/dist/task.schema.validate.js"))).toBe(true);
+    expect(loaded.some((url) => url.endsWith("/cli/dist/config.validate.js"))).toBe(true);
+    // ajv's runtime helper for string lengths is the one file of ajv a precompiled validator uses.
+    expect(loaded.filter((url) => /\/(ajv|ajv-formats)\/dist\/(?!runtime\/)|\/(execa|diff)\//.test(url))).toEqual([]);
   });
 
   it("a command loads its own module and not the others'", () => {
