@@ -160,7 +160,7 @@ export async function copyDeliverable(deliverable: Deliverable, target: string):
   let files = 0;
   let bytes = 0;
   const walk = async (source: string, into: string): Promise<void> => {
-    for (const entry of (await readdir(source, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name))) {
+    for (const entry of (await readdir(source, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
       if (SKIPPED.has(entry.name)) continue;
       const from = join(source, entry.name);
       const to = join(into, entry.name);

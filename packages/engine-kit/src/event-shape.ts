@@ -32,7 +32,7 @@ export function eventShape(stdout: string): EventShape {
     keyPaths(event, "", 2, keys);
     shapes.set(kind, keys);
   }
-  return Object.fromEntries([...shapes.entries()].sort(([a], [b]) => a.localeCompare(b)).map(([k, v]) => [k, [...v].sort()]));
+  return Object.fromEntries([...shapes.entries()].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, v]) => [k, [...v].sort()]));
 }
 
 /** What changed from `expected` to `actual`, one line each ("+ event x", "- key x: a.b"); empty when equal. */

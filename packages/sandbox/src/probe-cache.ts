@@ -145,7 +145,10 @@ export function writeCachedProbe(fingerprint: string, probe: HostProbe, file = p
   try {
     const cache = readCacheFile(file);
     cache.entries[fingerprint] = { probe, python: statOf(probe.python?.executable), at: new Date().toISOString() };
-    const keys = Object.keys(cache.entries).sort((a, b) => cache.entries[b]!.at.localeCompare(cache.entries[a]!.at));
+    const keys = Object.keys(cache.entries).sort((a, b) => {
+      const [at, bt] = [cache.entries[a]!.at, cache.entries[b]!.at];
+      return at < bt ? 1 : at > bt ? -1 : 0; // newest first
+    });
     for (const key of keys.slice(MAX_ENTRIES)) delete cache.entries[key];
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     const temp = `${file}.${process.pid}.tmp`;

@@ -196,7 +196,9 @@ export async function listRunRecords(runsDir: string): Promise<RunRecord[]> {
     throw error;
   }
   const records = await Promise.all(names.map((name) => readRunRecord(runsDir, name)));
-  return records.filter((r): r is RunRecord => r !== undefined).sort((a, b) => b.started_at.localeCompare(a.started_at));
+  return records
+    .filter((r): r is RunRecord => r !== undefined)
+    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
 }
 
 /** "30m", "12h", "7d", "2w" (also s) as milliseconds; undefined for anything else. */

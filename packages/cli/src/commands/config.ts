@@ -45,7 +45,7 @@ export const configCommand: CommandModule = {
         const ctx = context(command);
         const loaded = await ctx.config();
         const sections = [...(loaded.sections ?? [])]
-          .sort((a, b) => a.section.localeCompare(b.section))
+          .sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : 0))
           .map((s) => ({ section: s.section, owner: s.owner, set: Object.hasOwn(loaded.config, s.section) }));
         ctx.out.result(
           { config: loaded.file ?? null, core_keys: CORE_CONFIG_KEYS, sections },

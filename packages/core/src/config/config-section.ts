@@ -148,7 +148,7 @@ function sameSection(a: ConfigSection, b: ConfigSection): boolean {
 export function composeConfigSchema(sections: readonly ConfigSection[]): Record<string, unknown> {
   const schema = baseConfigSchema();
   const properties = schema.properties as Record<string, unknown>;
-  for (const section of [...sections].sort((a, b) => a.section.localeCompare(b.section))) {
+  for (const section of [...sections].sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : 0))) {
     const fragment = rebaseRefs(fragmentForComposition(section.schema), `#/properties/${section.section}`);
     const said = typeof fragment.description === "string" ? `${fragment.description} ` : "";
     properties[section.section] = { ...fragment, description: `${said}(contributed by ${section.owner})` };
@@ -177,7 +177,7 @@ function rebaseRefs<T>(value: T, base: string): T {
 /** `name (owner)` for each section, and core's keys: what an "unknown section" error lists. */
 export function describeKnownSections(sections: readonly ConfigSection[]): string {
   const contributed = [...sections]
-    .sort((a, b) => a.section.localeCompare(b.section))
+    .sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : 0))
     .map((s) => `${s.section} (${s.owner})`)
     .join(", ");
   return `${contributed ? `sections: ${contributed}; ` : "no sections are registered; "}core's keys: ${CORE_CONFIG_KEYS.join(", ")}`;
