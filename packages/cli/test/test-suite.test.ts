@@ -142,6 +142,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
 
   function loadedBy(args: string[]): string[] {
     const log = join(hooks, `${args.join("_").replace(/\W/g, "")}.log`);
+    writeFileSync(log, ""); // a second run of the same args lists its own loads only
     const r = spawnSync(process.execPath, ["--import", join(hooks, "register.mjs"), bin, ...args], {
       cwd: hooks,
       encoding: "utf8",
@@ -180,6 +181,17 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect(loaded.some((url) => url.endsWith("/cli/dist/config.validate.js"))).toBe(true);
     // ajv's runtime helper for string lengths is the one file of ajv a precompiled validator uses.
     expect(loaded.filter((url) => /\/(ajv|ajv-formats)\/dist\/(?!runtime\/)|\/(execa|diff)\//.test(url))).toEqual([]);
+  });
+
+  it("--version alone is answered without the command line's parser, and says what main says", () => {
+    const loaded = loadedBy(["--version"]).filter((url) => /\/(packages|plugins|node_modules)\//.test(url));
+    expect(loaded.map((url) => url.replace(/.*\/packages\//, ""))).toEqual(["cli/dist/bin.js"]);
+    const fast = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
+    // With another argument the same flag goes through commander, which prints the version it was given.
+    const viaMain = spawnSync(process.execPath, [bin, "--json", "--version"], { encoding: "utf8" });
+    expect(fast.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
+    expect(fast.stdout).toBe(viaMain.stdout);
+    expect([fast.status, viaMain.status]).toEqual([0, 0]);
   });
 
   it("a command loads its own module and not the others'", () => {
