@@ -107,6 +107,8 @@ export interface SampleUidSupport {
   spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
   /** A per-run uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
   leaseSampleUid(): SampleUidLease | undefined;
+  /** The python3 a `python3` command runs as in this sandbox (absolute), when the host has one. */
+  readonly pythonExecutable?: string;
 }
 
 export interface SampleUidLease {
@@ -240,7 +242,13 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
   };
   // Samples can be told apart by uid only where the code runs as a per-run host uid: root at level namespaces.
   const sampleUids: SampleUidSupport | undefined =
-    dropToSlotUid && level === "namespaces" ? { spawnSampleHost: (spawnOptions) => spawn(spawnOptions, true), leaseSampleUid } : undefined;
+    dropToSlotUid && level === "namespaces"
+      ? {
+          spawnSampleHost: (spawnOptions) => spawn(spawnOptions, true),
+          leaseSampleUid,
+          ...(host.python ? { pythonExecutable: host.python.executable } : {}),
+        }
+      : undefined;
 
   return {
     name: "@skillrig/sandbox",

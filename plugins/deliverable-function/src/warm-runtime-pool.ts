@@ -2,7 +2,8 @@
  * Where (task, sample) pairs meet the warm runtime: keeps one runtime per sandbox for the Runner's life (started on
  * the first pair, started again after one is lost), and gives each pair its own space in it:
  *
- *   <root>/code/      function_harness.py and warm_runtime.py (read-only inside)
+ *   <root>/code/      function_harness.py and warm_runtime.py (read-only inside), and the harness's bytecode from
+ *                     the host's cache in code/__pycache__ when there is one (harness-bytecode.ts)
  *   <root>/samples/   one folder per pair, owned by the pair's uid, mode 0700: the snapshot the runner copied in
  *                     (read-only inside: the runtime's mount of it is read-only, so no sample writes into a tree)
  *   <root>/work/      the runtime's writable folder; one folder per pair, owned by the pair's uid, mode 0700, with
@@ -18,6 +19,7 @@ import { chmod, copyFile, lchown, lstat, mkdir, mkdtemp, readdir, rm } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyDeliverable, type Deliverable, type ResourceLimits, type Sandbox, type SandboxProcess } from "@skillrig/core";
+import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
 import { type SampleUidSupport, WarmRuntime } from "./warm-runtime.js";
 
 /** The runtime's own limits: it lives as long as the runner, so no wall or CPU limit of its own; each pair gets its own. */
@@ -58,13 +60,24 @@ export class WarmRuntimePool {
   readonly #files: { harness: string; runtime: string };
   readonly #slots = new Map<Sandbox, Promise<RuntimeSlot>>();
   readonly #fileSizeBytes: number;
+  readonly #bytecodeCache: string | undefined;
+  /** A compile of the harness's bytecode for the next command, started on a cache miss; awaited by close(). */
+  #compiling: Promise<void> | undefined;
   #nextPair = 1;
   #closed = false;
 
-  constructor(options: { python: string; harnessFile: string; runtimeFile: string; fileSizeBytes: number }) {
+  constructor(options: {
+    python: string;
+    harnessFile: string;
+    runtimeFile: string;
+    fileSizeBytes: number;
+    /** Where the harness's bytecode is cached (default: bytecodeCacheDir(), from the environment); undefined: off. */
+    bytecodeCache?: string | undefined;
+  }) {
     this.#python = options.python;
     this.#files = { harness: options.harnessFile, runtime: options.runtimeFile };
     this.#fileSizeBytes = options.fileSizeBytes;
+    this.#bytecodeCache = "bytecodeCache" in options ? options.bytecodeCache : bytecodeCacheDir();
   }
 
   /** True when a pair with these limits fits in a runtime (else the plugin starts a harness of its own). */
@@ -151,6 +164,7 @@ export class WarmRuntimePool {
       const runtimeFile = join(root, "code", "warm_runtime.py");
       await copyFile(this.#files.harness, harnessFile);
       await copyFile(this.#files.runtime, runtimeFile);
+      await this.#addBytecode(support, join(root, "code", "__pycache__"));
       const runtime = new WarmRuntime({
         support,
         python: this.#python,
@@ -168,6 +182,22 @@ export class WarmRuntimePool {
     }
   }
 
+  /** Copies the harness's cached bytecode into `pycache`; on a miss, starts compiling it for the next runtime. */
+  async #addBytecode(support: SampleUidSupport, pycache: string): Promise<void> {
+    const python = support.pythonExecutable;
+    if (this.#bytecodeCache === undefined || python === undefined) return;
+    const cached = await cachedBytecode(this.#bytecodeCache, python, this.#files.harness);
+    if (cached === undefined) {
+      // A cache that cannot be written only leaves starts as they were: the error is not the run's.
+      this.#compiling ??= compileBytecode(this.#bytecodeCache, python, this.#files.harness).catch(() => undefined);
+      return;
+    }
+    await mkdir(pycache, { mode: 0o755 });
+    const copy = join(pycache, cached.name);
+    await copyFile(cached.file, copy);
+    await chmod(copy, 0o644);
+  }
+
   /** Stops every runtime and removes its folders (runner.close()). */
   async close(): Promise<void> {
     this.#closed = true;
@@ -181,6 +211,7 @@ export class WarmRuntimePool {
         await rm(slot.root, { recursive: true, force: true });
       }),
     );
+    await this.#compiling;
   }
 }
 

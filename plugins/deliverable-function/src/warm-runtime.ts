@@ -17,6 +17,8 @@ import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult, SandboxSpa
 export interface SampleUidSupport {
   spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
   leaseSampleUid(): { readonly uid: number; release(): void } | undefined;
+  /** The python3 the sandbox runs (absolute): the runner compiles the harness's bytecode with it, on the host. */
+  readonly pythonExecutable?: string;
 }
 
 /** The sandbox's sample-uid support, when it has it (root at level namespaces). */
