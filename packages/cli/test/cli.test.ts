@@ -27,6 +27,35 @@ describe("skillrig CLI", () => {
     }
   });
 
+  it("a reader that closes the pipe early gets no stack trace, and the command keeps its exit code", () => {
+    const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
+    writeFileSync(
+      join(dir, "task.json"),
+      JSON.stringify({
+        contract_version: "1.0",
+        task_id: "piped",
+        deliverable_type: "function",
+        entrypoint: "f",
+        tests: [{ name: "one", input: [1], expected: 2 }],
+      }),
+    );
+    writeFileSync(join(dir, "solution.py"), "def f(x):\n    return x + 1\n");
+    // `true` exits without reading: by the time the report is written, nothing is left to read it (EPIPE).
+    for (const [args, code] of [
+      ["test task.json --deliverable solution.py --json", 0],
+      ["test task.json --deliverable solution.py", 0],
+      ["plugins", 0],
+      ["frobnicate", 2],
+    ] as const) {
+      const r = spawnSync("bash", ["-c", `"${process.execPath}" "${bin}" ${args} | true; exit "\${PIPESTATUS[0]}"`], {
+        cwd: dir,
+        encoding: "utf8",
+      });
+      expect(r.stderr, args).not.toMatch(/EPIPE|node:events|at .*\.js:\d+/);
+      expect(r.status, args).toBe(code);
+    }
+  });
+
   it("--version prints the package version", () => {
     const r = skillrig(["--version"]);
     expect(r.code).toBe(0);
