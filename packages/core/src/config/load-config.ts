@@ -59,19 +59,20 @@ export interface LoadConfigOptions {
   precompiled?: readonly PrecompiledSchema[];
 }
 
-// Precompiled config validators by schema key: a key names one schema, so a match is always the right validator.
-const precompiledByKey = new Map<string, PrecompiledSchema>();
-
 // Validators by composed schema: a process loads one config (the CLI) or a few (tests, the server's workers).
 const validators = new Map<string, CompiledSchema<SkillrigConfig>>();
-function configValidator(sections: readonly ConfigSection[]): CompiledSchema<SkillrigConfig> {
+function configValidator(sections: readonly ConfigSection[], precompiled: readonly PrecompiledSchema[]): CompiledSchema<SkillrigConfig> {
   const schema = composeConfigSchema(sections);
   const key = JSON.stringify(schema);
   let validator = validators.get(key);
-  const precompiled = validator === undefined && precompiledByKey.size > 0 ? precompiledByKey.get(schemaKey(schema)) : undefined;
-  if (precompiled !== undefined) {
-    validator = compiledFrom<SkillrigConfig>(precompiled.validate);
-    validators.set(key, validator);
+  if (validator === undefined && precompiled.length > 0) {
+    // A key names one schema and its options; the config is validated as written (no defaults filled, no coercion).
+    const wanted = schemaKey(schema);
+    const match = precompiled.find((p) => p.schemaKey === wanted);
+    if (match !== undefined) {
+      validator = compiledFrom<SkillrigConfig>(match.validate);
+      validators.set(key, validator);
+    }
   }
   if (validator === undefined) {
     try {
@@ -113,11 +114,7 @@ export function findConfigFile(cwd: string): string | undefined {
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
   const cwd = resolve(options.cwd ?? process.cwd());
-  for (const precompiled of options.precompiled ?? []) {
-    const { useDefaults, coerceTypes } = precompiled.options;
-    // The config is validated as it is written: a validator that fills defaults or coerces would change it.
-    if (!useDefaults && !coerceTypes) precompiledByKey.set(precompiled.schemaKey, precompiled);
-  }
+  const precompiled = options.precompiled ?? [];
   let file: string | undefined;
   if (options.configPath !== undefined) {
     file = resolve(cwd, options.configPath);
@@ -133,13 +130,14 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   assertConfigObject(raw, file);
   // A top-level key nobody has contributed yet may be a plugin's section: judged once the plugins are resolved.
   // Other problems wait too, unless the plugin list itself is malformed and cannot be resolved.
-  const early = configViolations(raw, hostSections, file).filter((v) => !isUnknownTopLevelKey(v));
+  const early = configViolations(raw, hostSections, precompiled, file).filter((v) => !isUnknownTopLevelKey(v));
   if (early.some((v) => v.pointer === "/plugins" || (v.pointer ?? "").startsWith("/plugins/"))) throwViolations(early, file, hostSections);
   const dir = dirname(file);
   const config = raw as SkillrigConfig;
   const plugins = await resolvePlugins(config.plugins ?? [], dir, file);
   const sections = checkConfigSections([...hostSections.map((section) => ({ section })), ...pluginSections(plugins, file)], file);
-  validateConfig(config, file, sections);
+  const violations = configViolations(config, sections, precompiled, file);
+  if (violations.length > 0) throwViolations(violations, file, sections);
   return { config, file, dir, plugins, sections };
 }
 
@@ -198,7 +196,7 @@ async function readConfigFile(file: string): Promise<unknown> {
  */
 export function validateConfig(config: unknown, file?: string, sections: readonly ConfigSection[] = []): asserts config is SkillrigConfig {
   assertConfigObject(config, file);
-  const violations = configViolations(config, sections, file);
+  const violations = configViolations(config, sections, [], file);
   if (violations.length > 0) throwViolations(violations, file, sections);
 }
 
@@ -210,8 +208,13 @@ function assertConfigObject(config: unknown, file?: string): asserts config is R
   }
 }
 
-function configViolations(config: object, sections: readonly ConfigSection[], file?: string): Violation[] {
-  const raw = configValidator(sections).validate(config);
+function configViolations(
+  config: object,
+  sections: readonly ConfigSection[],
+  precompiled: readonly PrecompiledSchema[],
+  file?: string,
+): Violation[] {
+  const raw = configValidator(sections, precompiled).validate(config);
   // Where an anyOf failed (a plugin entry), its branch errors at or below the same pointer add only noise.
   const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
   return raw
