@@ -18,6 +18,7 @@
 import { constants } from "node:fs";
 import { chmod, lstat, mkdir, open, readdir, realpath, stat, symlink, writeFile } from "node:fs/promises";
 import { basename, dirname, isAbsolute, join, relative } from "node:path";
+import { byCodeUnit } from "./code-unit-order.js";
 import { SkillrigError } from "./errors.js";
 import type { Deliverable } from "./oracle-types.js";
 
@@ -160,7 +161,7 @@ export async function copyDeliverable(deliverable: Deliverable, target: string):
   let files = 0;
   let bytes = 0;
   const walk = async (source: string, into: string): Promise<void> => {
-    for (const entry of (await readdir(source, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))) {
+    for (const entry of (await readdir(source, { withFileTypes: true })).sort((a, b) => byCodeUnit(a.name, b.name))) {
       if (SKIPPED.has(entry.name)) continue;
       const from = join(source, entry.name);
       const to = join(into, entry.name);

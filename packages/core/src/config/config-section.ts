@@ -5,6 +5,7 @@
  * Core composes its base schema with every registered fragment to validate a config and to give editors one schema.
  */
 import { createRequire } from "node:module";
+import { byCodeUnit } from "../code-unit-order.js";
 import { SkillrigError } from "../errors.js";
 import { compileSchema } from "../schema-validation.js";
 
@@ -148,7 +149,7 @@ function sameSection(a: ConfigSection, b: ConfigSection): boolean {
 export function composeConfigSchema(sections: readonly ConfigSection[]): Record<string, unknown> {
   const schema = baseConfigSchema();
   const properties = schema.properties as Record<string, unknown>;
-  for (const section of [...sections].sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : 0))) {
+  for (const section of [...sections].sort((a, b) => byCodeUnit(a.section, b.section))) {
     const fragment = rebaseRefs(fragmentForComposition(section.schema), `#/properties/${section.section}`);
     const said = typeof fragment.description === "string" ? `${fragment.description} ` : "";
     properties[section.section] = { ...fragment, description: `${said}(contributed by ${section.owner})` };
@@ -177,7 +178,7 @@ function rebaseRefs<T>(value: T, base: string): T {
 /** `name (owner)` for each section, and core's keys: what an "unknown section" error lists. */
 export function describeKnownSections(sections: readonly ConfigSection[]): string {
   const contributed = [...sections]
-    .sort((a, b) => (a.section < b.section ? -1 : a.section > b.section ? 1 : 0))
+    .sort((a, b) => byCodeUnit(a.section, b.section))
     .map((s) => `${s.section} (${s.owner})`)
     .join(", ");
   return `${contributed ? `sections: ${contributed}; ` : "no sections are registered; "}core's keys: ${CORE_CONFIG_KEYS.join(", ")}`;
