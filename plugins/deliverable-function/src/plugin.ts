@@ -12,17 +12,18 @@
  *   closeRuntime  stop the warm runtime (runner.close())
  */
 import { copyFile, mkdir } from "node:fs/promises";
+import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type DeliverablePlugin, type DeliverableWorkspace, defineDeliverable, type OpenContext } from "@skillrig/deliverable-kit";
 import {
   SkillrigError,
   isSkillrigError,
-  compileSchema,
   formatViolations,
   resolveCaseLimits,
   type CaseOutcome,
   type CaseWork,
+  fromPrecompiled,
   type CompiledSchema,
   type ResourceLimits,
   type Runner,
@@ -30,6 +31,8 @@ import {
   type TaskRun,
 } from "@skillrig/core";
 import { checkArgs } from "./check-args.js";
+// Compiled from options.schema.json when this package was built (scripts/precompile-schema.mjs): no ajv at start-up.
+import * as precompiledOptions from "./options.schema.validate.js";
 import { outcomeOf } from "./case-outcome.js";
 import { CaseOverranError, FunctionHarness, HarnessDiedError, type HarnessLoad, type HarnessStartOptions } from "./harness-client.js";
 import { sampleUidsOf } from "./warm-runtime.js";
@@ -63,24 +66,12 @@ export interface DeliverableFunctionOptions {
   warm?: boolean;
 }
 
-const OPTIONS_SCHEMA = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    python: { type: "string", minLength: 1 },
-    loadTimeoutMs: { type: "integer", minimum: 1 },
-    maxRestarts: { type: "integer", minimum: 0 },
-    stuckGraceMs: { type: "integer", minimum: 0 },
-    warm: { type: "boolean" },
-  },
-};
+const OPTIONS_SCHEMA: Record<string, unknown> = createRequire(import.meta.url)("./options.schema.json");
 let optionsValidator: CompiledSchema<DeliverableFunctionOptions> | undefined;
 
-/** The options' violations. An empty object conforms (no key is required), so the default plugin loads no ajv. */
+/** The options' violations, by the validator compiled from options.schema.json when this package was built. */
 function optionsViolations(options: unknown) {
-  const empty = typeof options === "object" && options !== null && !Array.isArray(options) && Object.keys(options).length === 0;
-  if (empty) return [];
-  optionsValidator ??= compileSchema<DeliverableFunctionOptions>(OPTIONS_SCHEMA);
+  optionsValidator ??= fromPrecompiled<DeliverableFunctionOptions>(precompiledOptions, { schema: OPTIONS_SCHEMA });
   return optionsValidator.validate(options);
 }
 
