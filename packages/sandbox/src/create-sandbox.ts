@@ -198,7 +198,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
         throw new SkillrigError(
           "sandbox_unavailable",
           `sandbox: at level "${level}" as root, setpriv (util-linux) is needed to run deliverable code as an unprivileged per-run uid, and it is missing; the code is never run as root`,
-          { field: "sandbox.level", hint: "install util-linux, or use level \"namespaces\"" },
+          { field: "sandbox.level", hint: 'install util-linux, or use level "namespaces"' },
         );
       }
       refuseUnreachableProgram(level, spawnOptions.command, host);

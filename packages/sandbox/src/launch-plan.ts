@@ -231,7 +231,14 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
   const slotUid = host.isRoot ? (input.slotUid as number) : undefined;
   // setpriv applies --pdeathsig after the uid change (which would clear it), so one setpriv does both.
   const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
-  const drop = slotUid === undefined ? dieWithRunner(host) : [...dropPrivileges(host, slotUid).slice(0, -1), ...deathSignal, "--"];
+  // As another user the code keeps that user's uid (nothing else is possible without privileges), but never gains
+  // more: no_new_privs stops setuid programs (sudo with a cached password, su) from raising it.
+  const drop =
+    slotUid !== undefined
+      ? [...dropPrivileges(host, slotUid).slice(0, -1), ...deathSignal, "--"]
+      : host.setpriv
+        ? [host.setpriv, "--no-new-privs", ...deathSignal, "--"]
+        : [];
   const dropped = {
     marker,
     caseOwner: slotUid,

@@ -64,7 +64,9 @@ describe("the harness's bytecode cache", () => {
       }
       const open = mkdtempSync(join(tmpdir(), "skillrig-bytecode-"));
       chmodSync(open, 0o777);
-      await expect(compileBytecode(open, python, HARNESS)).rejects.toThrow(/is not private, so it is not used: .* is writable by its group and others \(mode 0777\)/);
+      await expect(compileBytecode(open, python, HARNESS)).rejects.toThrow(
+        /is not private, so it is not used: .* is writable by its group and others \(mode 0777\)/,
+      );
       expect(readdirSync(open).flatMap((entry) => readdirSync(join(open, entry)))).toEqual([]);
     },
   );
