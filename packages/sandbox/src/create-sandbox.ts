@@ -3,6 +3,7 @@
  * the config names, and says so in `warnings` whenever it had to settle for less.
  */
 import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { SkillrigError } from "@skillrig/core";
 import { confineAgent } from "./agent-profile.js";
@@ -61,8 +62,11 @@ export function availableLevels(host: HostProbe = probeHost()): LevelAvailabilit
  * its program through the host's own tree. A program it cannot reach (a pyenv python3 under /root, mode 0700) is
  * refused by name: the run never falls back to root.
  */
-function refuseUnreachableProgram(level: LevelName, command: string[], host: HostProbe): void {
-  for (const { path, need } of programNeeds(command, host)) {
+function refuseUnreachableProgram(level: LevelName, options: SandboxSpawnOptions, host: HostProbe): void {
+  // A program inside the case folder or a read-only folder is made reachable (or refused) by makeReachable.
+  const ownFolders = [options.cwd, ...(options.readOnlyPaths ?? [])].map((p) => resolve(p));
+  for (const { path, need } of programNeeds(options.command, host, options.cwd)) {
+    if (ownFolders.some((folder) => path === folder || path.startsWith(`${folder}/`))) continue;
     const closed = closedToOthers(path, need);
     if (!closed) continue;
     const what = need === "run" ? `run ${path}` : `read ${path}`;
@@ -201,7 +205,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
           { field: "sandbox.level", hint: 'install util-linux, or use level "namespaces"' },
         );
       }
-      refuseUnreachableProgram(level, spawnOptions.command, host);
+      refuseUnreachableProgram(level, spawnOptions, host);
     }
     const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
     if (dropToSlotUid && slotUid === undefined) {

@@ -259,13 +259,13 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
  * The files and folders a `command` needs a per-run uid to reach at a level without a mount namespace: the
  * program (and, for python3, its installation). The caller checks them with `closedToOthers`.
  */
-export function programNeeds(command: string[], host: HostProbe): Array<{ path: string; need: "run" | "read" }> {
+export function programNeeds(command: string[], host: HostProbe, cwd: string): Array<{ path: string; need: "run" | "read" }> {
   const resolved = resolveProgram(command, host);
   const program = resolved.argv[0];
   if (!program) return [];
   const needs: Array<{ path: string; need: "run" | "read" }> = [];
   const executable = program.includes("/") ? program : findExecutable(program);
-  if (executable) needs.push({ path: resolve(executable), need: "run" });
+  if (executable) needs.push({ path: resolve(cwd, executable), need: "run" });
   for (const folder of resolved.readable) needs.push({ path: folder, need: "read" });
   return needs;
 }

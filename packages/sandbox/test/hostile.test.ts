@@ -481,8 +481,13 @@ describe.each(canDropHere ? weakerLevels : [])("level %s run as root", (level) =
     }
     expect(program).toMatchObject({ code: "sandbox_unavailable", file: privateBin });
   });
+});
 
-  it.runIf(level === "rlimits")("holds a fork bomb to the process limit with that uid", async () => {
+// Level "none" sets no rlimits, so no process limit: the fork bomb runs at "rlimits" only.
+describe.each(canDropHere && weakerLevels.includes("rlimits") ? ["rlimits"] : [])("level %s run as root, process limit", (level) => {
+  const dropping = createSandbox({ level: level as "rlimits", host: weakHost });
+
+  it("holds a fork bomb to the process limit with that uid", async () => {
     const marker = `hostile-${randomUUID()}`;
     lastMarker = marker;
     let peak = 0;
