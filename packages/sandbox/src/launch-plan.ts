@@ -224,7 +224,8 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
     extra: { ...options.env, [RUN_MARKER_VARIABLE]: marker },
   });
   // As root, the code never keeps uid 0, at any level: it runs as the per-run uid with no capability (the bounding
-  // set included) and no_new_privs. createSandbox refuses a run whose program that uid cannot reach (runAsUidBlocker).
+  // set included) and no_new_privs. createSandbox refuses a run whose program that uid cannot reach
+  // (refuseUnreachableProgram).
   if (host.isRoot && (input.slotUid === undefined || !host.setpriv)) {
     throw new Error(`planLaunch: a root run at level "${level}" needs a slot uid and setpriv`);
   }
