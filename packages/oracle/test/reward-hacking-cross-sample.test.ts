@@ -5,6 +5,7 @@
  * CLI, the real runtime and bubblewrap, at level namespaces only: there everything the attacker can see is inside
  * this test's own sandbox (at weaker levels it would see the host's processes).
  */
+import "./python-for-uids.js";
 import { execFile } from "node:child_process";
 import { copyFileSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";

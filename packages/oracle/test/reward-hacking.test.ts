@@ -6,6 +6,7 @@
  * and leave nothing outside its case touched. rlimits and none grade only when named (and say so in the report);
  * without the opt-in they are refused, which is asserted too.
  */
+import "./python-for-uids.js";
 import { execFile } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { chmodSync, linkSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";

@@ -41,6 +41,18 @@ const contenders = [
 for (const { level, available } of availableLevels(host)) {
   if (!available) continue;
   const sandbox = createSandbox({ level });
+  // As root the weaker levels run the code as a per-run uid, and refuse a python3 that uid cannot run (a pyenv
+  // under /root): say so and leave the level out (PATH=/usr/bin:$PATH measures it with Debian's python3).
+  const refusal = await sandbox
+    .run({ command: ["python3", tool], cwd: mkdtempSync(join(root, "trial-")), readOnlyPaths: [deliverable], limits })
+    .then(
+      () => undefined,
+      (error) => error,
+    );
+  if (refusal) {
+    console.log(`level ${level} left out: ${refusal.message}`);
+    continue;
+  }
   contenders.push({
     name: `sandbox level ${level}`,
     run: async (cwd) => {

@@ -2,13 +2,14 @@
  * createSandbox: picks the strongest isolation level this machine supports (probed once), or the one
  * the config names, and says so in `warnings` whenever it had to settle for less.
  */
-import { spawnSync } from "node:child_process";
 import { statSync } from "node:fs";
+import { resolve } from "node:path";
 import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { SkillrigError } from "@skillrig/core";
 import { confineAgent } from "./agent-profile.js";
 import { type HostProbe, probeHost } from "./host-probe.js";
-import { type LevelName, planLaunch } from "./launch-plan.js";
+import { closedToOthers } from "./folder-access.js";
+import { type LevelName, planLaunch, programNeeds } from "./launch-plan.js";
 import { effectiveLimits } from "./limits.js";
 import { defaultTreeMemoryCeiling } from "./memory-watchdog.js";
 import { startSandboxedProcess } from "./sandboxed-process.js";
@@ -56,25 +57,31 @@ export function availableLevels(host: HostProbe = probeHost()): LevelAvailabilit
   ];
 }
 
-/** Exits 0 only when the interpreter can find its own files and start itself again (subprocesses). */
-const PYTHON_REACHABLE =
-  "import os, sys; sys.exit(0 if os.access(sys.executable, os.X_OK) and os.access(os.path.join(sys.base_prefix, 'lib'), os.R_OK | os.X_OK) else 1)";
-
-/** Can an unprivileged uid run the user's python3 (pyenv under /root is not readable by others)? */
-function unprivilegedCanRunPython(host: HostProbe): boolean {
-  if (!host.python || !host.setpriv) return true;
-  const uid = takeSlotUid();
-  if (uid === undefined) return false;
-  try {
-    return (
-      spawnSync(
-        host.setpriv,
-        [`--reuid=${uid}`, `--regid=${uid}`, "--clear-groups", "--", host.python.executable, "-c", PYTHON_REACHABLE],
-        { timeout: 10_000 },
-      ).status === 0
+/**
+ * As root, code runs as a per-run uid at every level; without a mount namespace (rlimits, none) that uid reaches
+ * its program through the host's own tree. A program it cannot reach (a pyenv python3 under /root, mode 0700) is
+ * refused by name: the run never falls back to root.
+ */
+function refuseUnreachableProgram(level: LevelName, options: SandboxSpawnOptions, host: HostProbe): void {
+  // A program inside the case folder or a read-only folder is made reachable (or refused) by makeReachable.
+  const ownFolders = [options.cwd, ...(options.readOnlyPaths ?? [])].map((p) => resolve(p));
+  for (const { path, need } of programNeeds(options.command, host, options.cwd)) {
+    if (ownFolders.some((folder) => path === folder || path.startsWith(`${folder}/`))) continue;
+    const closed = closedToOthers(path, need);
+    if (!closed) continue;
+    const what = need === "run" ? `run ${path}` : `read ${path}`;
+    const python = host.python && (path === host.python.executable || host.python.prefixes.includes(path));
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      `sandbox: at level "${level}" deliverable code runs as an unprivileged per-run uid (never as root), which cannot ${what}: ${closed.blocker} is mode ${closed.mode.toString(8).padStart(4, "0")}, owned by uid ${closed.owner}, and not open to others (o+${closed.lacks})`,
+      {
+        file: closed.blocker,
+        field: "sandbox.level",
+        hint: python
+          ? `use level "namespaces" (it binds the interpreter in), or put a python3 other users can run first on PATH (for example PATH=/usr/bin:$PATH for /usr/bin/python3)`
+          : `use level "namespaces", or open ${closed.blocker} to others (chmod o+${closed.lacks})`,
+      },
     );
-  } finally {
-    releaseSlotUid(uid);
   }
 }
 
@@ -178,21 +185,28 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
     if (level !== "namespaces") warnings.push(`sandbox: level "${level}" was chosen in the config; it is weaker than "namespaces"`);
   }
 
-  // As root, code always runs under a per-run uid; at the rlimits level only if that uid can reach python3.
-  let dropToSlotUid = host.isRoot && level === "namespaces";
-  if (level === "rlimits" && host.isRoot) {
-    dropToSlotUid = unprivilegedCanRunPython(host);
-    if (!dropToSlotUid) {
-      warnings.push(
-        `sandbox: at level "rlimits" deliverable code runs as root (without capabilities), because python3 (${host.python?.executable}) is not readable by an unprivileged user`,
-      );
-    }
+  // As root, code runs under a per-run uid at every level (see launch-plan.ts); never as root.
+  const dropToSlotUid = host.isRoot;
+  if (!host.isRoot && level !== "namespaces") {
+    warnings.push(
+      `sandbox: at level "${level}" deliverable code runs as this user (uid ${process.getuid?.() ?? "?"}): it can read and change anything this user can, skillrig's own caches and installation included; grade code you would not run yourself only at level "namespaces"`,
+    );
   }
 
   const isolation: IsolationLevel = level;
 
   const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn", keepUidSwitch = false) => {
     requireCaseFolder(spawnOptions.cwd);
+    if (host.isRoot && level !== "namespaces") {
+      if (!host.setpriv) {
+        throw new SkillrigError(
+          "sandbox_unavailable",
+          `sandbox: at level "${level}" as root, setpriv (util-linux) is needed to run deliverable code as an unprivileged per-run uid, and it is missing; the code is never run as root`,
+          { field: "sandbox.level", hint: 'install util-linux, or use level "namespaces"' },
+        );
+      }
+      refuseUnreachableProgram(level, spawnOptions, host);
+    }
     const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
     if (dropToSlotUid && slotUid === undefined) {
       throw new SkillrigError(

@@ -1,7 +1,7 @@
 /**
  * Making the case folder usable by the per-run uid the code runs as when skillrig is root.
  */
-import { chmodSync, existsSync, lchownSync, lstatSync, readdirSync } from "node:fs";
+import { chmodSync, existsSync, lchownSync, lstatSync, readdirSync, realpathSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { SkillrigError } from "@skillrig/core";
@@ -54,4 +54,41 @@ export function makeReachable(caseFolder: string, readOnlyPaths: string[]): void
       },
     );
   }
+}
+
+/** What keeps others (a per-run uid: not the owner, in no group) from a path, when something does. */
+export interface ClosedToOthers {
+  /** The folder or file whose mode stops them. */
+  blocker: string;
+  mode: number;
+  owner: number;
+  /** The permission others lack there: "x" to enter a folder or run a file, "rx" to list a folder. */
+  lacks: "x" | "rx";
+}
+
+/**
+ * Whether an unprivileged uid can run `path` (`need: "run"`: every folder on the way searchable, the file
+ * executable by others) or read the folder `path` (`need: "read"`: searchable and listable), through symlinks.
+ * Decided from mode bits alone: an ACL that opens a folder to others is not seen (the run is then refused by name,
+ * never run as root). Undefined when nothing stops it, or when the path does not exist (not this check's problem).
+ */
+export function closedToOthers(path: string, need: "run" | "read"): ClosedToOthers | undefined {
+  let real: string;
+  try {
+    real = realpathSync(path);
+  } catch {
+    return undefined;
+  }
+  for (const target of new Set([resolve(path), real])) {
+    const chain: string[] = [];
+    for (let folder = dirname(target); folder !== "/"; folder = dirname(folder)) chain.unshift(folder);
+    for (const folder of chain) {
+      const stat = statSync(folder, { throwIfNoEntry: false });
+      if (stat && (stat.mode & 0o001) === 0) return { blocker: folder, mode: stat.mode & 0o7777, owner: stat.uid, lacks: "x" };
+    }
+  }
+  const stat = statSync(real);
+  const bits = need === "read" || stat.isDirectory() ? 0o005 : 0o001;
+  if ((stat.mode & bits) !== bits) return { blocker: real, mode: stat.mode & 0o7777, owner: stat.uid, lacks: bits === 0o005 ? "rx" : "x" };
+  return undefined;
 }

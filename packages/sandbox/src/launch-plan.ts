@@ -100,11 +100,6 @@ function dropPrivileges(host: HostProbe, uid: number, keepUidSwitch = false): st
   ];
 }
 
-/** setpriv keeping the uid (root) but no capability, now or after any exec; setuid programs cannot raise them. */
-function dropCapabilities(host: HostProbe): string[] {
-  return [host.setpriv ?? "setpriv", "--inh-caps=-all", "--bounding-set=-all", "--no-new-privs"];
-}
-
 function isWithin(path: string, folder: string): boolean {
   return path === folder || path.startsWith(folder.endsWith("/") ? folder : `${folder}/`);
 }
@@ -228,33 +223,50 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
     pathPrefix: program.pathPrefix,
     extra: { ...options.env, [RUN_MARKER_VARIABLE]: marker },
   });
-  if (level === "rlimits" && host.prlimit) {
-    const drop = host.isRoot && host.setpriv && input.slotUid !== undefined;
-    const args = [...rlimitArgs(limits, drop ? limits.maxProcesses : undefined), "--"];
-    // setpriv applies --pdeathsig after the uid change (which would clear it), so one setpriv does both.
-    const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
-    if (drop) {
-      args.push(...dropPrivileges(host, input.slotUid as number).slice(0, -1), ...deathSignal, "--");
-    } else if (host.isRoot && host.setpriv) {
-      // Root without a per-run uid (its python3 is readable by root alone): the code keeps uid 0 but no capability,
-      // so it cannot reach into processes that are not dumpable (the harness, its fork server, the spares waiting
-      // for the next cases) or ptrace anything of another uid. RLIMIT_NPROC stays off: it would count every
-      // process uid 0 has on the machine.
-      args.push(...dropCapabilities(host), ...deathSignal, "--");
-    } else args.push(...dieWithRunner(host));
-    args.push(...program.argv);
-    return {
-      isolation: "rlimits",
-      file: host.prlimit,
-      args,
-      env,
-      infoFd: false,
-      exitCodeEncodesSignal: false,
-      marker,
-      caseOwner: drop ? input.slotUid : undefined,
-      mustReach: drop ? (options.readOnlyPaths ?? []).map((p) => resolve(p)) : undefined,
-    };
+  // As root, the code never keeps uid 0, at any level: it runs as the per-run uid with no capability (the bounding
+  // set included) and no_new_privs. createSandbox refuses a run whose program that uid cannot reach
+  // (refuseUnreachableProgram).
+  if (host.isRoot && (input.slotUid === undefined || !host.setpriv)) {
+    throw new Error(`planLaunch: a root run at level "${level}" needs a slot uid and setpriv`);
   }
-  const [file, ...args] = [...dieWithRunner(host), ...program.argv];
-  return { isolation: "none", file: file as string, args, env, infoFd: false, exitCodeEncodesSignal: false, marker };
+  const slotUid = host.isRoot ? (input.slotUid as number) : undefined;
+  // setpriv applies --pdeathsig after the uid change (which would clear it), so one setpriv does both.
+  const deathSignal = host.parentDeathSignal ? ["--pdeathsig=SIGKILL"] : [];
+  // As another user the code keeps that user's uid (nothing else is possible without privileges), but never gains
+  // more: no_new_privs stops setuid programs (sudo with a cached password, su) from raising it.
+  const drop =
+    slotUid !== undefined
+      ? [...dropPrivileges(host, slotUid).slice(0, -1), ...deathSignal, "--"]
+      : host.setpriv
+        ? [host.setpriv, "--no-new-privs", ...deathSignal, "--"]
+        : [];
+  const dropped = {
+    marker,
+    caseOwner: slotUid,
+    mustReach: slotUid === undefined ? undefined : (options.readOnlyPaths ?? []).map((p) => resolve(p)),
+  };
+  if (level === "rlimits" && host.prlimit) {
+    // RLIMIT_NPROC only where it counts this run alone (its own uid); as the runner's user it would count theirs.
+    const args = [...rlimitArgs(limits, slotUid === undefined ? undefined : limits.maxProcesses), "--", ...drop, ...program.argv];
+    return { isolation: "rlimits", file: host.prlimit, args, env, infoFd: false, exitCodeEncodesSignal: false, ...dropped };
+  }
+  // Level none: no namespaces and no rlimits, but as root still the per-run uid without capabilities: "none" names
+  // the isolation of the file system and the network, never permission to run untrusted code as root.
+  const [file, ...args] = [...drop, ...program.argv];
+  return { isolation: "none", file: file as string, args, env, infoFd: false, exitCodeEncodesSignal: false, ...dropped };
+}
+
+/**
+ * The files and folders a `command` needs a per-run uid to reach at a level without a mount namespace: the
+ * program (and, for python3, its installation). The caller checks them with `closedToOthers`.
+ */
+export function programNeeds(command: string[], host: HostProbe, cwd: string): Array<{ path: string; need: "run" | "read" }> {
+  const resolved = resolveProgram(command, host);
+  const program = resolved.argv[0];
+  if (!program) return [];
+  const needs: Array<{ path: string; need: "run" | "read" }> = [];
+  const executable = program.includes("/") ? program : findExecutable(program);
+  if (executable) needs.push({ path: resolve(cwd, executable), need: "run" });
+  for (const folder of resolved.readable) needs.push({ path: folder, need: "read" });
+  return needs;
 }

@@ -10,12 +10,19 @@
  * the boot and the user. The interpreter the probe found is checked again on read (its path, size and mtime), so
  * upgrading Python in place invalidates the entry too. A file that is missing, unreadable or malformed is ignored
  * and rewritten: the cache can make a command faster, never wrong. SKILLRIG_PROBE_CACHE=off disables it.
+ *
+ * Who may write it: a probe names the programs the sandbox runs and the folders it binds in, so a forged entry
+ * would undo the sandbox of every later run. It is kept only by root, and read only when the file and every folder
+ * above it are owned by root and writable by no one else (private-state.ts): as root, no sandboxed process of any
+ * level runs as root. Another user's weak-level runs (rlimits, none) run the code as that very user, who could
+ * rewrite the file; so for users other than root there is no cache file, and every command probes afresh.
  */
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "node:fs";
 import { homedir, release } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { HostProbe } from "./host-probe.js";
+import { notPrivate } from "./private-state.js";
 
 /** Bump when HostProbe's shape or meaning changes: old entries are then ignored. */
 const FORMAT = 2;
@@ -44,8 +51,9 @@ export interface ProbeCacheOptions {
   cwd?: string;
 }
 
-/** The cache file, or undefined when caching is turned off. */
-export function probeCacheFile(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/** The cache file, or undefined when caching is turned off (always, for users other than root: see above). */
+export function probeCacheFile(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | undefined {
+  if (uid !== 0) return undefined;
   const setting = env.SKILLRIG_PROBE_CACHE;
   if (setting === "off" || setting === "0") return undefined;
   if (setting) return resolve(setting);
@@ -116,6 +124,8 @@ interface CacheFile {
 }
 
 function readCacheFile(file: string): CacheFile {
+  // A file someone else could have written is not read (nor extended: the next write replaces it).
+  if (notPrivate(file) !== undefined) return { format: FORMAT, entries: {} };
   try {
     const value = JSON.parse(readFileSync(file, "utf8")) as CacheFile;
     if (value && value.format === FORMAT && typeof value.entries === "object" && value.entries !== null) return value;
@@ -151,6 +161,8 @@ export function writeCachedProbe(fingerprint: string, probe: HostProbe, file = p
     });
     for (const key of keys.slice(MAX_ENTRIES)) delete cache.entries[key];
     mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+    // A folder others may write into is no place for it: they could swap the file after us.
+    if (notPrivate(dirname(file)) !== undefined) return;
     const temp = `${file}.${process.pid}.tmp`;
     writeFileSync(temp, `${JSON.stringify(cache, null, 2)}\n`, { mode: 0o600 });
     renameSync(temp, file);

@@ -342,9 +342,15 @@ describe("parallel runs", () => {
 const weakerLevels = availableLevels()
   .filter((l) => l.available && l.level !== "namespaces")
   .map((l) => l.level);
+/**
+ * As root the weaker levels run the code as a per-run uid too, which reaches the interpreter through the host's
+ * tree: the user's python3 here may live under /root (pyenv, 0700), so these use the system's /usr/bin/python3.
+ */
+const systemPython = "/usr/bin/python3";
+const weakHost = probeHost().isRoot ? { ...probeHost(), python: { executable: systemPython, prefixes: ["/usr"] } } : probeHost();
 
 describe.each(weakerLevels)("hostile deliverables at the weaker level %s", (level) => {
-  const weaker = createSandbox({ level });
+  const weaker = createSandbox({ level, host: weakHost });
   const runAt = async (script: string) => {
     const marker = `hostile-${randomUUID()}`;
     const cwd = mkdtempSync(join(root, `${level}-${script.replace(/\.py$/, "")}-`));
@@ -388,7 +394,7 @@ describe.each(weakerLevels)("hostile deliverables at the weaker level %s", (leve
 
 // Level "none" sets no rlimits (there 4 GB would really be allocated): these run at "rlimits" only.
 describe.each(weakerLevels.filter((level) => level === "rlimits"))("resource limits at the weaker level %s", (level) => {
-  const weaker = createSandbox({ level });
+  const weaker = createSandbox({ level, host: weakHost });
   const runAt = async (script: string) => {
     const marker = `hostile-${randomUUID()}`;
     const cwd = mkdtempSync(join(root, `${level}-${script.replace(/\.py$/, "")}-`));
@@ -413,51 +419,73 @@ describe.each(weakerLevels.filter((level) => level === "rlimits"))("resource lim
 });
 
 /**
- * The rlimits level run as root drops to a per-run uid when that uid can run the interpreter. The user's
- * python3 here may live under /root (pyenv), so this planning uses the system's /usr/bin/python3.
+ * As root, the weaker levels never run the code as root: always a per-run uid with no capability (bounding set
+ * included) and no_new_privs; when that uid cannot reach the interpreter, the run is refused by name.
  */
-const systemPython = "/usr/bin/python3";
-const canDropHere = probeHost().isRoot && existsSync(systemPython) && availableLevels().some((l) => l.level === "rlimits" && l.available);
-describe.each(canDropHere ? ["rlimits"] : [])("level %s run as root", (level) => {
-  const host = { ...probeHost(), python: { executable: systemPython, prefixes: ["/usr"] } };
-  const dropping = createSandbox({ level: level as "rlimits", host });
+const canDropHere = probeHost().isRoot && existsSync(systemPython) && weakerLevels.length > 0;
+describe.each(canDropHere ? weakerLevels : [])("level %s run as root", (level) => {
+  const host = weakHost;
+  const dropping = createSandbox({ level: level as "rlimits" | "none", host });
+  const CAPS_AND_UID =
+    "import os, re; s = open('/proc/self/status').read(); print(os.getuid(), *re.findall(r'(?:Cap(?:Inh|Eff|Prm|Bnd|Amb)|NoNewPrivs):\\s*(\\w+)', s))";
 
-  it("runs the code as a per-run uid that can reach a case folder inside a private (0700) temp folder", async () => {
+  it("runs the code as a per-run uid, with no capability and no_new_privs, that can reach a case folder inside a private (0700) temp folder", async () => {
     expect(dropping.warnings.join("\n")).not.toMatch(/runs as root/);
     const privateParent = mkdtempSync(join(root, "private-")); // mkdtemp: mode 0700
     const cwd = mkdtempSync(join(privateParent, "case-"));
     const result = await dropping.run({
-      command: ["python3", "-c", "import os; open('out.txt', 'w').write('x'); print(os.getuid())"],
+      command: ["python3", "-c", `open('out.txt', 'w').write('x'); ${CAPS_AND_UID}`],
       cwd,
       limits: LIMITS,
     });
     expect(result.stderr).toBe("");
-    expect(Number(result.stdout)).toBeGreaterThan(0);
+    const [uid, ...rest] = result.stdout.trim().split(" ");
+    expect(Number(uid)).toBeGreaterThan(0);
+    // CapInh, CapPrm, CapEff, CapBnd, CapAmb all empty; NoNewPrivs 1.
+    expect(rest).toEqual([...Array(5).fill("0000000000000000"), "1"]);
     expect(readFileSync(join(cwd, "out.txt"), "utf8")).toBe("x");
   });
 
-  it("keeps uid 0 but drops every capability when only root can run the interpreter", async () => {
+  it("refuses the run, naming the folder that stops the per-run uid, when only root can run the interpreter (never runs it as root)", async () => {
     // A python3 inside a 0700 folder of root's (as a pyenv under /root is): no per-run uid can run it.
     const privateBin = mkdtempSync(join(root, "root-only-python-"));
     symlinkSync(systemPython, join(privateBin, "python3"));
     const rootOnly = createSandbox({
-      level: level as "rlimits",
+      level: level as "rlimits" | "none",
       host: { ...host, python: { executable: join(privateBin, "python3"), prefixes: ["/usr"] } },
     });
-    expect(rootOnly.warnings.join("\n")).toMatch(/runs as root \(without capabilities\)/);
-    const result = await rootOnly.run({
-      command: [
-        "python3",
-        "-c",
-        "import os, re; s = open('/proc/self/status').read(); print(os.getuid(), *re.findall(r'Cap(?:Eff|Prm|Bnd):\\s*(\\w+)', s))",
-      ],
-      cwd: mkdtempSync(join(root, "rlimits-root-")),
-      limits: LIMITS,
+    const cwd = mkdtempSync(join(root, `${level}-root-only-`));
+    let refusal: unknown;
+    try {
+      await rootOnly.run({ command: ["python3", "-c", "open('ran', 'w').write('ran')"], cwd, limits: LIMITS });
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toMatchObject({
+      code: "sandbox_unavailable",
+      file: privateBin,
+      message: expect.stringMatching(
+        new RegExp(
+          `at level "${level}" deliverable code runs as an unprivileged per-run uid \\(never as root\\), which cannot run ${privateBin}/python3: ${privateBin} is mode 0700, owned by uid 0`,
+        ),
+      ),
+      hint: expect.stringMatching(/use level "namespaces".*PATH=\/usr\/bin:\$PATH/),
     });
-    expect(result.stderr).toBe("");
-    // uid 0, and CapPrm, CapEff and CapBnd all empty: not dumpable processes of the run stay out of its reach.
-    expect(result.stdout.trim().split(" ")).toEqual(["0", "0000000000000000", "0000000000000000", "0000000000000000"]);
+    expect(existsSync(join(cwd, "ran"))).toBe(false);
+    // A program of its own under a closed folder is refused the same way, named.
+    let program: unknown;
+    try {
+      await dropping.run({ command: [join(privateBin, "python3"), "-c", "pass"], cwd, limits: LIMITS });
+    } catch (error) {
+      program = error;
+    }
+    expect(program).toMatchObject({ code: "sandbox_unavailable", file: privateBin });
   });
+});
+
+// Level "none" sets no rlimits, so no process limit: the fork bomb runs at "rlimits" only.
+describe.each(canDropHere && weakerLevels.includes("rlimits") ? ["rlimits"] : [])("level %s run as root, process limit", (level) => {
+  const dropping = createSandbox({ level: level as "rlimits", host: weakHost });
 
   it("holds a fork bomb to the process limit with that uid", async () => {
     const marker = `hostile-${randomUUID()}`;

@@ -1,9 +1,17 @@
 import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdtempSync, readFileSync, rmSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { hostFingerprint, probeCacheFile, probeHost, readCachedProbe, writeCachedProbe, type HostProbe } from "@skillrig/sandbox";
+import {
+  hostFingerprint,
+  notPrivate,
+  probeCacheFile,
+  probeHost,
+  readCachedProbe,
+  writeCachedProbe,
+  type HostProbe,
+} from "@skillrig/sandbox";
 
 const dir = mkdtempSync(join(tmpdir(), "probe-cache-test-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -22,11 +30,48 @@ const probe = (python: string): HostProbe => ({
   python: { executable: python, prefixes: ["/usr"] },
 });
 
+const asRoot = process.getuid?.() === 0;
+
+describe.runIf(asRoot)("a probe cache someone else could have written (root)", () => {
+  // A forged entry could name another bubblewrap or bind the task's folder in as a Python prefix.
+  const forged = (python: string): HostProbe => ({ ...probe(python), bwrap: "/tmp/not-bubblewrap" });
+
+  it("is not read when the file or its folder is writable by others, or the file is not root's", () => {
+    const python = tool("python3.forged", "ELF");
+    for (const [name, spoil] of [
+      ["file-mode", (file: string) => chmodSync(file, 0o666)],
+      ["folder-mode", (file: string) => chmodSync(dirname(file), 0o777)],
+      ["file-owner", (file: string) => chownSync(file, 54321, 54321)],
+    ] as const) {
+      const folder = mkdtempSync(join(dir, `${name}-`));
+      const file = join(folder, "probe.json");
+      writeCachedProbe("key", forged(python), file);
+      expect(readCachedProbe("key", file), name).toEqual(forged(python));
+      spoil(file);
+      expect(readCachedProbe("key", file), name).toBeUndefined();
+    }
+  });
+
+  it("is not written into a folder others may write", () => {
+    const folder = mkdtempSync(join(dir, "open-"));
+    chmodSync(folder, 0o777);
+    const file = join(folder, "probe.json");
+    writeCachedProbe("key", probe(tool("python3.open", "ELF")), file);
+    expect(existsSync(file)).toBe(false);
+    expect(notPrivate(file)).toMatch(/is writable by its group and others \(mode 0777\)/);
+  });
+});
+
 describe("the host probe cache", () => {
   it("is found under $XDG_CACHE_HOME, can be moved with SKILLRIG_PROBE_CACHE, and turned off", () => {
-    expect(probeCacheFile({ XDG_CACHE_HOME: "/x/cache" })).toBe("/x/cache/skillrig/probe.json");
-    expect(probeCacheFile({ SKILLRIG_PROBE_CACHE: "/y/p.json" })).toBe("/y/p.json");
-    expect(probeCacheFile({ SKILLRIG_PROBE_CACHE: "off" })).toBeUndefined();
+    expect(probeCacheFile({ XDG_CACHE_HOME: "/x/cache" }, 0)).toBe("/x/cache/skillrig/probe.json");
+    expect(probeCacheFile({ SKILLRIG_PROBE_CACHE: "/y/p.json" }, 0)).toBe("/y/p.json");
+    expect(probeCacheFile({ SKILLRIG_PROBE_CACHE: "off" }, 0)).toBeUndefined();
+  });
+
+  it("is kept by root only: another user's weak-level runs run code as that user, who could rewrite it", () => {
+    expect(probeCacheFile({ XDG_CACHE_HOME: "/x/cache" }, 1000)).toBeUndefined();
+    expect(probeCacheFile({ SKILLRIG_PROBE_CACHE: "/y/p.json" }, 1000)).toBeUndefined();
   });
 
   it("hands a stored probe back while the tools are unchanged, and not once one of them changes", () => {
@@ -72,7 +117,7 @@ describe("the host probe cache", () => {
     expect(JSON.parse(readFileSync(file, "utf8")).entries.key.probe.isRoot).toBe(false);
   });
 
-  it("is what another skillrig process uses: it does not probe again while the host is unchanged", () => {
+  it.runIf(asRoot)("is what another skillrig process uses: it does not probe again while the host is unchanged", () => {
     const file = join(dir, "cache-process.json");
     const env = { ...process.env, SKILLRIG_PROBE_CACHE: file };
     const script = `import("@skillrig/sandbox").then(({ probeHost }) => process.stdout.write(JSON.stringify(probeHost())))`;

@@ -1,4 +1,5 @@
 import { execFileSync } from "node:child_process";
+import "./python-for-uids.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";

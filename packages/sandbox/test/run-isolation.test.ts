@@ -3,6 +3,7 @@
  * a stale uid lock left by a killed runner is recovered, concurrent runs at the namespaces level share no writable
  * place, and descriptors the runner inherited never reach the code.
  */
+import "./python-for-uids.js";
 import { spawn, spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, unlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -68,11 +69,8 @@ function runsInChild(level: string, count: number, folder: string): Promise<RunS
   });
 }
 
-/**
- * Levels whose runs drop to a per-run uid here: namespaces as root; rlimits as root only when that uid can run the
- * user's python3 (a pyenv under /root cannot be: the sandbox then warns that code runs as root).
- */
-const dropping = levels.filter((level) => level !== "none" && !createSandbox({ level }).warnings.some((w) => w.includes("runs as root")));
+/** As root every level runs the code as a per-run uid (python-for-uids.ts gives them a python3 they can run). */
+const dropping = levels;
 
 describe.skipIf(!isRoot)("per-run uids (root)", () => {
   it.each(dropping)("at level %s, runs in two processes at once never hold the same uid at the same time", async (level) => {

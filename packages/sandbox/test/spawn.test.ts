@@ -3,6 +3,7 @@
  * as for run(), kill() takes the whole tree down (detached grandchildren included), and `exited`
  * settles only once the tree is gone. Checked at every level this machine has.
  */
+import "./python-for-uids.js";
 import { randomUUID } from "node:crypto";
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

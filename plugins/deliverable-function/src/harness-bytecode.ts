@@ -8,19 +8,32 @@
  * $XDG_CACHE_HOME/skillrig/bytecode, else ~/.cache/skillrig/bytecode; SKILLRIG_BYTECODE_CACHE=off turns it off.
  * Bytecode written inside a sandbox is never reused: a runtime is untrusted once a sample has run beside it.
  *
- * Why it cannot run other code than the source: the file is a checked-hash pyc (PEP 552). Python hashes the source
- * it sits beside (the copy in the runtime's folder) and compiles that source instead when the hashes differ, so the
- * cache can make a start faster, never different. A miss compiles in the background for the next command (this one
- * does not wait for it); an entry's key is the interpreter (path, size, mtime, inode) and the source's sha256.
+ * The file is a checked-hash pyc (PEP 552): Python hashes the source it sits beside (the copy in the runtime's
+ * folder) and compiles that source instead when the hashes differ. That checks the source, never the code in the
+ * pyc: a pyc with the right header and any code in it runs that code. So the protection is who can write the cache.
+ * A deliverable graded at a weak level as root (before it ran as a per-run uid) once rewrote it, and every later
+ * grading at "namespaces" passed a deliverable that returns None
+ * (packages/oracle/test/reward-hacking-persistent-state.test.ts). Now:
+ * - the cache is kept by root only: as root no sandboxed code of any level runs as root, so a cache owned by root
+ *   and writable by no one else is out of its reach. Other users' weak-level runs run code as that very user, and
+ *   the warm runtime (the only reader) is used only as root anyway, so for them there is no cache;
+ * - it is used only when the entry's file and every folder above it are owned by root and writable by neither
+ *   group nor others (`notPrivate`, the same check as the sandbox's probe cache); a cache that fails it is ignored
+ *   and never written to.
+ * A manifest of pyc hashes beside the files would prove nothing: whoever could swap a pyc could swap it too.
+ * A miss compiles in the background for the next command (this one does not wait for it); an entry's key is the
+ * interpreter (path, size, mtime, inode) and the source's sha256.
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
+import { realpathSync, statSync } from "node:fs";
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 
-/** The cache folder, or undefined when it is turned off. */
-export function bytecodeCacheDir(env: NodeJS.ProcessEnv = process.env): string | undefined {
+/** The cache folder, or undefined when it is turned off (always, for users other than root: see above). */
+export function bytecodeCacheDir(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | undefined {
+  if (uid !== 0) return undefined;
   const setting = env.SKILLRIG_BYTECODE_CACHE;
   if (setting === "off" || setting === "0") return undefined;
   if (setting) return resolve(setting);
@@ -53,7 +66,9 @@ export async function cachedBytecode(cacheDir: string, python: string, sourceFil
     const dir = await entryDir(cacheDir, python, sourceFile);
     const prefix = `${moduleName(sourceFile)}.`;
     const name = (await readdir(dir)).find((entry) => entry.startsWith(prefix) && entry.endsWith(".pyc"));
-    return name === undefined ? undefined : { file: join(dir, name), name };
+    if (name === undefined) return undefined;
+    const file = join(dir, name);
+    return notPrivate(file) === undefined && statSync(file).isFile() ? { file, name } : undefined;
   } catch {
     return undefined;
   }
@@ -75,6 +90,8 @@ os.replace(temp, os.path.join(out, f"{name}.{tag}.pyc"))
 export async function compileBytecode(cacheDir: string, python: string, sourceFile: string): Promise<void> {
   const dir = await entryDir(cacheDir, python, sourceFile);
   await mkdir(dir, { recursive: true, mode: 0o700 });
+  const unsafe = notPrivate(dir);
+  if (unsafe !== undefined) throw new Error(`the bytecode cache ${cacheDir} is not private, so it is not used: ${unsafe}`);
   await new Promise<void>((done, fail) => {
     const child = spawn(python, ["-I", "-S", "-B", "-c", COMPILE, sourceFile, dir], {
       stdio: ["ignore", "ignore", "pipe"],
@@ -90,4 +107,39 @@ export async function compileBytecode(cacheDir: string, python: string, sourceFi
       else fail(new Error(`compiling ${sourceFile} with ${python} failed (exit ${code}): ${stderr.trim()}`));
     });
   });
+}
+
+/**
+ * Why `path` could have been written by someone other than this user (or root); undefined when it could not. A copy
+ * of @skillrig/sandbox's `notPrivate` (this plugin does not depend on the sandbox package): the file and every folder
+ * above it owned by this user or root, writable by neither group nor others, except a sticky folder on the way.
+ */
+export function notPrivate(path: string, uid = process.getuid?.() ?? -1): string | undefined {
+  let existing = path;
+  for (;;) {
+    try {
+      existing = realpathSync(existing);
+      break;
+    } catch {
+      const parent = dirname(existing);
+      if (parent === existing) return `${path} cannot be resolved`;
+      existing = parent;
+    }
+  }
+  const chain: string[] = [];
+  for (let at = existing; ; at = dirname(at)) {
+    chain.unshift(at);
+    if (dirname(at) === at) break;
+  }
+  for (const [index, at] of chain.entries()) {
+    const stat = statSync(at, { throwIfNoEntry: false });
+    if (!stat) return `${at} vanished while it was checked`;
+    const last = index === chain.length - 1;
+    if (stat.uid !== uid && (last || stat.uid !== 0)) return `${at} is owned by uid ${stat.uid}, not by this user (uid ${uid})`;
+    if ((stat.mode & 0o022) !== 0 && (last || !(stat.isDirectory() && (stat.mode & 0o1000) !== 0))) {
+      const who = [stat.mode & 0o020 ? "its group" : "", stat.mode & 0o002 ? "others" : ""].filter(Boolean).join(" and ");
+      return `${at} is writable by ${who} (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")})`;
+    }
+  }
+  return undefined;
 }

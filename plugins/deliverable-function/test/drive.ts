@@ -50,7 +50,9 @@ export function makeCase(input: unknown, expected: unknown = null, extra: Partia
 }
 
 export async function drive(options: DriveOptions): Promise<Driven> {
-  // SKILLRIG_TEST_SANDBOX_LEVEL=rlimits|none runs the same tests at a weaker isolation level.
+  // SKILLRIG_TEST_SANDBOX_LEVEL=rlimits|none runs the same tests at a weaker isolation level. As root those run the
+  // code as a per-run uid, which must be able to run python3: run them with PATH=/usr/bin:$PATH where the user's
+  // python3 is a pyenv under /root (else every run is refused, sandbox_unavailable, naming /root).
   const level = (process.env.SKILLRIG_TEST_SANDBOX_LEVEL ?? "auto") as "auto" | "namespaces" | "rlimits" | "none";
   const plugin = deliverableFunction(options.plugin);
   const runner = new Runner().use(sandboxPlugin({ level })).use(plugin);

@@ -4,7 +4,7 @@
  * runtime's pairs import the harness from it on the command after the one that compiled it.
  */
 import { execFileSync, spawnSync } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, chownSync, copyFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,6 +38,38 @@ describe("the harness's bytecode cache", () => {
     expect(bytecodeCacheDir({ SKILLRIG_BYTECODE_CACHE: "/y/bc" })).toBe("/y/bc");
     expect(bytecodeCacheDir({ SKILLRIG_BYTECODE_CACHE: "off" })).toBeUndefined();
   });
+
+  test("is kept by root only: another user's weak-level runs run code as that user, who could rewrite it", () => {
+    expect(bytecodeCacheDir({ XDG_CACHE_HOME: "/x" }, 0)).toBe("/x/skillrig/bytecode");
+    expect(bytecodeCacheDir({ XDG_CACHE_HOME: "/x" }, 1000)).toBeUndefined();
+    expect(bytecodeCacheDir({ SKILLRIG_BYTECODE_CACHE: "/y/bc" }, 1000)).toBeUndefined();
+  });
+
+  // A checked-hash pyc checks the source beside it, never its own code: only who can write the cache protects it.
+  test.runIf(process.getuid?.() === 0)(
+    "an entry someone else could have written (a folder or file open to others, a file not root's) is not used, and an open cache is not compiled into",
+    async () => {
+      for (const [name, spoil] of [
+        ["cache-mode", (cache: string) => chmodSync(cache, 0o777)],
+        ["entry-mode", (_cache: string, file: string) => chmodSync(dirname(file), 0o757)],
+        ["file-mode", (_cache: string, file: string) => chmodSync(file, 0o646)],
+        ["file-owner", (_cache: string, file: string) => chownSync(file, 54321, 54321)],
+      ] as const) {
+        const cache = mkdtempSync(join(tmpdir(), "skillrig-bytecode-"));
+        await compileBytecode(cache, python, HARNESS);
+        const cached = await cachedBytecode(cache, python, HARNESS);
+        expect(cached, name).toBeDefined();
+        spoil(cache, cached!.file);
+        expect(await cachedBytecode(cache, python, HARNESS), name).toBeUndefined();
+      }
+      const open = mkdtempSync(join(tmpdir(), "skillrig-bytecode-"));
+      chmodSync(open, 0o777);
+      await expect(compileBytecode(open, python, HARNESS)).rejects.toThrow(
+        /is not private, so it is not used: .* is writable by its group and others \(mode 0777\)/,
+      );
+      expect(readdirSync(open).flatMap((entry) => readdirSync(join(open, entry)))).toEqual([]);
+    },
+  );
 
   test("compiled once, it is what the interpreter runs for the harness; for a changed source it is neither found nor used", async () => {
     const cache = mkdtempSync(join(tmpdir(), "skillrig-bytecode-"));

@@ -1,0 +1,2 @@
+def solve(x):
+    return x * 7 + 3
