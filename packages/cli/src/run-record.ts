@@ -92,10 +92,23 @@ export async function recordRun(
         ? report.timings.duration_ms
         : Date.now() - startedAt.getTime();
   const record: NewRecord = { kind, startedAt, durationMs, ...described };
-  const dir =
-    kind === "run" && typeof report.run_dir === "string"
-      ? await recordExistingFolder(report.run_dir, record)
-      : await writeRunRecord(runsDirOf(runner), record, report, folder?.id);
+  const runsDir = kind === "run" && typeof report.run_dir === "string" ? report.run_dir : runsDirOf(runner);
+  let dir: string;
+  try {
+    dir =
+      kind === "run" && typeof report.run_dir === "string"
+        ? await recordExistingFolder(report.run_dir, record)
+        : await writeRunRecord(runsDir, record, report, folder?.id);
+  } catch (error) {
+    // The report is already out (stdout or the report file): a runs folder the user cannot write costs the record,
+    // not the command's result. Say where and why, and how to choose another place.
+    const code = (error as NodeJS.ErrnoException).code;
+    if (typeof code !== "string") throw error;
+    ctx.out.warn(
+      `the run was not recorded: ${runsDir} cannot be written (${code}); the report is complete. Set SKILLRIG_RUNS_DIR or runs_dir in the config to a folder you can write, or pass --no-record`,
+    );
+    return undefined;
+  }
   ctx.out.info(`recorded in ${dir} (skillrig runs list; skillrig view)`);
   return dir;
 }

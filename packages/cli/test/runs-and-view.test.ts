@@ -92,6 +92,18 @@ describe("recorded runs", () => {
     expect((await skillrig(["runs", "list"], dir)).stdout).toContain("no recorded runs");
   });
 
+  it("a runs folder that cannot be written costs the record, not the report or the exit code", async () => {
+    const dir = project();
+    // A path under a regular file: mkdir fails (ENOTDIR) for root too, as EACCES does for another user.
+    const r = await skillrig(["test", "task.json", "--deliverable", "solution", "--json"], dir, {
+      SKILLRIG_RUNS_DIR: join(dir, "task.json", "runs"),
+    });
+    expect(r.code).toBe(1);
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ passed: 1, total: 3 });
+    expect(r.stderr).toContain(`the run was not recorded: ${join(dir, "task.json", "runs")} cannot be written (ENOTDIR)`);
+    expect(r.stderr).not.toMatch(/unhandled|unexpected error|\n\s+at /);
+  });
+
   it("runs show and runs clean refuse what they cannot use, naming the option", async () => {
     const dir = project();
     const show = await skillrig(["runs", "show", "../../etc"], dir);
