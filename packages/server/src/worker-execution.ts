@@ -5,6 +5,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { SkillrigError, type CaseVerdict, type EngineEvent, type SerializedError } from "@skillrig/core";
+import { exactTaskText } from "@skillrig/oracle";
 import type { JobExecution } from "./job-execution.js";
 import type { JobWorkerData } from "./job-worker.js";
 
@@ -139,12 +140,16 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     listSkills: () => local.listSkills(),
     skill: (id) => local.skill(id),
     loadTask: (task) => local.loadTask(task),
+    loadTaskText: (text) => local.loadTaskText(text),
     runSkillJob(request, opts) {
       return run(opts.jobId, { type: "run-skill", request, runsDir: opts.runsDir }, opts.signal, { onEvent: opts.onEvent });
     },
     runOracle(loaded, deliverableDir, opts) {
       // The job id only routes messages; an oracle run is identified by its deliverable folder.
-      return run(deliverableDir, { type: "run-oracle", task: loaded.task, deliverableDir }, opts.signal, { onCase: opts.onCase });
+      // As text, not the parsed task: the worker reads it back with its exact values, and a string is all that is cloned.
+      return run(deliverableDir, { type: "run-oracle", taskText: exactTaskText(loaded), deliverableDir }, opts.signal, {
+        onCase: opts.onCase,
+      });
     },
     runSolveAttempt(request, opts) {
       return run(opts.runDir, { type: "run-solve", request, runDir: opts.runDir }, opts.signal, {

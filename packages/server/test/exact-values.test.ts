@@ -1,0 +1,107 @@
+/**
+ * Values cross the server exactly (issue 24, class 2). The task is the same text on both sides: `skillrig test
+ * --server` sends each case's input and expected as the task file wrote them, and the server reads the task from
+ * the request body's own text, as a local run reads the file. Run against the real `skillrig serve` (built CLI) on
+ * both backends, with the real function plugin and Python.
+ *
+ * Verdicts each case must get, here and locally:
+ *   past 2^53        expected 9007199254740993, the deliverable returns 9007199254740992  -> failed
+ *   a float input    input 3.0, the deliverable says whether it got a float                -> passed
+ *   inf input        input 1e400 (Python's float("inf")), the deliverable checks it         -> passed
+ *   inf expected     expected 1e400, the deliverable returns float("inf")                   -> passed
+ * Through plain JSON the first passed (both sides rounded to 2^53) and the other three failed.
+ */
+import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawnServer, type ChildServer } from "./support/child-server.js";
+import { craftZip } from "./support/craft-zip.js";
+import { cli } from "./support/cli-run.js";
+import { api, BACKENDS, makeProject, openBackend, waitForStatus, type BackendUnderTest } from "./support/server-harness.js";
+
+const TASK_TEXT = `{
+  "contract_version": "1.0",
+  "task_id": "exact-values",
+  "deliverable_type": "function",
+  "entrypoint": "probe",
+  "tests": [
+    { "name": "past 2^53", "input": ["big"], "expected": 9007199254740993 },
+    { "name": "a float input", "input": ["float", 3.0], "expected": true },
+    { "name": "inf input", "input": ["inf", 1e400], "expected": true },
+    { "name": "inf expected", "input": ["inf_out"], "expected": 1e400 }
+  ]
+}
+`;
+
+const SOLUTION = `def probe(kind, x=None):
+    if kind == "big":
+        return 9007199254740992
+    if kind == "float":
+        return isinstance(x, float)
+    if kind == "inf":
+        return x == float("inf")
+    return float("inf")
+`;
+
+function taskFolder(): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-exact-"));
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, "task.json"), TASK_TEXT);
+  writeFileSync(join(dir, "solution.py"), SOLUTION);
+  writeFileSync(join(dir, "skillrig.config.json"), "{}\n");
+  return dir;
+}
+
+const verdicts = (report: { cases: Array<{ name: string; status: string }> }) =>
+  Object.fromEntries(report.cases.map((c) => [c.name, c.status]));
+
+const EXPECTED_VERDICTS = {
+  "past 2^53": "failed",
+  "a float input": "passed",
+  "inf input": "passed",
+  "inf expected": "passed",
+};
+
+describe.each(BACKENDS)("values cross --server exactly (%s backend)", { timeout: 300_000 }, (backend) => {
+  let under: BackendUnderTest;
+  let server: ChildServer;
+  let dir: string;
+  beforeAll(async () => {
+    under = await openBackend(backend);
+    server = await spawnServer(makeProject({ queue: under.queue() }));
+    dir = taskFolder();
+  }, 300_000);
+  afterAll(async () => {
+    await server?.kill();
+    await under?.stop();
+  });
+
+  it("skillrig test --server gives every case the verdict a local run gives", async () => {
+    const args = ["test", "task.json", "--deliverable", "solution.py", "--json"];
+    const local = await cli(args, dir);
+    expect(local.code, local.stderr).toBe(1);
+    expect(verdicts(JSON.parse(local.stdout))).toEqual(EXPECTED_VERDICTS);
+    const remote = await cli([...args, "--server", server.url], dir);
+    expect(remote.code, remote.stderr).toBe(1);
+    expect(verdicts(JSON.parse(remote.stdout))).toEqual(EXPECTED_VERDICTS);
+  });
+
+  it("POST /v1/oracle/runs reads the task from the body's text, numbers as written", async () => {
+    const client = api(server.url);
+    const created = await client.raw("/v1/oracle/runs", {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"task": ${TASK_TEXT}}`,
+    });
+    expect(created.status).toBe(201);
+    const { id } = (await created.json()) as { id: string };
+    expect((await client.upload(`/v1/jobs/${id}/upload`, craftZip([{ name: "solution.py", data: SOLUTION }]))).status).toBe(202);
+    await waitForStatus(client, id, ["succeeded", "failed"], 240_000);
+    const result = await client.json("GET", `/v1/jobs/${id}/result`);
+    expect(verdicts(result.body)).toEqual(EXPECTED_VERDICTS);
+    // The report keeps the exact text of what Python returned where JavaScript cannot hold it.
+    const big = result.body.cases.find((c: { name: string }) => c.name === "past 2^53");
+    expect(JSON.stringify(big)).toContain("9007199254740992");
+  });
+});
