@@ -56,6 +56,14 @@ function taskFolder(): string {
 const verdicts = (report: { cases: Array<{ name: string; status: string }> }) =>
   Object.fromEntries(report.cases.map((c) => [c.name, c.status]));
 
+/** A report without what differs between any two runs: timings (`*_ms`, `*_at`) and per-run folders. */
+function comparable(report: unknown): unknown {
+  const text = JSON.stringify(report, (key, value) =>
+    key.endsWith("_ms") || key.endsWith("_at") || key === "run_dir" || key === "dir" ? undefined : value,
+  );
+  return JSON.parse(text.replace(/skillrig-[a-z]+-[A-Za-z0-9]+/g, "skillrig-X"));
+}
+
 const EXPECTED_VERDICTS = {
   "past 2^53": "failed",
   "a float input": "passed",
@@ -77,7 +85,7 @@ describe.each(BACKENDS)("values cross --server exactly (%s backend)", { timeout:
     await under?.stop();
   });
 
-  it("skillrig test --server gives every case the verdict a local run gives", async () => {
+  it("skillrig test --server gives every case the verdict and the report a local run gives", async () => {
     const args = ["test", "task.json", "--deliverable", "solution.py", "--json"];
     const local = await cli(args, dir);
     expect(local.code, local.stderr).toBe(1);
@@ -85,6 +93,8 @@ describe.each(BACKENDS)("values cross --server exactly (%s backend)", { timeout:
     const remote = await cli([...args, "--server", server.url], dir);
     expect(remote.code, remote.stderr).toBe(1);
     expect(verdicts(JSON.parse(remote.stdout))).toEqual(EXPECTED_VERDICTS);
+    // The whole report came back as a local run writes it: values, exact return texts and diffs included.
+    expect(comparable(JSON.parse(remote.stdout))).toEqual(comparable(JSON.parse(local.stdout)));
   });
 
   it("POST /v1/oracle/runs reads the task from the body's text, numbers as written", async () => {
