@@ -11,7 +11,7 @@
  *   inf expected     expected 1e400, the deliverable returns float("inf")                   -> passed
  * Through plain JSON the first passed (both sides rounded to 2^53) and the other three failed.
  */
-import { chmodSync, mkdtempSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -113,5 +113,85 @@ describe.each(BACKENDS)("values cross --server exactly (%s backend)", { timeout:
     // The report keeps the exact text of what Python returned where JavaScript cannot hold it.
     const big = result.body.cases.find((c: { name: string }) => c.name === "past 2^53");
     expect(JSON.stringify(big)).toContain("9007199254740992");
+  });
+});
+
+/**
+ * The same through `skillrig solve --server`: the reference check (an oracle run) and each attempt (a solve job)
+ * get the task as text. Verdicts: the reference (returns 2**53 + 1) passes the check; the attempt "exact" passes;
+ * the attempt "rounded" (returns 2**53, what plain JSON would have made of the expected value) does not.
+ */
+const SOLVE_TASK = `{
+  "contract_version": "1.0",
+  "task_id": "big-successor",
+  "deliverable_type": "function",
+  "entrypoint": "successor",
+  "description": "successor(n) returns n + 1, exactly, for any integer n.",
+  "reference_solution": "reference/solution.py",
+  "public_examples_preview": [{ "name": "small", "input": [1], "expected": 2 }],
+  "tests": [{ "name": "past 2^53", "input": [9007199254740992], "expected": 9007199254740993 }]
+}
+`;
+const SCRIPTED_ENGINE = join(import.meta.dirname, "..", "..", "solve", "test", "fixtures", "scripted-engine.mjs");
+
+function solveProject(queue: ReturnType<BackendUnderTest["queue"]>): string {
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-exact-solve-"));
+  chmodSync(dir, 0o755);
+  writeFileSync(join(dir, "task.json"), SOLVE_TASK);
+  mkdirSync(join(dir, "reference"));
+  writeFileSync(join(dir, "reference", "solution.py"), "def successor(n):\n    return n + 1\n");
+  const variant = (label: string, source: string) => ({
+    label,
+    engine: "scripted",
+    options: { files: { "solution.py": source }, output: { deliverable: "solution.py" } },
+  });
+  writeFileSync(
+    join(dir, "skillrig.config.json"),
+    JSON.stringify({
+      plugins: [SCRIPTED_ENGINE],
+      solve: {
+        variants: [
+          variant("exact", "def successor(n):\n    return n + 1\n"),
+          variant("rounded", "def successor(n):\n    return 9007199254740992\n"),
+        ],
+      },
+      server: {
+        data_dir: "data",
+        queue,
+        client_engine_options: ["files", "output"],
+        // The scripted engine runs in-process (no CLI to jail).
+        allow_unjailed_engines: true,
+      },
+    }),
+  );
+  return dir;
+}
+
+describe.each(BACKENDS)("values cross solve --server exactly (%s backend)", { timeout: 300_000 }, (backend) => {
+  let under: BackendUnderTest;
+  let server: ChildServer;
+  let dir: string;
+  beforeAll(async () => {
+    under = await openBackend(backend);
+    dir = solveProject(under.queue());
+    server = await spawnServer(dir);
+  }, 300_000);
+  afterAll(async () => {
+    await server?.kill();
+    await under?.stop();
+  });
+
+  it("the attempt that rounds past 2^53 does not pass, on the server as locally", async () => {
+    const args = ["solve", "task.json", "-e", "exact", "-e", "rounded", "--json", "--no-record"];
+    const statuses = (stdout: string) =>
+      Object.fromEntries(
+        (JSON.parse(stdout).tasks[0].attempts as Array<{ engine: string; status: string }>).map((a) => [a.engine, a.status]),
+      );
+    const local = await cli(args, dir);
+    expect(local.code, local.stderr).toBe(1);
+    const remote = await cli([...args, "--server", server.url], dir);
+    expect(remote.code, remote.stderr).toBe(1);
+    expect(statuses(remote.stdout)).toEqual(statuses(local.stdout));
+    expect(statuses(remote.stdout)).toEqual({ exact: "passed", rounded: "failed" });
   });
 });
