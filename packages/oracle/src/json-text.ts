@@ -17,6 +17,16 @@ export interface TooDeep {
   maxDepth: number;
 }
 
+/** The index of the quote that closes the string opened at `open` (text.length when it never closes). */
+function stringEnd(text: string, open: number): number {
+  for (let quote = text.indexOf('"', open + 1); quote >= 0; quote = text.indexOf('"', quote + 1)) {
+    let backslashes = 0;
+    while (text.charCodeAt(quote - 1 - backslashes) === 0x5c) backslashes++;
+    if (backslashes % 2 === 0) return quote;
+  }
+  return text.length;
+}
+
 interface Frame {
   array: boolean;
   /** Current index (array) or key (object) of the member being read. */
@@ -28,17 +38,32 @@ interface Frame {
  * do not count. The text need not be valid JSON: a malformed text is left to the parser to report.
  */
 export function findExcessiveNesting(text: string, maxDepth: number): TooDeep | undefined {
+  // Most bodies are within the limit: count first (no allocation), and trace the path only for one that is not.
+  return exceedsDepth(text, maxDepth) ? locateExcess(text, maxDepth) : undefined;
+}
+
+function exceedsDepth(text: string, maxDepth: number): boolean {
+  let depth = 0;
+  const end = text.length;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22 /* " */) {
+      i = stringEnd(text, i);
+    } else if (c === 0x7b /* { */ || c === 0x5b /* [ */) {
+      if (++depth > maxDepth) return true;
+    } else if (c === 0x7d /* } */ || c === 0x5d /* ] */) depth--;
+  }
+  return false;
+}
+
+function locateExcess(text: string, maxDepth: number): TooDeep | undefined {
   const stack: Frame[] = [];
   let lastString: string | undefined;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (c === 0x22 /* " */) {
       const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c /* \ */) i++;
-        else if (d === 0x22) break;
-      }
+      i = stringEnd(text, i);
       lastString = text.slice(start, i + 1);
       continue;
     }
@@ -84,11 +109,7 @@ export function topLevelMemberText(text: string, key: string): string | undefine
     const c = text.charCodeAt(i);
     if (c === 0x22) {
       const start = i;
-      for (i++; i < text.length; i++) {
-        const d = text.charCodeAt(i);
-        if (d === 0x5c) i++;
-        else if (d === 0x22) break;
-      }
+      i = stringEnd(text, i);
       if (depth === 1) lastString = text.slice(start, i + 1);
       continue;
     }

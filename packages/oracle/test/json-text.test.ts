@@ -11,6 +11,8 @@ describe("findExcessiveNesting", () => {
     expect(findExcessiveNesting('{"a":[[[1]]]}', 3)).toEqual({ pointer: "/a/0/0", maxDepth: 3 });
     expect(findExcessiveNesting('{"a":"[[[[[[{{{{", "b":"\\"[[[["}', 1)).toBeUndefined();
     expect(findExcessiveNesting('{"x":1,"k~/\\u0041":[0,1,{"y":[[]]}]}', 4)).toEqual({ pointer: "/k~0~1A/2/y/0", maxDepth: 4 });
+    // A string ending in an escaped backslash closes at its quote.
+    expect(findExcessiveNesting('{"a":"x\\\\","b":[[1]]}', 2)).toEqual({ pointer: "/b/0", maxDepth: 2 });
   });
 
   it("walks 100 000 levels without recursion", () => {
