@@ -81,8 +81,13 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
         release(pooled);
       }
     });
-    worker.on("error", (error) => drop(new SkillrigError("unhandled", `the job worker crashed: ${error.message}`)));
-    worker.on("exit", (code) => drop(new SkillrigError("unhandled", `the job worker exited with code ${code}`)));
+    // The job that was running is failed and never handed to a worker again (quarantined): it may be what killed it.
+    const crashed = (how: string) =>
+      new SkillrigError("unhandled", `the job crashed its worker thread (${how}); quarantined (it will not run again)`, {
+        hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
+      });
+    worker.on("error", (error) => drop(crashed(`it threw ${error.message}`)));
+    worker.on("exit", (code) => drop(crashed(`it exited with code ${code}`)));
     pool.push(pooled);
     return pooled;
   };
