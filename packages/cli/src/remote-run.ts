@@ -53,7 +53,7 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
   try {
     report = await runOracleRemotely({
       ...serverAccess(options.server),
-      task: options.loaded.task,
+      task: options.loaded,
       deliverable: resolve(options.cwd, options.deliverable),
       signal: options.signal,
       onCase: (verdict) => {
@@ -76,7 +76,7 @@ export function remoteSampleGrader(server: string): NonNullable<RunSuiteOptions[
   const access = serverAccess(server);
   return async ({ loaded, deliverable, signal }) => {
     try {
-      const report = await runOracleRemotely({ ...access, task: loaded.task, deliverable: uploadPath(deliverable), signal });
+      const report = await runOracleRemotely({ ...access, task: loaded, deliverable: uploadPath(deliverable), signal });
       return { status: sampleStatus(report.summary), report };
     } catch (error) {
       // Canceled (Ctrl-C) on the server before it could report: as a local run reports a sample it did not run.
@@ -133,14 +133,13 @@ export function remoteSolveExecution(runner: Runner, server: string): SolveExecu
     checkReference: (loaded, options) =>
       checkReference(runner, loaded, {
         ...options,
-        grade: (task, deliverable) =>
-          runOracleRemotely({ ...access, task: task.task, deliverable: uploadPath(deliverable), signal: options.signal }),
+        grade: (task, deliverable) => runOracleRemotely({ ...access, task, deliverable: uploadPath(deliverable), signal: options.signal }),
       }),
     async runAttempt(spec): Promise<AttemptResult> {
       const total = spec.scored.task.tests.length;
       const end = await runSolveAttemptRemotely({
         ...access,
-        task: spec.scored.task,
+        task: spec.scored,
         engine: { name: spec.engine.name, label: spec.engine.label, ...(spec.engine.options ? { options: spec.engine.options } : {}) },
         attempt: spec.attempt,
         timeoutMs: spec.timeoutMs,

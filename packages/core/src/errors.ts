@@ -37,6 +37,9 @@ export type ErrorCode =
   | "queue_full"
   | "unauthorized"
   | "interrupted"
+  /** A loopback server refused a request addressed to another name (DNS rebinding) or sent from another origin. */
+  | "forbidden_host"
+  | "forbidden_origin"
   /** The job was canceled (Ctrl-C on `skillrig run`, DELETE on the server) before it finished. */
   | "canceled"
   | "usage";

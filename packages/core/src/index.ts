@@ -22,6 +22,8 @@ export { definePlugin, isPlugin } from "./plugin.js";
 export type { SkillrigPlugin, PluginFactory } from "./plugin.js";
 export * from "./errors.js";
 export * from "./json-pointer.js";
+export { loopbackHosts, loopbackRequestRefusal } from "./loopback-request.js";
+export type { LoopbackRefusal, LoopbackRequest } from "./loopback-request.js";
 export { schemaDialect, compileSchema, toViolations, formatViolations } from "./schema-validation.js";
 export type { JsonSchema, SchemaValidatorOptions, CompiledSchema } from "./schema-validation.js";
 export { precompiledSchemaModule, fromPrecompiled, schemaKey } from "./precompiled-schema.js";

@@ -1,4 +1,6 @@
-export { loadTask, validateTask, validateTaskText, taskViolations, taskSchema } from "./load-task.js";
+export { loadTask, validateTask, validateTaskText, taskViolations, taskSchema, exactTaskText } from "./load-task.js";
+export { findExcessiveNesting, topLevelMemberText, TASK_MAX_DEPTH } from "./json-text.js";
+export type { TooDeep } from "./json-text.js";
 export { JsonNumber, parsePythonJson, pythonEquals } from "./compare/python-json.js";
 export type { PythonJsonValue } from "./compare/python-json.js";
 export { REGEX_TIME_LIMIT_MS } from "./compare/regex-search.js";

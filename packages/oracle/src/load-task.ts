@@ -25,6 +25,7 @@ import {
 } from "@skillrig/core";
 // Compiled from task.schema.json when this package was built (scripts/precompile-schema.mjs): no ajv at start-up.
 import * as precompiledTaskSchema from "./task.schema.validate.js";
+import { findExcessiveNesting, TASK_MAX_DEPTH, type TooDeep } from "./json-text.js";
 
 const require = createRequire(import.meta.url);
 
@@ -47,6 +48,9 @@ export function taskViolations(value: unknown, file?: string): Violation[] {
 
 /** Validates a task that is already parsed (a file's content, an HTTP body); throws `invalid_task` listing every problem. */
 export function validateTask(value: unknown, displayPath = "(task)", file?: string): LoadedTask {
+  // Schema validation recurses: a value nested past the limit is refused before it is walked.
+  const deep = valueNesting(value, TASK_MAX_DEPTH);
+  if (deep) throw tooDeep(deep, displayPath);
   const violations = taskViolations(value, displayPath);
   if (violations.length === 0) violations.push(...regexViolations(value as Task, displayPath));
   if (violations.length > 0) {
@@ -80,6 +84,9 @@ export async function loadTask(path: string, cwd = process.cwd()): Promise<Loade
  * exact JSON text of each case's input and expected (`caseJson`). Use it for task text from anywhere (an HTTP body).
  */
 export function validateTaskText(text: string, displayPath = "(task)", file?: string): LoadedTask {
+  // Everything below (the duplicate-key visitor, lossless-json, the schema) recurses: check the depth on the text first.
+  const deep = findExcessiveNesting(text, TASK_MAX_DEPTH);
+  if (deep) throw tooDeep(deep, displayPath);
   let value: unknown;
   try {
     value = JSON.parse(text.replace(/^\uFEFF/, ""));
@@ -104,6 +111,55 @@ export function validateTaskText(text: string, displayPath = "(task)", file?: st
   }
   const loaded = validateTask(value, displayPath, file);
   return { ...loaded, caseJson: exactCaseJson(text.replace(/^\uFEFF/, "")) };
+}
+
+function tooDeep(deep: TooDeep, displayPath: string): SkillrigError {
+  const message = `nests objects and arrays more than ${deep.maxDepth} levels deep (the task depth limit)`;
+  return new SkillrigError("invalid_task", `invalid task file ${displayPath}:\n  ${deep.pointer || "(root)"}: ${message}`, {
+    file: displayPath,
+    pointer: deep.pointer,
+    violations: [{ pointer: deep.pointer, message, file: displayPath, rule: "max_depth" }],
+    hint: `a task may nest at most ${deep.maxDepth} levels (TASK_MAX_DEPTH); flatten the value`,
+  });
+}
+
+/** `findExcessiveNesting` for a value already parsed: an explicit stack, no recursion. */
+function valueNesting(value: unknown, maxDepth: number): TooDeep | undefined {
+  const stack: Array<{ value: unknown; depth: number; path: Array<string | number> }> = [{ value, depth: 1, path: [] }];
+  for (let item = stack.pop(); item; item = stack.pop()) {
+    if (item.value === null || typeof item.value !== "object") continue;
+    if (item.depth > maxDepth) return { pointer: pointer(...item.path), maxDepth };
+    const entries: Array<[string | number, unknown]> = Array.isArray(item.value)
+      ? item.value.map((v, i) => [i, v])
+      : Object.entries(item.value as Record<string, unknown>);
+    for (const [key, child] of entries) {
+      if (child !== null && typeof child === "object") stack.push({ value: child, depth: item.depth + 1, path: [...item.path, key] });
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The task as JSON text that reads back (`validateTaskText`) to the same task with the same exact values: each
+ * test's `input` and `expected` are the file's own text (`caseJson`), the rest is the plain parse. What a client
+ * sends a server so the server grades exactly what a local run would. A case whose exact text does not belong to it
+ * (a task whose tests were rearranged after loading) is written from the plain parse instead.
+ */
+export function exactTaskText(loaded: LoadedTask): string {
+  const exact = loaded.caseJson;
+  const { tests, ...rest } = loaded.task;
+  const head = JSON.stringify(rest);
+  const written = tests.map((testCase, index) => {
+    const { input, expected, ...others } = testCase as unknown as Record<string, unknown>;
+    const own = exact?.[index];
+    const fits = (text: string | undefined, value: unknown) =>
+      text !== undefined && JSON.stringify(JSON.parse(text)) === JSON.stringify(value ?? null);
+    const members = [JSON.stringify(others).slice(1, -1)];
+    if ("input" in testCase) members.push(`"input":${own && fits(own.input, input) ? own.input : JSON.stringify(input)}`);
+    if ("expected" in testCase) members.push(`"expected":${own && fits(own.expected, expected) ? own.expected : JSON.stringify(expected)}`);
+    return `{${members.filter((m) => m !== "").join(",")}}`;
+  });
+  return `${head.slice(0, -1)}${head.length > 2 ? "," : ""}"tests":[${written.join(",")}]}`;
 }
 
 /** Each test's input and expected as JSON text, numbers exactly as the file wrote them. */

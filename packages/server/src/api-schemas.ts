@@ -39,17 +39,21 @@ export const errorResponse = {
   properties: { error: errorObject },
 } as const;
 
+/** Every route may answer 403 on a loopback server (the Host/Origin check runs before any route). */
 const errorResponses = (...codes: number[]) =>
-  Object.fromEntries(codes.map((code) => [code, { description: ERROR_DESCRIPTIONS[code] ?? "Error", ...errorResponse }]));
+  Object.fromEntries(
+    [...codes, 403].sort((a, b) => a - b).map((code) => [code, { description: ERROR_DESCRIPTIONS[code] ?? "Error", ...errorResponse }]),
+  );
 
 const ERROR_DESCRIPTIONS: Record<number, string> = {
   400: "Bad request (unknown engine, unsafe zip, malformed body)",
   401: "Missing or wrong bearer token",
+  403: "A loopback server refused the request: its Host is not a loopback name with the server's port, or its Origin is not the server's own",
   404: "No such job or skill",
   409: "The job is not in a state that allows this",
   413: "Upload larger than server.upload_limit_bytes",
   415: "Upload is not a zip",
-  422: "Schema violations, each with its JSON pointer",
+  422: "Schema violations, each with its JSON pointer; a body or task past a limit (server.json_max_depth, the task depth, server.task_max_cases)",
   429: "The queue is full (server.queue_limit)",
 };
 

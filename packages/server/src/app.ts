@@ -6,9 +6,11 @@ import { createRequire } from "node:module";
 import multipart from "@fastify/multipart";
 import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
-import { isSkillrigError } from "@skillrig/core";
+import { isSkillrigError, loopbackRequestRefusal, SkillrigError } from "@skillrig/core";
+import { findExcessiveNesting } from "@skillrig/oracle";
 import { bearerCheck } from "./auth.js";
 import { errorBody, handleError, sendError } from "./http-errors.js";
+import { isLoopbackHost } from "./server-config.js";
 import type { ServerContext } from "./server-context.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { catalogRoutes } from "./routes/catalog.js";
@@ -17,14 +19,20 @@ import { jobRoutes } from "./routes/jobs.js";
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
 
-/** JSON bodies (jobs, task files) may be this large; uploads have their own limit. */
-const JSON_BODY_LIMIT = 10 * 1024 * 1024;
 const ZIP_TYPES = ["application/zip", "application/x-zip-compressed", "application/octet-stream"];
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** The JSON body's text as received (set for application/json bodies). */
+    jsonText: string | null;
+  }
+}
 
 export async function buildApp(context: ServerContext, options: { logger?: boolean } = {}): Promise<FastifyInstance> {
   const app = Fastify({
     logger: options.logger ?? false,
-    bodyLimit: JSON_BODY_LIMIT,
+    // JSON bodies (jobs, task files) may be this large; uploads have their own limit.
+    bodyLimit: context.settings.jsonBodyLimitBytes,
     // Report every violation, and never change what the client sent (no coercion, no stripping, no defaults).
     ajv: { customOptions: { allErrors: true, removeAdditional: false, coerceTypes: false, useDefaults: false } },
     return503OnClosing: true,
@@ -65,6 +73,48 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
   // Browsers' file forms send multipart/form-data: one file part holding the zip, under the same size limit.
   await app.register(multipart, { limits: { fileSize: context.settings.uploadLimitBytes, files: 1, fields: 10, parts: 20 } });
   app.addContentTypeParser(ZIP_TYPES, { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+
+  // A loopback server answers only requests addressed to it by a loopback name and its port, from no origin or its
+  // own: a page that rebinds its name to 127.0.0.1 (or another site's form) cannot drive it. On every route.
+  if (isLoopbackHost(context.settings.host)) {
+    const host = context.settings.host;
+    app.addHook("onRequest", async (request, reply) => {
+      const refusal = loopbackRequestRefusal(
+        { host: request.headers.host, origin: request.headers.origin, method: request.method },
+        { host, port: request.socket.localPort ?? 0, origin: "all" },
+      );
+      if (refusal)
+        return sendError(
+          reply,
+          new SkillrigError(refusal.code, refusal.message, { field: refusal.code === "forbidden_host" ? "host" : "origin" }),
+        );
+    });
+  }
+
+  // JSON bodies: the depth limit is checked on the raw text before anything parses or walks the value, and the text
+  // is kept (request.jsonText) so a task in it is read exactly as sent (numbers as written), as a local run reads it.
+  const parseJson = app.getDefaultJsonParser("error", "error");
+  const maxDepth = context.settings.jsonMaxDepth;
+  app.decorateRequest("jsonText", null);
+  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+    const text = body as string;
+    const deep = findExcessiveNesting(text, maxDepth);
+    if (deep) {
+      const message = `nests objects and arrays more than ${maxDepth} levels deep (server.json_max_depth)`;
+      done(
+        new SkillrigError("schema_violation", `the request body ${message}, at ${deep.pointer}`, {
+          pointer: deep.pointer,
+          field: "body",
+          violations: [{ pointer: deep.pointer, message, rule: "server.json_max_depth" }],
+          details: { limit: "server.json_max_depth", max: maxDepth },
+        }),
+        undefined,
+      );
+      return;
+    }
+    request.jsonText = text;
+    parseJson(request, text, done);
+  });
 
   if (context.settings.tokens.length > 0) {
     const check = bearerCheck(context.settings.tokens);

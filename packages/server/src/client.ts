@@ -12,7 +12,8 @@ import { statSync } from "node:fs";
 import { basename } from "node:path";
 import { PassThrough } from "node:stream";
 import archiver from "archiver";
-import { SkillrigError, type SerializedError, type TaskReport } from "@skillrig/core";
+import { SkillrigError, type LoadedTask, type SerializedError, type TaskReport } from "@skillrig/core";
+import { exactTaskText } from "@skillrig/oracle";
 import type { AttemptResult } from "@skillrig/solve";
 
 export interface RemoteOracleRunOptions {
@@ -20,8 +21,12 @@ export interface RemoteOracleRunOptions {
   url: string;
   /** Bearer token (the CLI reads SKILLRIG_SERVER_TOKEN). */
   token?: string;
-  /** The task as JSON (Task Oracle Input Contract v1.0), already validated here. */
-  task: unknown;
+  /**
+   * The task as loaded here (`loadTask`): it is sent as JSON text with each case's input and expected exactly as the
+   * task file wrote them (`exactTaskText`), so the server grades the values a local run would. A plain value (a
+   * task parsed some other way) is sent as JSON.stringify writes it.
+   */
+  task: LoadedTask | unknown;
   /** The deliverable: a file (sent alone, under its own name) or a folder (sent whole). */
   deliverable: string;
   /** Each case's verdict as the server decides it (name, index, status, duration_ms, message). */
@@ -38,8 +43,8 @@ export interface ServerAccess {
 }
 
 export interface RemoteSolveAttemptOptions extends ServerAccess {
-  /** The task as the batch scores it, hidden tests included (they stay on the server's side of the engine). */
-  task: unknown;
+  /** The task as the batch scores it, hidden tests included (they stay on the server's side of the engine); as for an oracle run. */
+  task: LoadedTask | unknown;
   engine: { name: string; label: string; options?: Record<string, unknown> };
   attempt: number;
   timeoutMs?: number;
@@ -54,6 +59,21 @@ export interface RemoteJobEnd<T> {
   result?: T;
   error?: SerializedError;
   reason?: string;
+}
+
+function isLoadedTask(task: unknown): task is LoadedTask {
+  return typeof task === "object" && task !== null && "task" in task && "displayPath" in task;
+}
+
+/** The task's JSON text for a request body: exact when it was loaded from text, else as JSON.stringify writes it. */
+function taskText(task: LoadedTask | unknown): string {
+  return isLoadedTask(task) ? exactTaskText(task) : JSON.stringify(task);
+}
+
+/** A JSON body with `task` as exact text and the other members as JSON.stringify writes them. */
+function bodyWithTask(task: LoadedTask | unknown, rest: Record<string, unknown> = {}): string {
+  const others = JSON.stringify(rest).slice(1, -1);
+  return `{"task":${taskText(task)}${others ? `,${others}` : ""}}`;
 }
 
 /** The server's error body as a SkillrigError; anything else as an `unhandled` one naming the status. */
@@ -144,7 +164,7 @@ function caller(access: ServerAccess, signal?: AbortSignal): { base: string; cal
  */
 async function runRemoteJob<T>(
   access: ServerAccess,
-  create: { path: string; body: unknown; what: string },
+  create: { path: string; body: string; what: string },
   options: {
     zip?: () => Promise<Buffer>;
     signal?: AbortSignal;
@@ -154,7 +174,7 @@ async function runRemoteJob<T>(
   const { base, call } = caller(access, options.signal);
   const created = await call(
     create.path,
-    { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(create.body) },
+    { method: "POST", headers: { "content-type": "application/json" }, body: create.body },
     `submitting ${create.what}`,
   );
   if (created.status !== 201) throw await failure(created, create.what);
@@ -192,7 +212,7 @@ async function runRemoteJob<T>(
 export async function runOracleRemotely(options: RemoteOracleRunOptions): Promise<TaskReport> {
   const end = await runRemoteJob<TaskReport>(
     options,
-    { path: "/v1/oracle/runs", body: { task: options.task }, what: "the task" },
+    { path: "/v1/oracle/runs", body: bodyWithTask(options.task), what: "the task" },
     {
       zip: () => zipOf(options.deliverable),
       signal: options.signal,
@@ -220,12 +240,11 @@ export function runSolveAttemptRemotely(options: RemoteSolveAttemptOptions): Pro
     options,
     {
       path: "/v1/solve/attempts",
-      body: {
-        task: options.task,
+      body: bodyWithTask(options.task, {
         engine: options.engine,
         attempt: options.attempt,
         ...(options.timeoutMs !== undefined ? { timeout_ms: options.timeoutMs } : {}),
-      },
+      }),
       what: `attempt ${options.attempt} with ${options.engine.label}`,
     },
     { signal: options.signal },

@@ -43,6 +43,12 @@ export interface ServerConfig {
   client_engine_options?: string[];
   /** Run engines unconfined when the agent jail is unavailable (or an engine sets `jail: "none"`). Default false: refused. */
   allow_unjailed_engines?: boolean;
+  /** Largest JSON request body in bytes (default 10 MiB); larger answers 413. */
+  json_body_limit_bytes?: number;
+  /** Deepest nesting of objects and arrays in a JSON request body (default 160, 16 to 256); deeper answers 422. A task inside a body also keeps to the task limit (128). */
+  json_max_depth?: number;
+  /** Most test cases of a task sent to the server (default 10000); more answers 422. */
+  task_max_cases?: number;
 }
 
 declare module "@skillrig/core" {
@@ -174,6 +180,23 @@ export const serverConfigSection = defineConfigSection({
           type: "string",
           minLength: 1,
         },
+      },
+      json_body_limit_bytes: {
+        description: "Largest JSON request body in bytes (default 10485760); a larger one answers 413.",
+        type: "integer",
+        minimum: 1024,
+      },
+      json_max_depth: {
+        description:
+          "Deepest nesting of objects and arrays in a JSON request body (default 160); checked on the raw text before anything reads the value, a deeper body answers 422 naming the limit and the JSON pointer.",
+        type: "integer",
+        minimum: 16,
+        maximum: 256,
+      },
+      task_max_cases: {
+        description: "Most test cases of a task sent to the server (default 10000); more answers 422.",
+        type: "integer",
+        minimum: 1,
       },
       allow_unjailed_engines: {
         description:

@@ -22,6 +22,8 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   upload_not_zip: 415,
   queue_full: 429,
   unauthorized: 401,
+  forbidden_host: 403,
+  forbidden_origin: 403,
   invalid_skill: 500,
   invalid_config: 500,
 };

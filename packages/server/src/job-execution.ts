@@ -7,7 +7,7 @@ import { existsSync, statSync } from "node:fs";
 import { join } from "node:path";
 import type { CaseVerdict, EngineEvent, JobRequest, JobResult, LoadedTask, Runner, SkillManifest, TaskReport } from "@skillrig/core";
 import { findSkills, resolveSkill, runJob, skillRoots } from "@skillrig/skills";
-import { resolveDeliverable, runTask, validateTask } from "@skillrig/oracle";
+import { resolveDeliverable, runTask, validateTask, validateTaskText } from "@skillrig/oracle";
 import { loadSkill as loadSkillFolder } from "@skillrig/skills";
 import { prepareSolveSkill, runAttempt, type AttemptResult } from "@skillrig/solve";
 
@@ -38,7 +38,9 @@ export interface RunOracleOptions {
  * and the options the client may set.
  */
 export interface SolveAttemptRequest {
-  task: unknown;
+  /** The task's JSON text as the client sent it (numbers exactly as written); jobs stored before 0.2 have `task`. */
+  task_text?: string;
+  task?: unknown;
   engine: { name: string; label: string; options?: Record<string, unknown> };
   attempt: number;
   timeout_ms?: number;
@@ -57,8 +59,10 @@ export interface JobExecution {
   /** The skill `id`; throws `skill_not_found`. */
   skill(id: string): SkillManifest;
   runSkillJob(request: JobRequest, options: RunSkillJobOptions): Promise<JobResult>;
-  /** Validates a task given as JSON; throws `invalid_test_format` listing each violation with its pointer. */
+  /** Validates a task given as JSON; throws `invalid_task` listing each violation with its pointer. */
   loadTask(task: unknown): LoadedTask;
+  /** Parses and validates a task's JSON text as a local run reads a task file: values exact (`caseJson`), depth limited. */
+  loadTaskText(text: string): LoadedTask;
   runOracle(loaded: LoadedTask, deliverableDir: string, options: RunOracleOptions): Promise<TaskReport>;
   runSolveAttempt(request: SolveAttemptRequest, options: RunSolveAttemptOptions): Promise<AttemptResult>;
 }
@@ -138,6 +142,9 @@ export function createJobExecution(runner: Runner): JobExecution {
     loadTask(task) {
       return validateTask(task, "request body /task");
     },
+    loadTaskText(text) {
+      return validateTaskText(text, "request body /task");
+    },
     async runOracle(loaded, deliverableDir, options) {
       const deliverable = await resolveDeliverable(deliverableDir, loaded.task, deliverableDir);
       if (options.onCase) caseListeners.set(deliverable.dir, options.onCase);
@@ -156,7 +163,10 @@ export function createJobExecution(runner: Runner): JobExecution {
     async runSolveAttempt(request, options) {
       // The hidden tests arrive in the request and stay in this process: the engine sees only solveInputs(task)
       // (runAttempt), the skill copy holds none of them, and grading runs after the engine has stopped.
-      const loaded = validateTask(request.task, "request body /task");
+      const loaded =
+        request.task_text !== undefined
+          ? validateTaskText(request.task_text, "request body /task")
+          : validateTask(request.task, "request body /task");
       const skill = loadSkillFolder(await prepareSolveSkill(loaded.task, join(options.runDir, "skill"), [request.engine.name]));
       const runsDir = join(options.runDir, "runs");
       caseListeners.set(runsDir, (verdict) => options.onCase?.(verdict));

@@ -33,6 +33,26 @@ export const INTERRUPTED_ERROR: SerializedError = {
   hint: 'submit the job again, or set server.on_restart: "requeue" to have such jobs run again on restart',
 };
 
+/**
+ * A job whose worker died while running it this many times (the process killed, a worker thread or process that
+ * crashed) is not run again under `on_restart: requeue`: it is failed and quarantined, so a job that kills its
+ * worker cannot take the server down at every start. The count is kept in the store, so it survives restarts.
+ */
+export const MAX_WORKER_CRASHES = 3;
+
+export function quarantined(crashes: number) {
+  return {
+    status: "failed" as const,
+    reason: "quarantined",
+    error: {
+      code: "interrupted" as const,
+      message: `the job crashed its worker ${crashes} times; quarantined (it will not run again)`,
+      hint: "its run folder keeps what it had done; fix what makes it crash the worker before submitting it again",
+      details: { worker_crashes: crashes, max_worker_crashes: MAX_WORKER_CRASHES },
+    },
+  };
+}
+
 export function serializeJobError(error: unknown): SerializedError {
   if (isSkillrigError(error)) return error.toJSON();
   return { code: "unhandled", message: `unexpected error while running the job: ${(error as Error)?.message ?? String(error)}` };

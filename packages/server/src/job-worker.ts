@@ -4,7 +4,7 @@
  * (the same config file, validated with the same config sections, the host's built-in plugins from `builtinsModule`)
  * and takes one job at a time.
  *
- * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, task, deliverableDir }
+ * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, taskText, deliverableDir }
  *               | { type: "run-solve", jobId, request, runDir } | { type: "cancel", jobId }
  * Messages out: { type: "ready" } | { type: "event", jobId, event } | { type: "case", jobId, verdict }
  *               | { type: "done", jobId, value } | { type: "failed", jobId, error } | { type: "fatal", error }
@@ -28,7 +28,7 @@ export interface JobWorkerData {
 
 type Incoming =
   | { type: "run-skill"; jobId: string; request: Parameters<ReturnType<typeof createJobExecution>["runSkillJob"]>[0]; runsDir: string }
-  | { type: "run-oracle"; jobId: string; task: unknown; deliverableDir: string }
+  | { type: "run-oracle"; jobId: string; taskText: string; deliverableDir: string }
   | { type: "run-solve"; jobId: string; request: SolveAttemptRequest; runDir: string }
   | { type: "cancel"; jobId: string }
   | { type: "close" };
@@ -81,7 +81,10 @@ try {
             })
           : message.type === "run-solve"
             ? await execution.runSolveAttempt(message.request, { runDir: message.runDir, signal: controller.signal, onEvent, onCase })
-            : await execution.runOracle(execution.loadTask(message.task), message.deliverableDir, { signal: controller.signal, onCase });
+            : await execution.runOracle(execution.loadTaskText(message.taskText), message.deliverableDir, {
+                signal: controller.signal,
+                onCase,
+              });
       port.postMessage({ type: "done", jobId: message.jobId, value });
     } catch (error) {
       port.postMessage({ type: "failed", jobId: message.jobId, error: serialize(error) });

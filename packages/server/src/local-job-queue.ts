@@ -5,14 +5,23 @@
  *
  * The store is the truth; this class only holds what cannot outlive the process (abort controllers).
  * A job in flight when the process stops stays `running` in the store; the next start settles it by
- * `on_restart`: `fail` ends it as failed with reason `interrupted`, `requeue` puts it back in the queue.
+ * `on_restart`: `fail` ends it as failed with reason `interrupted`, `requeue` puts it back in the queue, up to
+ * MAX_WORKER_CRASHES deaths of the process while it ran: then it is failed with reason `quarantined`.
  */
 import { EventEmitter } from "node:events";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
 import { SkillrigError } from "@skillrig/core";
 import type { JobExecution } from "./job-execution.js";
-import { CANCELED_BEFORE_RUN, canceledWhileRunning, INTERRUPTED_ERROR, serializeJobError, type JobQueue } from "./job-queue.js";
+import {
+  CANCELED_BEFORE_RUN,
+  canceledWhileRunning,
+  INTERRUPTED_ERROR,
+  MAX_WORKER_CRASHES,
+  quarantined,
+  serializeJobError,
+  type JobQueue,
+} from "./job-queue.js";
 import { isTerminal, type JobRecord, type NewJob, type StoredEvent } from "./job-store.js";
 import { clearForRerun, runJobRecord } from "./run-job-record.js";
 import type { SqliteJobStore } from "./sqlite-job-store.js";
@@ -71,7 +80,14 @@ export class LocalJobQueue implements JobQueue {
   async recover(): Promise<{ failed: string[]; requeued: string[] }> {
     const out = { failed: [] as string[], requeued: [] as string[] };
     for (const job of this.store.runningJobs()) {
-      if (this.#options.onRestart === "requeue") {
+      // The process died while this job ran: counted first, so a job that kills the server at every start ends.
+      const crashes = this.store.countWorkerCrash(job.id);
+      if (this.#options.onRestart === "requeue" && crashes >= MAX_WORKER_CRASHES) {
+        const event = this.store.finish(job.id, quarantined(crashes));
+        if (event) this.#publish(event);
+        await rm(join(this.#options.uploadsDir, job.id), { recursive: true, force: true });
+        out.failed.push(job.id);
+      } else if (this.#options.onRestart === "requeue") {
         await clearForRerun(job);
         this.store.appendEvent(job.id, "log", { stream: "skillrig", line: "server restarted while the job was running; requeued" });
         const event = this.store.markQueued(job.id, "running");

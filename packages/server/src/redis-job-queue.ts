@@ -8,7 +8,8 @@
  *
  * A job handed out again is already `running` in the store, which is how the new worker knows its first worker
  * died: `on_restart: fail` ends it as failed with reason `interrupted`; `requeue` clears its half-done run folder
- * and runs it again (at most MAX_REQUEUES times, so a job that kills its worker cannot loop forever).
+ * and runs it again, until its worker has died MAX_WORKER_CRASHES times (counted in the store): then it is failed
+ * with reason `quarantined`, so a job that kills its worker cannot loop forever.
  * Crash detection takes at most lock_ms + stalled_check_ms (10 s + 5 s by default) plus the wait for a free slot.
  *
  * Cancel: a job that has not started ends at once; for a running one the store publishes its id on P:cancel and
@@ -21,14 +22,20 @@ import { Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { SkillrigError } from "@skillrig/core";
 import type { JobExecution } from "./job-execution.js";
-import { CANCELED_BEFORE_RUN, canceledWhileRunning, INTERRUPTED_ERROR, serializeJobError, type JobQueue } from "./job-queue.js";
+import {
+  CANCELED_BEFORE_RUN,
+  canceledWhileRunning,
+  INTERRUPTED_ERROR,
+  MAX_WORKER_CRASHES,
+  quarantined,
+  serializeJobError,
+  type JobQueue,
+} from "./job-queue.js";
 import type { JobRecord, NewJob, StoredEvent } from "./job-store.js";
 import { uploadTimeout } from "./local-job-queue.js";
 import type { RedisJobStore } from "./redis-job-store.js";
 import { clearForRerun, runJobRecord } from "./run-job-record.js";
 
-/** Times a job whose worker died is run again under on_restart: requeue before it fails as interrupted. */
-export const MAX_REQUEUES = 3;
 /** A queued record whose BullMQ entry is missing this long (an API node died between the two writes) is added again. */
 const LOST_AFTER_MS = 30_000;
 
@@ -169,8 +176,12 @@ export class RedisJobQueue implements JobQueue {
       let claim = await this.store.claim(id, this.#name);
       if (claim.outcome === "stalled") {
         const job = (await this.store.get(id))!;
-        if (this.#options.onRestart === "fail" || claim.restarts > MAX_REQUEUES) {
-          await this.store.finish(id, { status: "failed", error: INTERRUPTED_ERROR, reason: "interrupted" });
+        if (this.#options.onRestart === "fail" || claim.restarts >= MAX_WORKER_CRASHES) {
+          const ending =
+            this.#options.onRestart === "fail"
+              ? { status: "failed" as const, error: INTERRUPTED_ERROR, reason: "interrupted" }
+              : quarantined(claim.restarts);
+          await this.store.finish(id, ending);
           await rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
           return;
         }

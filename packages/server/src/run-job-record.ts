@@ -27,7 +27,9 @@ export interface JobOutcome {
 export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions): Promise<JobOutcome> {
   const { execution, signal } = options;
   if (job.kind === "oracle") {
-    const loaded = execution.loadTask(job.request.task);
+    // The task's text as sent (exact values); a job stored before the text was kept has the parsed `task`.
+    const text = job.request.task_text;
+    const loaded = typeof text === "string" ? execution.loadTaskText(text) : execution.loadTask(job.request.task);
     const report = await execution.runOracle(loaded, join(job.run_dir, "deliverable"), {
       signal,
       onCase: (verdict) => {

@@ -30,6 +30,12 @@ export interface ServerSettings {
   role: ServerRole;
   /** Where jobs, events and the queue live. */
   queue: QueueSettings;
+  /** Largest JSON request body. */
+  jsonBodyLimitBytes: number;
+  /** Deepest nesting of objects/arrays in a JSON body (the body itself is level 1), checked on the raw text first. */
+  jsonMaxDepth: number;
+  /** Most test cases a task sent to the server may have. */
+  taskMaxCases: number;
 }
 
 export type ServerRole = "all" | "api" | "worker";
@@ -66,6 +72,9 @@ export const SERVER_DEFAULTS = {
   uploadMaxExtractedBytes: 1024 * 1024 * 1024,
   uploadWaitMs: 24 * 60 * 60 * 1000,
   clientEngineOptions: ["model", "timeout_ms", "idle_timeout_ms"],
+  jsonBodyLimitBytes: 10 * 1024 * 1024,
+  jsonMaxDepth: 160,
+  taskMaxCases: 10_000,
 } as const;
 
 export function isLoopbackHost(host: string): boolean {
@@ -95,6 +104,9 @@ export function resolveServerSettings(
     clientEngineOptions: server.client_engine_options ?? [...SERVER_DEFAULTS.clientEngineOptions],
     role: overrides.role ?? server.role ?? "all",
     queue: queueSettings(server.queue),
+    jsonBodyLimitBytes: server.json_body_limit_bytes ?? SERVER_DEFAULTS.jsonBodyLimitBytes,
+    jsonMaxDepth: server.json_max_depth ?? SERVER_DEFAULTS.jsonMaxDepth,
+    taskMaxCases: server.task_max_cases ?? SERVER_DEFAULTS.taskMaxCases,
   };
   if (settings.role !== "all" && settings.queue.backend !== "redis") {
     throw new SkillrigError(

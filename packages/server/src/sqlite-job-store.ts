@@ -103,6 +103,7 @@ export class SqliteJobStore implements JobStore {
          WHERE id = @id AND status NOT IN ('succeeded', 'failed', 'canceled')`,
       ),
       running: db.prepare("SELECT * FROM jobs WHERE status = 'running'"),
+      countCrash: db.prepare("UPDATE jobs SET worker_crashes = worker_crashes + 1 WHERE id = ? RETURNING worker_crashes"),
       waitingSince: db.prepare("SELECT id FROM jobs WHERE status = 'waiting_upload' AND created_at < ?"),
       insertEvent: db.prepare("INSERT INTO events (seq, job_id, type, data_json, at) VALUES (?, ?, ?, ?, ?)"),
       eventsAfter: db.prepare("SELECT * FROM events WHERE job_id = ? AND seq > ? ORDER BY seq LIMIT ?"),
@@ -244,6 +245,11 @@ export class SqliteJobStore implements JobStore {
   /** Jobs left `running` by a server that stopped without finishing them. */
   runningJobs(): JobRecord[] {
     return (this.#statements.running.all() as JobRow[]).map(fromRow);
+  }
+
+  /** Counts one more death of the worker running `id` (durably, before anything else is done about it); returns the count. */
+  countWorkerCrash(id: string): number {
+    return this.#write(() => (this.#statements.countCrash.get(id) as { worker_crashes: number }).worker_crashes);
   }
 
   /** Ids of jobs that have waited for their upload since before `cutoff` (an ISO time). */

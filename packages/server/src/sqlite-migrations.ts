@@ -52,6 +52,13 @@ CREATE INDEX jobs_created ON jobs (created_at);
 CREATE INDEX jobs_status_created ON jobs (status, created_at);
 `,
   },
+  {
+    version: 3,
+    why: "how many times a job's worker died while running it, so a job that crashes its worker is quarantined instead of requeued forever",
+    sql: `
+ALTER TABLE jobs ADD COLUMN worker_crashes INTEGER NOT NULL DEFAULT 0;
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

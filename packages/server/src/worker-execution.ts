@@ -5,6 +5,7 @@
  */
 import { Worker } from "node:worker_threads";
 import { SkillrigError, type CaseVerdict, type EngineEvent, type SerializedError } from "@skillrig/core";
+import { exactTaskText } from "@skillrig/oracle";
 import type { JobExecution } from "./job-execution.js";
 import type { JobWorkerData } from "./job-worker.js";
 
@@ -80,8 +81,13 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
         release(pooled);
       }
     });
-    worker.on("error", (error) => drop(new SkillrigError("unhandled", `the job worker crashed: ${error.message}`)));
-    worker.on("exit", (code) => drop(new SkillrigError("unhandled", `the job worker exited with code ${code}`)));
+    // The job that was running is failed and never handed to a worker again (quarantined): it may be what killed it.
+    const crashed = (how: string) =>
+      new SkillrigError("unhandled", `the job crashed its worker thread (${how}); quarantined (it will not run again)`, {
+        hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
+      });
+    worker.on("error", (error) => drop(crashed(`it threw ${error.message}`)));
+    worker.on("exit", (code) => drop(crashed(`it exited with code ${code}`)));
     pool.push(pooled);
     return pooled;
   };
@@ -139,12 +145,16 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     listSkills: () => local.listSkills(),
     skill: (id) => local.skill(id),
     loadTask: (task) => local.loadTask(task),
+    loadTaskText: (text) => local.loadTaskText(text),
     runSkillJob(request, opts) {
       return run(opts.jobId, { type: "run-skill", request, runsDir: opts.runsDir }, opts.signal, { onEvent: opts.onEvent });
     },
     runOracle(loaded, deliverableDir, opts) {
       // The job id only routes messages; an oracle run is identified by its deliverable folder.
-      return run(deliverableDir, { type: "run-oracle", task: loaded.task, deliverableDir }, opts.signal, { onCase: opts.onCase });
+      // As text, not the parsed task: the worker reads it back with its exact values, and a string is all that is cloned.
+      return run(deliverableDir, { type: "run-oracle", taskText: exactTaskText(loaded), deliverableDir }, opts.signal, {
+        onCase: opts.onCase,
+      });
     },
     runSolveAttempt(request, opts) {
       return run(opts.runDir, { type: "run-solve", request, runDir: opts.runDir }, opts.signal, {

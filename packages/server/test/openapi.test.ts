@@ -49,7 +49,13 @@ describe("the OpenAPI document", () => {
     const body = create.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["skill_id", "engine"]);
     expect(body.additionalProperties).toBe(false);
-    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "404", "422", "429"]);
+    expect(Object.keys(create.responses).sort()).toEqual(["201", "400", "401", "403", "404", "422", "429"]);
+    // Every /v1 route documents the loopback Host/Origin refusal.
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        if (path.startsWith("/v1/")) expect(Object.keys(operation.responses), `${method} ${path}`).toContain("403");
+      }
+    }
     expect(create.responses["422"].content["application/json"].schema.properties.error.properties.violations.type).toBe("array");
     const upload = doc.paths["/v1/jobs/{id}/upload"].post;
     expect(upload.requestBody.content["application/zip"].schema).toEqual({ type: "string", format: "binary" });

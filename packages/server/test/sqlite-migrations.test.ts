@@ -46,7 +46,9 @@ describe("the SQLite store's migrations", () => {
       await server.close();
     }
     const db = new Database(join(dataDir, "skillrig-server.sqlite"), { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(2);
+    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    // Version 3: every old job starts with no worker deaths counted.
+    expect(db.prepare("SELECT DISTINCT worker_crashes AS n FROM jobs").all()).toEqual([{ n: 0 }]);
     const indexes = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'jobs_%'").all() as Array<{ name: string }>
     )
@@ -64,7 +66,7 @@ describe("the SQLite store's migrations", () => {
       (e: unknown) => e as { code: string; message: string; field: string },
     );
     expect(error).toMatchObject({ code: "invalid_config", field: "server.data_dir" });
-    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (2)");
+    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (3)");
     expect(error!.message).toContain("skillrig-server.sqlite");
   });
 });

@@ -53,7 +53,13 @@ describe("jobs in worker threads (skillrig serve's default)", () => {
   it("fails the job of a worker that dies, and replaces the worker", async () => {
     const doomed = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "exit the worker" } });
     const ended = await waitForStatus(client, doomed.body.id, ["failed", "succeeded"]);
-    expect(ended).toMatchObject({ status: "failed", error: { code: "unhandled", message: "the job worker exited with code 3" } });
+    expect(ended).toMatchObject({
+      status: "failed",
+      error: {
+        code: "unhandled",
+        message: "the job crashed its worker thread (it exited with code 3); quarantined (it will not run again)",
+      },
+    });
     const after = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "still serving" } });
     expect((await waitForStatus(client, after.body.id, ["succeeded", "failed"])).status).toBe("succeeded");
     expect((await client.json("GET", "/healthz")).body.ok).toBe(true);

@@ -58,5 +58,10 @@ export async function checkReference(
 export function scoredTask(loaded: LoadedTask, reference: ReferenceCheck | undefined): LoadedTask {
   if (!reference || reference.flagged.length === 0) return loaded;
   const flagged = new Set(reference.flagged.map((f) => f.index));
-  return { ...loaded, task: { ...loaded.task, tests: loaded.task.tests.filter((_, i) => !flagged.has(i)) } };
+  // The exact case texts are by index of the tests: they are filtered with them, or each would grade another case.
+  return {
+    ...loaded,
+    task: { ...loaded.task, tests: loaded.task.tests.filter((_, i) => !flagged.has(i)) },
+    ...(loaded.caseJson ? { caseJson: loaded.caseJson.filter((_, i) => !flagged.has(i)) } : {}),
+  };
 }

@@ -52,7 +52,13 @@ describe("reference check", () => {
     const check = await checkReference(runner, loaded, { jobs: 2 });
     expect(check?.status).toBe("flagged");
     expect(check?.flagged).toEqual([expect.objectContaining({ name: "wrong expected", index: 1, status: "failed" })]);
-    expect(scoredTask(loaded, check).task.tests.map((t) => t.name)).toEqual(["two", "zero"]);
+    const scored = scoredTask(loaded, check);
+    expect(scored.task.tests.map((t) => t.name)).toEqual(["two", "zero"]);
+    // Each scored case keeps its own exact text: "zero" is graded against 0, not the flagged case's 7.
+    expect(scored.caseJson).toEqual([
+      { input: "[2]", expected: "4" },
+      { input: "[0]", expected: "0" },
+    ]);
     expect(loaded.task.tests).toHaveLength(3);
   });
 

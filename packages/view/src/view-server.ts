@@ -20,6 +20,7 @@ import type { AddressInfo } from "node:net";
 import { dirname, extname, join, relative, resolve, sep, isAbsolute } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
+import { loopbackRequestRefusal } from "@skillrig/core";
 import sirv from "sirv";
 import { listRunRecords, readRunRecord } from "./runs-folder.js";
 
@@ -106,8 +107,6 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
   });
   let port = 0;
 
-  const allowedHosts = () => new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, `${host}:${port}`]);
-
   async function serveRunFile(res: ServerResponse, id: string, path: string, download: boolean): Promise<void> {
     const record = await readRunRecord(runsDir, id);
     if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
@@ -178,16 +177,13 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    if (!allowedHosts().has(req.headers.host ?? "")) {
-      return sendError(res, 403, "forbidden_host", `requests must be addressed to this server (Host ${host}:${port})`);
-    }
+    // The app's own pages read with GETs; only requests that change something must carry this origin.
+    const refusal = loopbackRequestRefusal(
+      { host: req.headers.host, origin: req.headers.origin, method: req.method },
+      { host, port, origin: "unsafe" },
+    );
+    if (refusal) return sendError(res, 403, refusal.code, refusal.message);
     const method = req.method ?? "GET";
-    if (method !== "GET" && method !== "HEAD") {
-      const origin = req.headers.origin;
-      if (origin !== undefined && origin !== `http://${req.headers.host}`) {
-        return sendError(res, 403, "forbidden_origin", `requests that change something must come from this page, not ${origin}`);
-      }
-    }
     const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
     const path = url.pathname;
     if (path === "/api/info") return sendJson(res, 200, { runs_dir: runsDir, server: serverUrl ?? null });

@@ -2,8 +2,9 @@
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { escapePointerToken, isSkillrigError, SkillrigError, type JobRequest, type Violation } from "@skillrig/core";
-import type { FastifyInstance } from "fastify";
+import { escapePointerToken, isSkillrigError, SkillrigError, type JobRequest, type LoadedTask, type Violation } from "@skillrig/core";
+import { topLevelMemberText } from "@skillrig/oracle";
+import type { FastifyInstance, FastifyRequest } from "fastify";
 import { SOLVE_SKILL_ID } from "@skillrig/solve";
 import {
   createJobBody,
@@ -46,10 +47,17 @@ function newJob(
   return context.queue.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
 }
 
-/** Validates a task sent in a request body; violations point under /task. */
-function checkTask(context: ServerContext, task: unknown): void {
+/**
+ * Reads and validates the task of a request body (`task`), violations pointing under /task. The task is read from
+ * the body's own text, as a local run reads a task file: numbers exactly as written (`3.0` stays a float, integers
+ * past 2^53 keep their digits, `1e400` is a float), keys repeated within an object refused. Returns that text, which
+ * is what the job stores and the worker reads again.
+ */
+function checkTask(context: ServerContext, request: FastifyRequest, parsed: unknown): string {
+  const text = (request.jsonText !== null ? topLevelMemberText(request.jsonText, "task") : undefined) ?? JSON.stringify(parsed);
+  let loaded: LoadedTask;
   try {
-    context.execution.loadTask(task);
+    loaded = context.execution.loadTaskText(text);
   } catch (error) {
     if (isSkillrigError(error)) {
       // The task sits under /task in the request body; say so in every pointer.
@@ -58,6 +66,18 @@ function checkTask(context: ServerContext, task: unknown): void {
     }
     throw error;
   }
+  const max = context.settings.taskMaxCases;
+  if (loaded.task.tests.length > max) {
+    const message = `the task has ${loaded.task.tests.length} test cases; this server takes at most ${max} (server.task_max_cases)`;
+    throw new SkillrigError("invalid_task", message, {
+      pointer: "/task/tests",
+      field: "tests",
+      violations: [{ pointer: "/task/tests", message, rule: "server.task_max_cases" }],
+      details: { limit: "server.task_max_cases", max },
+      hint: "split the task, or raise server.task_max_cases in the server's config",
+    });
+  }
+  return text;
 }
 
 export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
@@ -105,9 +125,9 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       },
     },
     async (request, reply) => {
-      checkTask(context, request.body.task);
+      const taskText = checkTask(context, request, request.body.task);
       await checkQueueRoom(context);
-      const job = await newJob(context, "oracle", { request: { task: request.body.task }, needs_upload: true });
+      const job = await newJob(context, "oracle", { request: { task_text: taskText }, needs_upload: true });
       return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
     },
   );
@@ -126,11 +146,11 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
     },
     async (request, reply) => {
       const body = request.body;
-      checkTask(context, body.task);
+      const taskText = checkTask(context, request, body.task);
       checkSolveAttempt(context.runner, body.engine, context.settings.clientEngineOptions);
       await checkQueueRoom(context);
       const attempt: SolveAttemptRequest = {
-        task: body.task,
+        task_text: taskText,
         engine: {
           name: body.engine.name,
           label: body.engine.label ?? body.engine.name,
