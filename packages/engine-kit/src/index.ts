@@ -28,6 +28,7 @@ export {
   ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  PRIVILEGE_PROBES,
   PROBE_NAMES,
   setUpJailEscapeTargets,
   type JailEscapeSetup,

@@ -153,7 +153,11 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
   const firstPrompt = ctx.prompt;
-  const jail = async (args: string[], env: Record<string, string>): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
+  const jail = async (
+    args: string[],
+    env: Record<string, string>,
+    userNamespaces: boolean,
+  ): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
     try {
       const command = await confineEngine({
         request: {
@@ -164,6 +168,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
           readOnly: [...(work.run.uploads ? [work.run.uploads] : []), ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
           env,
           modelBaseUrl: baseUrl,
+          ...(userNamespaces ? { userNamespaces } : {}),
         },
         level: options.jail ?? "auto",
         required: work.requireEngineJail === true,
@@ -271,9 +276,17 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         attempt === 0
           ? env
           : engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: current.env });
-      const confined = await jail(current.args, attemptEnv);
+      const confined = await jail(current.args, attemptEnv, current.userNamespaces === true);
       if ("failure" in confined) return confined.failure;
-      details.confinement = { isolation: confined.command.isolation, network: confined.command.network };
+      const { isolation, network, uid, capabilities, seccomp, userNamespaces } = confined.command;
+      details.confinement = {
+        isolation,
+        network,
+        ...(uid !== undefined ? { uid } : {}),
+        ...(capabilities !== undefined ? { capabilities } : {}),
+        ...(seccomp !== undefined ? { seccomp } : {}),
+        ...(userNamespaces !== undefined ? { userNamespaces } : {}),
+      };
       if (confined.command.warnings.length > 0) {
         details.confinementWarnings = confined.command.warnings;
         if (attempt === 0) for (const message of confined.command.warnings) work.emit({ type: "status", status: "warning", message });

@@ -80,5 +80,7 @@ export function codexInvocation(ctx: EngineRunContext<CodexOptions>): EngineInvo
   }
   const env: Record<string, string> = { CODEX_HOME: codexHome };
   if (ctx.apiKey) env.CODEX_API_KEY = ctx.apiKey;
-  return { args: codexArgs(ctx, schemaFile), env, notes };
+  // codex's own Linux sandbox is bubblewrap: it needs user namespaces inside the agent jail (not when it is off).
+  const userNamespaces = (ctx.options.sandbox ?? "workspace-write") !== "danger-full-access";
+  return { args: codexArgs(ctx, schemaFile), env, notes, ...(userNamespaces ? { userNamespaces } : {}) };
 }
