@@ -3,7 +3,7 @@
  * with its watchdogs, streamed events, classification, the final answer and its repair. Returns the
  * EngineOutcome core expects from `execute`; never throws for a failed run (only for bad options).
  */
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import {
   compileSchema,
@@ -15,6 +15,7 @@ import {
 } from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
 import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
+import { readAgentFile, removeAgentFile } from "./agent-files.js";
 import { type AgentSandboxSource, confineEngine, writeLoginProfile } from "./engine-jail.js";
 import { engineEnv } from "./env.js";
 import { parseJsonOutput } from "./json-output.js";
@@ -195,7 +196,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     attempt: number,
   ): Promise<ProcessRunResult & { stopKind?: EngineFailure["kind"] }> => {
     // A repair turn starts the CLI afresh: last turn's answer files must not be read as this turn's.
-    if (attempt > 0) rmSync(ctx.outputFile, { force: true });
+    if (attempt > 0) removeAgentFile(dirs.workspace, ctx.outputFile);
     const flags = attempt === 0 ? "w" : "a";
     const stdoutLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stdout.log`), { flags });
     const stderrLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stderr.log`), { flags });
@@ -384,11 +385,15 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   }
 }
 
-/** The output file when the run wrote it, else the last assistant message. */
-export function defaultFinalAnswer(parser: { finalMessage(): string | undefined }, ctx: { outputFile: string }): string | undefined {
-  if (existsSync(ctx.outputFile)) {
-    const text = readFileSync(ctx.outputFile, "utf8");
-    if (text.trim() !== "") return text;
-  }
+/**
+ * The output file when the run wrote it, else the last assistant message. The file is the agent's: a symlink it
+ * left there (to the hidden tests, say) is not followed, or the runner would hand that file back as the answer.
+ */
+export function defaultFinalAnswer(
+  parser: { finalMessage(): string | undefined },
+  ctx: { outputFile: string; dirs: { workspace: string } },
+): string | undefined {
+  const text = readAgentFile(ctx.dirs.workspace, ctx.outputFile);
+  if (text !== undefined && text.trim() !== "") return text;
   return parser.finalMessage();
 }

@@ -103,6 +103,36 @@ describe("gemini in the agent jail", () => {
     expect(result.warnings?.join("\n")).toMatch(/agent jail: the engine runs unconfined \(level "none" was chosen\)/);
   });
 
+  it("an answer file the agent symlinked to a runner-only file is not read back, nor sent to the model in a repair turn", async () => {
+    // Hostile: the agent cannot read the file, but the runner (root) reads the answer file after the run; without the
+    // guard the hidden text became the "answer", failed to parse, and went back to the model in the repair prompt.
+    const { secret, outsideFile } = setup.targets;
+    const mock = await startMockModel({
+      scenario: {
+        turns: [
+          { shell: { command: `ln -sfn '${outsideFile}' .skillrig/result.json && ls -l .skillrig` } },
+          { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
+          { json: { greeting_file: "greeting.txt", message: "Hello, Ada!" } },
+          { json: { greeting_file: "greeting.txt", message: "Hello again, Ada!" } },
+        ],
+      },
+    });
+    try {
+      process.env.SKILLRIG_JAIL_TEST_KEY = "gm-test-key";
+      const { runner } = engineRunner(
+        new GeminiEnginePlugin({ base_url: mock.url, api_key_env: "SKILLRIG_JAIL_TEST_KEY", approval_mode: "yolo", repair_turns: 1 }),
+      );
+      const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } });
+      expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+      expect(result.output).toMatchObject({ message: "Hello, Ada!" });
+      expect(mock.requests.length).toBeGreaterThan(0);
+      expect(mock.requests.filter((r) => JSON.stringify(r.body).includes(secret))).toEqual([]);
+      expect(readFileSync(join(result.run_dir, "result.json"), "utf8")).not.toContain(secret);
+    } finally {
+      await mock.close();
+    }
+  });
+
   it("a host that requires the jail (the jobs server by default) refuses an unjailed engine before the CLI runs", async () => {
     const mock = await startMockModel({ scenario: { turns: [{ json: { greeting_file: "greeting.txt", message: "Hi" } }] } });
     try {
