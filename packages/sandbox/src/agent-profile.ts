@@ -193,6 +193,17 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
     );
   }
   const availability = agentJailAvailability(host);
+  if (availability.level === "none" && host.isRoot) {
+    // Unconfined as root the agent would hold uid 0 and every capability: only when the user names it.
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      `agent jail: the jail is not available here (${availability.reason}), and an agent never runs as root unconfined unless that is chosen`,
+      {
+        field: "jail",
+        hint: 'install bubblewrap and util-linux (`bash scripts/setup-system.sh`), or set the engine option jail: "none" to run the engine unconfined as root on purpose',
+      },
+    );
+  }
   if (availability.level === "none") {
     return unconfined(
       `agent jail: the engine runs unconfined because the jail is not available here (${availability.reason}); it can read and write whatever the runner can, and reach any network`,

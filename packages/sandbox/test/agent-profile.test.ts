@@ -222,6 +222,28 @@ const JAILED = {
 const isRoot = process.getuid?.() === 0;
 
 describe("agent profile: least privilege", () => {
+  it("as root, a machine that cannot give the jail (no bubblewrap, no setpriv) refuses the engine by name unless jail none is chosen", async () => {
+    const f = folders();
+    const request = { command: ["true"], workspace: f.workspace, env: { PATH: "/usr/bin:/bin" } };
+    const base = { ...probeHost(), isRoot: true };
+    for (const host of [
+      { ...base, bwrap: undefined, namespacesWork: false, namespacesError: "bubblewrap (bwrap) is not installed" },
+      { ...base, setpriv: undefined },
+    ]) {
+      await expect(confineAgent(request, { host })).rejects.toMatchObject({
+        code: "sandbox_unavailable",
+        field: "jail",
+        message: expect.stringMatching(/an agent never runs as root unconfined unless that is chosen/),
+      });
+      const chosen = await confineAgent(request, { host, level: "none" });
+      expect({ isolation: chosen.isolation, capabilities: chosen.capabilities }).toEqual({ isolation: "none", capabilities: "runner" });
+    }
+    // Unprivileged, the fallback runs with the user's own rights, and says so.
+    const user = await confineAgent(request, { host: { ...base, isRoot: false, bwrap: undefined, namespacesWork: false } });
+    expect(user.isolation).toBe("none");
+    expect(user.warnings.join()).toMatch(/runs unconfined because the jail is not available here/);
+  });
+
   it("as root the agent is a per-run uid with no capability, under the seccomp filter, /proc/sys read-only; the uid is released and its folders handed back", async () => {
     expect(isRoot, "this test is the root half; the nobody test below is the unprivileged one").toBe(true);
     const f = folders();
