@@ -7,7 +7,20 @@
  * without following a link. Called only after the agent's processes are gone (its pid namespace ended, its uid swept),
  * so nothing can swap a path between the check and the use.
  */
-import { closeSync, constants, fstatSync, ftruncateSync, lstatSync, mkdirSync, openSync, readFileSync, rmSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fstatSync,
+  ftruncateSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeSync,
+} from "node:fs";
 import { isAbsolute, join, relative, sep } from "node:path";
 
 /** The most the runner reads of one agent-written file (a final answer). */
@@ -94,4 +107,26 @@ export function removeAgentFile(root: string, path: string): void {
 export function makeRunnerFolder(root: string, folder: string): void {
   // The folders on the way to a child of `folder`: `folder` itself included.
   walkFolders(root, join(folder, "x"), true);
+}
+
+/**
+ * Makes the job's input files (its `uploads/`, bound read-only into the jail) readable by the agent: as root the agent
+ * is a per-run uid, and an upload copied from a 0600 file would be root's alone. Adds read (and, for folders, search)
+ * permission for everyone; symlinks are skipped (chmod would follow them). Their folder stays out of other users'
+ * reach where the run folder is (a 0700 parent), and the jail binds it read-only.
+ */
+export function openForAgent(folder: string): void {
+  const visit = (path: string): void => {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return;
+    if (stat.isDirectory()) {
+      if ((stat.mode & 0o555) !== 0o555) chmodSync(path, (stat.mode & 0o7777) | 0o555);
+      for (const entry of readdirSync(path)) visit(join(path, entry));
+    } else if (stat.isFile() && (stat.mode & 0o444) !== 0o444) chmodSync(path, (stat.mode & 0o7777) | 0o444);
+  };
+  try {
+    visit(folder);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+  }
 }

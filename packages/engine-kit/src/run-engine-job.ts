@@ -15,7 +15,7 @@ import {
 } from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
 import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
-import { readAgentFile, removeAgentFile } from "./agent-files.js";
+import { openForAgent, readAgentFile, removeAgentFile } from "./agent-files.js";
 import { type AgentSandboxSource, confineEngine, writeLoginProfile } from "./engine-jail.js";
 import { engineEnv } from "./env.js";
 import { parseJsonOutput } from "./json-output.js";
@@ -154,6 +154,8 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
   const firstPrompt = ctx.prompt;
+  // The job's input files are the agent's to read, whatever mode they were uploaded with (as root it is another uid).
+  if (work.run.uploads) openForAgent(work.run.uploads);
   const jail = async (
     args: string[],
     env: Record<string, string>,

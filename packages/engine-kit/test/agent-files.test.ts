@@ -4,11 +4,11 @@
  * a folder on the way; FIFOs and hard links are not read. Real files, real links.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, linkSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { makeRunnerFolder, readAgentFile, removeAgentFile, writeRunnerFile } from "../src/agent-files.js";
+import { makeRunnerFolder, openForAgent, readAgentFile, removeAgentFile, writeRunnerFile } from "../src/agent-files.js";
 
 function setUp() {
   const base = mkdtempSync(join(tmpdir(), "skillrig-agent-files-"));
@@ -52,5 +52,21 @@ describe("agent-written files", () => {
     removeAgentFile(agent, join(agent, ".claude", "hidden-tests.json"));
     expect(readFileSync(secret, "utf8")).toBe("HIDDEN-TESTS");
     expect(lstatSync(join(agent, "settings.json")).isSymbolicLink()).toBe(true);
+  });
+
+  it("opens the job's uploads to the agent (a 0600 upload becomes readable), never through a symlink", () => {
+    const { agent, secret } = setUp();
+    const uploads = join(agent, "uploads");
+    mkdirSync(join(uploads, "nested"), { recursive: true, mode: 0o700 });
+    writeFileSync(join(uploads, "notes.txt"), "mine", { mode: 0o600 });
+    writeFileSync(join(uploads, "nested", "data.csv"), "a,b", { mode: 0o600 });
+    chmodSync(secret, 0o600);
+    symlinkSync(secret, join(uploads, "link"));
+    openForAgent(uploads);
+    expect(lstatSync(join(uploads, "notes.txt")).mode & 0o777).toBe(0o644);
+    expect(lstatSync(join(uploads, "nested")).mode & 0o777).toBe(0o755);
+    expect(lstatSync(join(uploads, "nested", "data.csv")).mode & 0o777).toBe(0o644);
+    expect(lstatSync(secret).mode & 0o777).toBe(0o600);
+    openForAgent(join(agent, "no-uploads"));
   });
 });
