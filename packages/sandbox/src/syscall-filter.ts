@@ -1,12 +1,12 @@
 /**
  * The seccomp filters the sandbox hands to bubblewrap (`--seccomp <fd>`): one builder, two rule sets.
  *
- * - Deliverables (`DELIVERABLE_RULES`): no new user namespaces. As root, bubblewrap runs without a user namespace of
- *   its own (the code must run as a real per-run host uid), so nothing else stops the code, as that uid, from making
- *   one: inside it is "root" and may mount a tmpfs with no size cap, build mount namespaces, and so on.
- *   Unprivileged, bubblewrap's `--disable-userns` does this job.
- * - Agents (`AGENT_RULES`, the agent jail of agent-profile.ts): the same, and the calls a jail does not need that
- *   open a way out or into another process: file handles (name_to_handle_at/open_by_handle_at, the "shocker" escape
+ * - Deliverables (`DELIVERABLE_RULES`, as root): no new user namespaces. As root, bubblewrap runs without a user
+ *   namespace of its own (the code must run as a real per-run host uid), so nothing else stops the code, as that uid,
+ *   from making one: inside it is "root" and may mount a tmpfs with no size cap, build mount namespaces, and so on.
+ *   Unprivileged, bubblewrap's `--disable-userns` does this job. And the calls agents are refused, below.
+ * - Agents (`AGENT_RULES`, the agent jail of agent-profile.ts): no new user namespaces (except for an engine whose
+ *   own sandbox needs them), and the calls a jail does not need that open a way out or into another process: file handles (name_to_handle_at/open_by_handle_at, the "shocker" escape
  *   from a bind mount), ptrace and its relatives (process_vm_readv/writev, pidfd_getfd, process_madvise, kcmp), the
  *   kernel keyrings, bpf, perf events, userfaultfd, and io_uring (ENOSYS, so libuv and others fall back to plain
  *   system calls as on a kernel without it).
@@ -131,9 +131,6 @@ export interface SyscallRules {
   absent: readonly FilteredSyscall[];
 }
 
-/** Deliverable code: no user namespaces (and no foreign ABI). Unchanged since the first filter. */
-export const DELIVERABLE_RULES: SyscallRules = Object.freeze<SyscallRules>({ noUserNamespaces: true, deny: [], absent: [] });
-
 /** An engine's agent and every process it starts. */
 export const AGENT_RULES: SyscallRules = Object.freeze<SyscallRules>({
   noUserNamespaces: true,
@@ -155,6 +152,13 @@ export const AGENT_RULES: SyscallRules = Object.freeze<SyscallRules>({
   ],
   absent: ["io_uring_setup", "io_uring_enter", "io_uring_register"],
 });
+
+/**
+ * Deliverable code (as root; unprivileged, bubblewrap's --disable-userns stops user namespaces and there is no
+ * filter): the same calls refused as for agents. A deliverable needs none of them, and a per-run uid without
+ * capabilities cannot reach another uid's processes anyway: this is the second wall.
+ */
+export const DELIVERABLE_RULES: SyscallRules = AGENT_RULES;
 
 type Instruction = [code: number, jt: number, jf: number, k: number];
 type Target = "deny" | "nosys" | "flags";
