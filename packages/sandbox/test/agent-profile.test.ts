@@ -320,6 +320,31 @@ describe("agent profile: least privilege", () => {
     expect(seen.CapEff).not.toBe("0000000000000000");
   });
 
+  it("an engine whose own sandbox is bubblewrap (codex) may make user namespaces; every other denial stays", async () => {
+    const f = folders();
+    const script =
+      "unshare -Ur true && echo USERNS-OK; bwrap --ro-bind / / --unshare-user --unshare-pid true && echo NESTED-BWRAP-OK; grep -E '^Cap(Eff|Bnd):' /proc/self/status";
+    const results: Record<string, string> = {};
+    for (const userNamespaces of [false, true]) {
+      const confined = await confineAgent({
+        command: ["/bin/sh", "-c", script],
+        workspace: f.workspace,
+        writable: [f.engine],
+        env: { PATH: "/usr/bin:/bin" },
+        userNamespaces,
+      });
+      try {
+        expect(confined.userNamespaces).toBe(userNamespaces);
+        results[String(userNamespaces)] = (await run(confined.file, confined.args, confined.env)).stdout;
+      } finally {
+        await confined.close();
+      }
+    }
+    expect(results.false).not.toMatch(/USERNS-OK|NESTED-BWRAP-OK/);
+    expect(results.true).toMatch(/USERNS-OK\nNESTED-BWRAP-OK/);
+    for (const out of Object.values(results)) expect(out).toMatch(/CapEff:\s+0+\nCapBnd:\s+0+\n/);
+  });
+
   it("a model endpoint below port 1024 is reached by the relay, which runs as the agent's unprivileged uid", async () => {
     expect(isRoot, "only root can listen below 1024 on the host side").toBe(true);
     const low = createServer((_req, res) => res.end("low-port-model"));
