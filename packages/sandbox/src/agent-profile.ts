@@ -35,6 +35,7 @@ import { type AgentConfinement, type AgentJailRequest, type ConfinedCommand, Ski
 import { type EgressRelay, type ModelEndpoint, modelEndpointOf, RELAY_SCRIPT, startEgressRelay } from "./egress-proxy.js";
 import { giveCaseFolderTo } from "./folder-access.js";
 import { findExecutable, type HostProbe, installationRoot, probeHost } from "./host-probe.js";
+import { inheritableDescriptors } from "./inherited-fds.js";
 import { sweepProcessesOfUid } from "./process-tree.js";
 import { releaseSlotUid, takeSlotUid } from "./slot-uids.js";
 import { agentFilter } from "./syscall-filter.js";
@@ -375,9 +376,13 @@ async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<Confin
   ];
   // bubblewrap reads the filter (and the port value) from descriptors: a shell opens them and execs bubblewrap, so
   // the command stays a plain file + arguments for any caller.
-  const launcher = `f=$1; p=$2; shift 2; exec "$@"${filter ? ' 9<"$f"' : ""}${portStartFile ? ' 8<"$p"' : ""}`;
+  // Descriptors the runner inherited without close-on-exec (from a shell, a CI agent) would pass into the jail: the
+  // launcher closes them first (bash: the one standard shell that closes descriptors above 9), as for deliverables.
+  const inherited = inheritableDescriptors();
+  const closeInherited = inherited.length > 0 ? `exec ${inherited.map((fd) => `${fd}>&-`).join(" ")}; ` : "";
+  const launcher = `${closeInherited}f=$1; p=$2; shift 2; exec "$@"${filter ? ' 9<"$f"' : ""}${portStartFile ? ' 8<"$p"' : ""}`;
   return {
-    file: "/bin/sh",
+    file: inherited.length > 0 ? "/bin/bash" : "/bin/sh",
     args: ["-c", launcher, "skillrig-agent-jail", filterFile, portStartFile ?? "", host.bwrap as string, ...bwrapArgs],
     env,
     isolation: "namespaces",

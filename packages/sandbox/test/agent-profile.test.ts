@@ -345,6 +345,29 @@ describe("agent profile: least privilege", () => {
     for (const out of Object.values(results)) expect(out).toMatch(/CapEff:\s+0+\nCapBnd:\s+0+\n/);
   });
 
+  it("descriptors the runner inherited without close-on-exec never reach the agent", async () => {
+    // A runner started with descriptors 3..5 open without close-on-exec, as a shell or a CI agent may leave them.
+    const f = folders();
+    const sandboxDist = new URL("../dist/index.js", import.meta.url).pathname;
+    const program = `
+      const { confineAgent } = await import(${JSON.stringify(sandboxDist)});
+      const { spawnSync } = await import("node:child_process");
+      const c = await confineAgent({ command: ["/usr/bin/python3", "-c",
+        "import os; print(sorted(int(n) for n in os.listdir('/proc/self/fd') if os.path.exists('/proc/self/fd/' + n)))"],
+        workspace: ${JSON.stringify(f.workspace)}, writable: [${JSON.stringify(f.engine)}], env: { PATH: "/usr/bin:/bin" } });
+      const r = spawnSync(c.file, c.args, { env: c.env, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+      await c.close();
+      console.log(r.stdout.trim() || r.stderr);
+    `;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", program], {
+      stdio: ["ignore", "pipe", "inherit", "pipe", "pipe", "pipe"],
+    });
+    let out = "";
+    child.stdout?.on("data", (chunk: Buffer) => (out += chunk));
+    await new Promise((done) => child.on("close", done));
+    expect(out.trim()).toBe("[0, 1, 2]");
+  });
+
   it("a model endpoint below port 1024 is reached by the relay, which runs as the agent's unprivileged uid", async () => {
     expect(isRoot, "only root can listen below 1024 on the host side").toBe(true);
     const low = createServer((_req, res) => res.end("low-port-model"));
