@@ -94,6 +94,11 @@ export interface AgentJailRequest {
   env: Record<string, string>;
   /** The model API base URL; the only destination the engine's network reaches. Unset: no network at all. */
   modelBaseUrl?: string;
+  /**
+   * The engine sandboxes its own tool commands with user namespaces (codex's bubblewrap): let the agent create them.
+   * Every other rule of the jail stays. Default false: a new user namespace is refused.
+   */
+  userNamespaces?: boolean;
 }
 
 /** The engine's command line as the jail runs it. */
@@ -126,4 +131,15 @@ export interface AgentConfinement {
   isolation: IsolationLevel;
   /** "model-endpoint-only": only the model API is reachable; "host": the host's network; "none": no network. */
   network: "model-endpoint-only" | "host" | "none";
+  /**
+   * The host uid the agent ran as: a per-run uid of its own when the runner is root, the runner's uid otherwise
+   * (unprivileged, bubblewrap's user namespace maps it). Unset when the sandbox does not say.
+   */
+  uid?: number;
+  /** "none": no capability, bounding set included, and none to gain (no_new_privs); "runner": the runner's own. */
+  capabilities?: "none" | "runner";
+  /** A seccomp filter refused the calls a jail does not need (file handles, ptrace, keyrings, bpf, perf, io_uring, new user namespaces). */
+  seccomp?: boolean;
+  /** The agent could create user namespaces (an engine whose own sandbox needs them; always when unconfined). */
+  userNamespaces?: boolean;
 }

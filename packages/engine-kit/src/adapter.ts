@@ -36,6 +36,11 @@ export interface EngineInvocation {
   env: Record<string, string>;
   /** Facts for the outcome's details (what a schema conversion changed ...). */
   notes?: string[];
+  /**
+   * The CLI sandboxes its own tool commands with user namespaces (codex's bubblewrap): the agent jail lets it make
+   * them, and keeps every other rule. Default false.
+   */
+  userNamespaces?: boolean;
 }
 
 export interface StreamParser {

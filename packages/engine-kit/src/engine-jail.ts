@@ -4,10 +4,10 @@
  * when no sandbox plugin answers with one, @skillrig/sandbox's own agent profile is used. So every adapter built
  * on engine-kit runs jailed without a line of its own.
  */
-import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { type AgentJailRequest, type ConfinedCommand, type Sandbox, SkillrigError } from "@skillrig/core";
 import { confineAgent } from "@skillrig/sandbox";
+import { writeRunnerFile } from "./agent-files.js";
 
 /** Asks the runner's `sandbox` hook for the agent profile; may be missing or throw (a strict sandbox refusing). */
 export type AgentSandboxSource = () => Sandbox | undefined;
@@ -64,6 +64,6 @@ export function writeLoginProfile(home: string, env: Record<string, string>): vo
   const lines = ["# written by skillrig: a login shell keeps the job's PATH (a skill's Python environment)"];
   for (const name of ["PATH", "VIRTUAL_ENV"]) if (env[name] !== undefined) lines.push(`export ${name}=${quote(env[name]!)}`);
   const text = `${lines.join("\n")}\n`;
-  writeFileSync(join(home, ".bash_profile"), text);
-  writeFileSync(join(home, ".profile"), text);
+  writeRunnerFile(home, join(home, ".bash_profile"), text);
+  writeRunnerFile(home, join(home, ".profile"), text);
 }

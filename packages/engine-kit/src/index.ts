@@ -22,12 +22,14 @@ export type { EngineEnvInput } from "./env.js";
 export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";
 export { processesUsing, type LiveProcess } from "./processes-using.js";
+export { AGENT_FILE_MAX_BYTES, makeRunnerFolder, openForAgent, readAgentFile, removeAgentFile, writeRunnerFile } from "./agent-files.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
 export {
   ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  PRIVILEGE_PROBES,
   PROBE_NAMES,
   setUpJailEscapeTargets,
   type JailEscapeSetup,

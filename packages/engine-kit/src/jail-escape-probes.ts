@@ -3,7 +3,7 @@
  * the engine's own shell tool run: how an engine plugin's tests prove its CLI runs inside the agent jail. Each probe
  * prints `BLOCKED <name>` or `ESCAPED <name>`; a probe escaped only when it really got the secret it went for.
  */
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
@@ -22,9 +22,33 @@ export interface JailEscapeTargets {
   secret: string;
   /** `sleep <n>` is left running in the background; the test checks that no such process survives the job. */
   sleepSeconds: number;
+  /**
+   * A file handle of `outsideFile` (name_to_handle_at, taken on the host): with CAP_DAC_READ_SEARCH, open_by_handle_at
+   * on any folder bound into the jail from the same filesystem opens it, whatever the mount namespace shows ("shocker").
+   */
+  outsideFileHandle?: { type: number; hex: string };
 }
 
-export const PROBE_NAMES = ["task-file", "task-file-via-proc", "outside-file", "other-job", "tcp-listener", "runner-environment"] as const;
+export const PROBE_NAMES = [
+  "task-file",
+  "task-file-via-proc",
+  "outside-file",
+  "other-job",
+  "tcp-listener",
+  "runner-environment",
+  "root-uid",
+  "capabilities",
+  "file-handle",
+  "proc-sys-write",
+  "ptrace",
+  "user-namespace",
+] as const;
+
+/**
+ * The probes of privileges the agent must not hold (uid 0, a capability, a file handle, a writable /proc/sys, ptrace,
+ * a new user namespace): an engine run unconfined as root escapes every one of them.
+ */
+export const PRIVILEGE_PROBES = ["root-uid", "capabilities", "file-handle", "proc-sys-write", "ptrace", "user-namespace"] as const;
 
 /** What `jailEscapeVerdicts` gives for a jailed engine: every probe blocked. */
 export const ALL_JAIL_ESCAPES_BLOCKED: Readonly<Record<(typeof PROBE_NAMES)[number], "BLOCKED">> = Object.freeze(
@@ -32,6 +56,26 @@ export const ALL_JAIL_ESCAPES_BLOCKED: Readonly<Record<(typeof PROBE_NAMES)[numb
 );
 
 const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
+
+/** open_by_handle_at(<mount fd of the workspace>, handle of a host file): reads it past the mount namespace. */
+const FILE_HANDLE_PROGRAM = [
+  "import ctypes,os,sys",
+  "l=ctypes.CDLL(None,use_errno=True)",
+  "h=bytes.fromhex(sys.argv[2])",
+  'F=type("F",(ctypes.Structure,),{"_fields_":[("n",ctypes.c_uint),("t",ctypes.c_int),("b",ctypes.c_char*len(h))]})',
+  "f=F(len(h),int(sys.argv[1]),h)",
+  'fd=l.open_by_handle_at(os.open(".",os.O_RDONLY),ctypes.byref(f),os.O_RDONLY)',
+  'fd<0 and sys.exit("open_by_handle_at: "+os.strerror(ctypes.get_errno()))',
+  "sys.stdout.write(os.read(fd,65536).decode())",
+].join(";");
+
+/** PTRACE_SEIZE of the process that started this one (the agent's shell tool, the engine above it): no stop, no change. */
+const PTRACE_PROGRAM = [
+  "import ctypes,os,sys",
+  "l=ctypes.CDLL(None,use_errno=True)",
+  "l.ptrace.argtypes=[ctypes.c_long,ctypes.c_long,ctypes.c_void_p,ctypes.c_void_p]",
+  'l.ptrace(0x4206,os.getppid(),None,None)!=0 and sys.exit("ptrace: "+os.strerror(ctypes.get_errno()))',
+].join(";");
 
 /** The bash command; its output goes to `probes.txt` in the workspace and to stdout. */
 export function jailEscapeCommand(t: JailEscapeTargets): string {
@@ -51,6 +95,16 @@ export function jailEscapeCommand(t: JailEscapeTargets): string {
     `probe other-job ${quote(`cat ${quote(t.otherJobFile)}; cat ../../*/uploads/* ../../*/workspace/*`)}`,
     `probe tcp-listener ${quote(`exec 3<>/dev/tcp/127.0.0.1/${t.tcpPort} && timeout 5 cat <&3`)}`,
     `probe runner-environment ${quote("env; cat /proc/1/environ /proc/$PPID/environ | tr '\\0' '\\n'")}`,
+    // The rest print the secret themselves when the escape worked: privileges the agent must not hold.
+    `probe root-uid ${quote('id -u | grep -qx 0 && printf %s "$S"')}`,
+    `probe capabilities ${quote('grep -Eq "^Cap(Eff|Bnd):[[:space:]]*0*[1-9a-f]" /proc/self/status && printf %s "$S"')}`,
+    t.outsideFileHandle
+      ? `probe file-handle ${quote(`python3 -c ${quote(FILE_HANDLE_PROGRAM)} ${t.outsideFileHandle.type} ${t.outsideFileHandle.hex}`)}`
+      : "echo BLOCKED file-handle",
+    // Opened for appending and closed without a byte written: harmless even where it succeeds (the control run).
+    `probe proc-sys-write ${quote(': >> /proc/sys/kernel/core_pattern && printf %s "$S"')}`,
+    `probe ptrace ${quote(`python3 -c ${quote(PTRACE_PROGRAM)} && printf %s "$S"`)}`,
+    `probe user-namespace ${quote('unshare -Ur true && printf %s "$S"')}`,
     `(setsid nohup sleep ${t.sleepSeconds} >/dev/null 2>&1 &)`,
     "echo probes-done",
     "} | tee probes.txt",
@@ -65,6 +119,22 @@ export function jailEscapeVerdicts(output: string): Record<string, "BLOCKED" | "
     out[name] = (m?.[1] as "BLOCKED" | "ESCAPED" | undefined) ?? "missing";
   }
   return out;
+}
+
+/** The file handle of `file` (name_to_handle_at, through the host's python3), or undefined where there is none. */
+function fileHandleOf(file: string): { outsideFileHandle: { type: number; hex: string } } | undefined {
+  const program = [
+    "import ctypes,sys",
+    "l=ctypes.CDLL(None,use_errno=True)",
+    'F=type("F",(ctypes.Structure,),{"_fields_":[("n",ctypes.c_uint),("t",ctypes.c_int),("b",ctypes.c_ubyte*128)]})',
+    "f=F(128,0)",
+    "m=ctypes.c_int()",
+    "l.name_to_handle_at(-100,sys.argv[1].encode(),ctypes.byref(f),ctypes.byref(m),0)!=0 and sys.exit(1)",
+    "print(f.t,bytes(f.b[:f.n]).hex())",
+  ].join(";");
+  const r = spawnSync("python3", ["-c", program, file], { encoding: "utf8", timeout: 60_000 });
+  const [type, hex] = r.status === 0 ? r.stdout.trim().split(" ") : [];
+  return type && hex ? { outsideFileHandle: { type: Number(type), hex } } : undefined;
 }
 
 /** The targets of `jailEscapeCommand` set up for real, and what a test reads back after the job. */
@@ -106,6 +176,7 @@ export async function setUpJailEscapeTargets(
     tcpPort: (listener.address() as AddressInfo).port,
     secret,
     sleepSeconds: 3000 + Math.floor(Math.random() * 900),
+    ...(fileHandleOf(join(dir, "outside.txt")) ?? {}),
   };
   return {
     targets,

@@ -3,7 +3,7 @@
  * with its watchdogs, streamed events, classification, the final answer and its repair. Returns the
  * EngineOutcome core expects from `execute`; never throws for a failed run (only for bad options).
  */
-import { createWriteStream, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import {
   compileSchema,
@@ -15,6 +15,7 @@ import {
 } from "@skillrig/core";
 import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
 import type { EngineAdapter, EngineFailure, EngineRunContext } from "./adapter.js";
+import { openForAgent, readAgentFile, removeAgentFile } from "./agent-files.js";
 import { type AgentSandboxSource, confineEngine, writeLoginProfile } from "./engine-jail.js";
 import { engineEnv } from "./env.js";
 import { parseJsonOutput } from "./json-output.js";
@@ -153,7 +154,13 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), ctx.prompt);
 
   const firstPrompt = ctx.prompt;
-  const jail = async (args: string[], env: Record<string, string>): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
+  // The job's input files are the agent's to read, whatever mode they were uploaded with (as root it is another uid).
+  if (work.run.uploads) openForAgent(work.run.uploads);
+  const jail = async (
+    args: string[],
+    env: Record<string, string>,
+    userNamespaces: boolean,
+  ): Promise<{ command: ConfinedCommand } | { failure: EngineOutcome }> => {
     try {
       const command = await confineEngine({
         request: {
@@ -164,6 +171,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
           readOnly: [...(work.run.uploads ? [work.run.uploads] : []), ...(work.env?.VIRTUAL_ENV ? [work.env.VIRTUAL_ENV] : [])],
           env,
           modelBaseUrl: baseUrl,
+          ...(userNamespaces ? { userNamespaces } : {}),
         },
         level: options.jail ?? "auto",
         required: work.requireEngineJail === true,
@@ -190,7 +198,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     attempt: number,
   ): Promise<ProcessRunResult & { stopKind?: EngineFailure["kind"] }> => {
     // A repair turn starts the CLI afresh: last turn's answer files must not be read as this turn's.
-    if (attempt > 0) rmSync(ctx.outputFile, { force: true });
+    if (attempt > 0) removeAgentFile(dirs.workspace, ctx.outputFile);
     const flags = attempt === 0 ? "w" : "a";
     const stdoutLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stdout.log`), { flags });
     const stderrLog = createWriteStream(join(dirs.logsDir, `${work.engine}.stderr.log`), { flags });
@@ -271,9 +279,17 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         attempt === 0
           ? env
           : engineEnv({ home: dirs.home, tmpdir: dirs.tmpdir, jobEnv: work.env, optionEnv: options.env, engineEnv: current.env });
-      const confined = await jail(current.args, attemptEnv);
+      const confined = await jail(current.args, attemptEnv, current.userNamespaces === true);
       if ("failure" in confined) return confined.failure;
-      details.confinement = { isolation: confined.command.isolation, network: confined.command.network };
+      const { isolation, network, uid, capabilities, seccomp, userNamespaces } = confined.command;
+      details.confinement = {
+        isolation,
+        network,
+        ...(uid !== undefined ? { uid } : {}),
+        ...(capabilities !== undefined ? { capabilities } : {}),
+        ...(seccomp !== undefined ? { seccomp } : {}),
+        ...(userNamespaces !== undefined ? { userNamespaces } : {}),
+      };
       if (confined.command.warnings.length > 0) {
         details.confinementWarnings = confined.command.warnings;
         if (attempt === 0) for (const message of confined.command.warnings) work.emit({ type: "status", status: "warning", message });
@@ -371,11 +387,15 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   }
 }
 
-/** The output file when the run wrote it, else the last assistant message. */
-export function defaultFinalAnswer(parser: { finalMessage(): string | undefined }, ctx: { outputFile: string }): string | undefined {
-  if (existsSync(ctx.outputFile)) {
-    const text = readFileSync(ctx.outputFile, "utf8");
-    if (text.trim() !== "") return text;
-  }
+/**
+ * The output file when the run wrote it, else the last assistant message. The file is the agent's: a symlink it
+ * left there (to the hidden tests, say) is not followed, or the runner would hand that file back as the answer.
+ */
+export function defaultFinalAnswer(
+  parser: { finalMessage(): string | undefined },
+  ctx: { outputFile: string; dirs: { workspace: string } },
+): string | undefined {
+  const text = readAgentFile(ctx.dirs.workspace, ctx.outputFile);
+  if (text !== undefined && text.trim() !== "") return text;
   return parser.finalMessage();
 }

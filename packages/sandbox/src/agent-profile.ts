@@ -7,8 +7,15 @@
  * when the engine ends. Its own network namespace leaves only loopback; the model endpoint is reached through
  * the egress relay (egress-proxy.ts), and nothing else is.
  *
+ * Least privilege inside: as root the agent runs as a per-run uid of its own (leased like a deliverable run's,
+ * slot-uids.ts), through setpriv with no capability (bounding set included) and no_new_privs; unprivileged,
+ * bubblewrap's user namespace maps the runner's uid with every capability dropped and no further user namespaces.
+ * Either way a seccomp filter (syscall-filter.ts, AGENT_RULES) refuses file handles, ptrace and its relatives,
+ * keyrings, bpf, perf events, userfaultfd, io_uring and new user namespaces, and /proc/sys is read-only.
+ *
  * Levels: "namespaces" (this jail) or "none" (the engine runs as the runner's child, as before), chosen by the
- * same host probe as deliverables; a fallback is reported in `warnings` and in the job's result.
+ * same host probe as deliverables; a fallback is reported in `warnings` and in the job's result. As root, a jail
+ * without a per-run uid is refused (`sandbox_unavailable`), never run as uid 0.
  */
 import {
   closeSync,
@@ -26,7 +33,12 @@ import { tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
 import { type AgentConfinement, type AgentJailRequest, type ConfinedCommand, SkillrigError } from "@skillrig/core";
 import { type EgressRelay, type ModelEndpoint, modelEndpointOf, RELAY_SCRIPT, startEgressRelay } from "./egress-proxy.js";
+import { giveCaseFolderTo } from "./folder-access.js";
 import { findExecutable, type HostProbe, installationRoot, probeHost } from "./host-probe.js";
+import { inheritableDescriptors } from "./inherited-fds.js";
+import { sweepProcessesOfUid } from "./process-tree.js";
+import { releaseSlotUid, takeSlotUid } from "./slot-uids.js";
+import { agentFilter } from "./syscall-filter.js";
 
 export type AgentNetworkPolicy = AgentConfinement["network"];
 export type AgentIsolation = "namespaces" | "none";
@@ -96,14 +108,32 @@ function systemBinds(): string[] {
   return args;
 }
 
-/** Read-only and writable binds, parents first; a folder inside an earlier bind is bound again over it. */
+/**
+ * Read-only and writable binds, parents first; a folder inside an earlier bind is bound again over it. The folders
+ * on the way to a bind that are not themselves bound are made 0755 in the jail's root (bubblewrap would make them
+ * 0700 root), so a per-run uid can reach binds under /root or a 0700 temp folder, and sees nothing else there.
+ */
 function folderBinds(readOnly: string[], writable: string[]): string[] {
   const binds = [
     ...[...new Set(readOnly)].filter((p) => !isSystemPath(p)).map((path) => ({ path, writable: false })),
     ...[...new Set(writable)].map((path) => ({ path, writable: true })),
   ].sort((a, b) => a.path.length - b.path.length);
+  const premounted = [...SYSTEM_FOLDERS, "/tmp", "/proc", "/dev"];
+  const made = new Set<string>();
+  const bound: string[] = [];
   const args: string[] = [];
-  for (const bind of binds) args.push(bind.writable ? "--bind" : "--ro-bind", bind.path, bind.path);
+  for (const bind of binds) {
+    const parts = bind.path.split(sep).filter(Boolean);
+    for (let i = 1; i < parts.length; i++) {
+      const ancestor = `${sep}${parts.slice(0, i).join(sep)}`;
+      if (made.has(ancestor) || premounted.includes(ancestor)) continue;
+      if (bound.some((dir) => isWithin(ancestor, dir))) continue; // inside a bind: it exists there
+      made.add(ancestor);
+      args.push("--perms", "0755", "--dir", ancestor);
+    }
+    args.push(bind.writable ? "--bind" : "--ro-bind", bind.path, bind.path);
+    bound.push(bind.path);
+  }
   return args;
 }
 
@@ -113,8 +143,14 @@ export interface AgentLevelProbe {
   reason?: string;
 }
 
-/** Can this machine build the agent jail? Same probe as deliverables: bubblewrap builds its namespaces here. */
+/**
+ * Can this machine build the agent jail? Same probe as deliverables: bubblewrap builds its namespaces here (as root
+ * that includes switching to a per-run uid with setpriv).
+ */
 export function agentJailAvailability(host: HostProbe = probeHost()): AgentLevelProbe {
+  if (host.isRoot && !host.setpriv) {
+    return { level: "none", reason: "setpriv (util-linux) is missing, so the agent cannot be dropped to an unprivileged user" };
+  }
   if (host.bwrap && host.namespacesWork) return { level: "namespaces" };
   return { level: "none", reason: host.namespacesError ?? "bubblewrap is not usable" };
 }
@@ -145,6 +181,10 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
     env: request.env,
     isolation: "none",
     network: "host",
+    uid: process.getuid?.() ?? 0,
+    capabilities: "runner",
+    seccomp: false,
+    userNamespaces: true,
     warnings: [warning],
     close: async () => {},
   });
@@ -154,6 +194,17 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
     );
   }
   const availability = agentJailAvailability(host);
+  if (availability.level === "none" && host.isRoot) {
+    // Unconfined as root the agent would hold uid 0 and every capability: only when the user names it.
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      `agent jail: the jail is not available here (${availability.reason}), and an agent never runs as root unconfined unless that is chosen`,
+      {
+        field: "jail",
+        hint: 'install bubblewrap and util-linux (`bash scripts/setup-system.sh`), or set the engine option jail: "none" to run the engine unconfined as root on purpose',
+      },
+    );
+  }
   if (availability.level === "none") {
     return unconfined(
       `agent jail: the engine runs unconfined because the jail is not available here (${availability.reason}); it can read and write whatever the runner can, and reach any network`,
@@ -174,21 +225,99 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   if (host.python) readOnly.push(...host.python.prefixes);
   for (const extra of request.readOnly ?? []) if (isAbsolute(extra) && existsSync(extra)) readOnly.push(resolve(extra));
 
+  // As root the agent gets a uid of its own, leased like a deliverable run's; never uid 0.
+  let uid: number | undefined;
+  if (host.isRoot) {
+    uid = takeSlotUid();
+    if (uid === undefined) {
+      throw new SkillrigError(
+        "sandbox_unavailable",
+        "agent jail: every per-run uid of this machine's range is held by a run, and the agent never runs as root; lower the number of parallel jobs",
+      );
+    }
+  }
+  const runnerUid = process.getuid?.() ?? 0;
+  const runnerGid = process.getgid?.() ?? 0;
+  const writable = [request.workspace, ...(request.writable ?? [])].map((p) => resolve(p));
   const scratch = mkdtempSync(join(tmpdir(), "skillrig-jail-"));
+  let relay: EgressRelay | undefined;
+  const release = async () => {
+    await relay?.close();
+    rmSync(scratch, { recursive: true, force: true });
+    if (uid === undefined) return;
+    // Nothing of the agent may meet the uid's next holder (the pid namespace ended it already; this is the net).
+    sweepProcessesOfUid(uid);
+    // The run's folders go back to the runner: what the agent wrote is data the runner reads, and the uid's next
+    // holder (another run's code) must not own it.
+    for (const folder of writable) if (existsSync(folder)) giveCaseFolderTo(folder, runnerUid, runnerGid);
+    releaseSlotUid(uid);
+    uid = undefined;
+  };
+  try {
+    return await jailed(request, {
+      host,
+      executable,
+      programArgs,
+      readOnly,
+      writable,
+      uid,
+      scratch,
+      setRelay: (r) => (relay = r),
+      release,
+    });
+  } catch (error) {
+    await release();
+    throw error;
+  }
+}
+
+interface JailPlan {
+  host: HostProbe;
+  executable: string;
+  programArgs: string[];
+  readOnly: string[];
+  writable: string[];
+  uid: number | undefined;
+  scratch: string;
+  setRelay(relay: EgressRelay): void;
+  release(): Promise<void>;
+}
+
+/** The lowest port an unprivileged process may bind (`net.ipv4.ip_unprivileged_port_start`, per network namespace). */
+const UNPRIVILEGED_PORT_START = 1024;
+
+async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<ConfinedCommand> {
+  const { host, executable, programArgs, readOnly, writable, uid, scratch } = plan;
+  if (uid !== undefined) for (const folder of writable) if (existsSync(folder)) giveCaseFolderTo(folder, uid);
   const env: Record<string, string> = { ...request.env };
   for (const name of DROPPED_VARIABLES) delete env[name];
+  const node = process.execPath;
 
   const endpoint = modelEndpointOf(request.modelBaseUrl);
-  let relay: EgressRelay | undefined;
   const network: AgentNetworkPolicy = endpoint ? "model-endpoint-only" : "none";
   const extraBinds: string[] = [];
+  // Files bubblewrap reads from descriptors the launcher opens: the seccomp filter (fd 9), and the value written to
+  // the jail's own ip_unprivileged_port_start (fd 8) when the relay, running unprivileged, must listen below 1024.
+  const userNamespaces = request.userNamespaces === true;
+  const filter = agentFilter(userNamespaces);
+  const filterFile = join(scratch, "seccomp.bpf");
+  if (filter) writeFileSync(filterFile, filter, { mode: 0o600 });
+  let portStartFile: string | undefined;
+  let relaySocket = "";
   if (endpoint) {
-    relay = await startEgressRelay(
+    const relay = await startEgressRelay(
       isLoopback(endpoint.host) ? { host: endpoint.host === "localhost" ? "127.0.0.1" : endpoint.host, port: endpoint.port } : endpoint,
+      uid,
     );
+    plan.setRelay(relay);
+    relaySocket = relay.socketPath;
     extraBinds.push("--bind", relay.folder, relay.folder);
     const hosts = hostsFileFor(endpoint, scratch);
     if (hosts) extraBinds.push("--ro-bind", hosts, "/etc/hosts");
+    if (endpoint.port < UNPRIVILEGED_PORT_START) {
+      portStartFile = join(scratch, "ip_unprivileged_port_start");
+      writeFileSync(portStartFile, `${endpoint.port}\n`, { mode: 0o600 });
+    }
   }
   const masks: string[] = [];
   for (const file of MASKED_FILES) {
@@ -200,7 +329,9 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   const bwrapArgs = [
     ...(host.isRoot
       ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
-      : ["--unshare-all", "--unshare-user"]),
+      : // Unprivileged: the user namespace maps the runner's uid; no capability in it, and no user namespace below it.
+        // (--disable-userns only when the engine's own sandbox needs none.)
+        ["--unshare-all", "--unshare-user", ...(userNamespaces ? [] : ["--disable-userns"]), "--cap-drop", "ALL"]),
     "--die-with-parent",
     // A new session: the agent cannot push keystrokes into the runner's terminal (TIOCSTI).
     "--new-session",
@@ -210,30 +341,57 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
     ...masks,
     "--proc",
     "/proc",
+    ...(portStartFile ? ["--file", "8", "/proc/sys/net/ipv4/ip_unprivileged_port_start"] : []),
+    // Kernel tunables are read-only inside (bubblewrap leaves /proc/sys writable for root).
+    "--ro-bind",
+    "/proc/sys",
+    "/proc/sys",
     "--dev",
     "/dev",
     "--perms",
     "1777",
     "--tmpfs",
     "/tmp",
-    ...folderBinds(readOnly, [request.workspace, ...(request.writable ?? [])]),
+    ...folderBinds(readOnly, writable),
     ...extraBinds,
     "--chdir",
     request.workspace,
+    ...(filter ? ["--seccomp", "9"] : []),
     "--",
-    ...(relay && endpoint ? [node, "-e", RELAY_SCRIPT, String(endpoint.port), relay.socketPath, executable] : [executable]),
+    // As root: the per-run uid, its own group only, no capability now or after any exec (setuid programs included).
+    ...(uid !== undefined
+      ? [
+          host.setpriv as string,
+          `--reuid=${uid}`,
+          `--regid=${uid}`,
+          "--clear-groups",
+          "--inh-caps=-all",
+          "--bounding-set=-all",
+          "--no-new-privs",
+          "--",
+        ]
+      : []),
+    ...(endpoint ? [node, "-e", RELAY_SCRIPT, String(endpoint.port), relaySocket, executable] : [executable]),
     ...programArgs,
   ];
+  // bubblewrap reads the filter (and the port value) from descriptors: a shell opens them and execs bubblewrap, so
+  // the command stays a plain file + arguments for any caller.
+  // Descriptors the runner inherited without close-on-exec (from a shell, a CI agent) would pass into the jail: the
+  // launcher closes them first (bash: the one standard shell that closes descriptors above 9), as for deliverables.
+  const inherited = inheritableDescriptors();
+  const closeInherited = inherited.length > 0 ? `exec ${inherited.map((fd) => `${fd}>&-`).join(" ")}; ` : "";
+  const launcher = `${closeInherited}f=$1; p=$2; shift 2; exec "$@"${filter ? ' 9<"$f"' : ""}${portStartFile ? ' 8<"$p"' : ""}`;
   return {
-    file: host.bwrap as string,
-    args: bwrapArgs,
+    file: inherited.length > 0 ? "/bin/bash" : "/bin/sh",
+    args: ["-c", launcher, "skillrig-agent-jail", filterFile, portStartFile ?? "", host.bwrap as string, ...bwrapArgs],
     env,
     isolation: "namespaces",
     network,
+    uid: uid ?? process.getuid?.() ?? 0,
+    capabilities: "none",
+    seccomp: filter !== undefined,
+    userNamespaces,
     warnings: [],
-    close: async () => {
-      await relay?.close();
-      rmSync(scratch, { recursive: true, force: true });
-    },
+    close: plan.release,
   };
 }

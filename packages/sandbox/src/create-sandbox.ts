@@ -274,7 +274,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
     },
     spawn: (spawnOptions) => spawn(spawnOptions),
     ...(sampleUids ? { sampleUids } : {}),
-    // The agent profile (agent-profile.ts): the jail when bubblewrap works here, else unconfined with a warning.
-    confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" ? "auto" : "none" }),
+    // The agent profile (agent-profile.ts): the jail when bubblewrap works here. A weaker level named in the config
+    // runs engines unconfined too; a weaker level the machine forced is the jail's own decision (refused as root).
+    confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" || requested === "auto" ? "auto" : "none" }),
   };
 }

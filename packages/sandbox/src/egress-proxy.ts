@@ -6,7 +6,7 @@
  * the model and nothing else: any other address has no route, and the socket cannot be told to go elsewhere
  * (it forwards raw bytes to a destination fixed here). TLS is end to end: the relay never sees plaintext.
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { chmodSync, chownSync, mkdtempSync, rmSync } from "node:fs";
 import { createConnection, createServer, type Server, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -42,8 +42,12 @@ export interface EgressRelay {
   close(): Promise<void>;
 }
 
-/** Starts the runner-side half: a Unix socket that forwards to `endpoint` only. */
-export async function startEgressRelay(endpoint: ModelEndpoint): Promise<EgressRelay> {
+/**
+ * Starts the runner-side half: a Unix socket that forwards to `endpoint` only. `jailGid`: the jail runs as a per-run
+ * uid (root runner) whose group is this: the folder (0710) and the socket (0660) stay root's, open to that group
+ * alone, so the jail can connect but not replace the socket, and no other run's uid can reach it.
+ */
+export async function startEgressRelay(endpoint: ModelEndpoint, jailGid?: number): Promise<EgressRelay> {
   const folder = mkdtempSync(join(tmpdir(), "skillrig-egress-"));
   const socketPath = join(folder, "model.sock");
   const open = new Set<Socket>();
@@ -66,6 +70,12 @@ export async function startEgressRelay(endpoint: ModelEndpoint): Promise<EgressR
     server.once("error", reject);
     server.listen(socketPath, () => resolve());
   });
+  if (jailGid !== undefined) {
+    chownSync(socketPath, process.getuid?.() ?? 0, jailGid);
+    chmodSync(socketPath, 0o660);
+    chownSync(folder, process.getuid?.() ?? 0, jailGid);
+    chmodSync(folder, 0o710);
+  }
   return {
     folder,
     socketPath,

@@ -6,12 +6,12 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { SkillrigError } from "@skillrig/core";
 
-/** Hands the case folder (and everything in it) to `uid`. */
-export function giveCaseFolderTo(folder: string, uid: number): void {
+/** Hands the case folder (and everything in it) to `uid` (and group `gid`, by default the same number). */
+export function giveCaseFolderTo(folder: string, uid: number, gid: number = uid): void {
   const visit = (path: string): void => {
     const stat = lstatSync(path);
     // lchown, never chown: a symlink left by earlier code (to /etc/passwd, say) must not hand its target over.
-    if (stat.uid !== uid) lchownSync(path, uid, uid);
+    if (stat.uid !== uid || stat.gid !== gid) lchownSync(path, uid, gid);
     if (stat.isDirectory()) for (const entry of readdirSync(path)) visit(join(path, entry));
   };
   visit(folder);

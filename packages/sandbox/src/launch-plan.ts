@@ -11,7 +11,7 @@ import { scrubbedEnvironment } from "./environment.js";
 import { type HostProbe, findExecutable, installationRoot } from "./host-probe.js";
 import type { EffectiveLimits } from "./limits.js";
 import { RUN_MARKER_VARIABLE } from "./process-tree.js";
-import { userNamespaceFilter } from "./userns-filter.js";
+import { userNamespaceFilter } from "./syscall-filter.js";
 import { closeDescriptorsPrefix, inheritableDescriptors } from "./inherited-fds.js";
 
 export type LevelName = "namespaces" | "rlimits" | "none";
@@ -161,7 +161,7 @@ export function planLaunch(level: LevelName, input: PlanInput): LaunchPlan {
     const readable = [...program.readable, ...(options.readOnlyPaths ?? []).map((p) => resolve(p))];
     const asRoot = host.isRoot;
     if (asRoot && input.slotUid === undefined) throw new Error("planLaunch: a root namespace run needs a slot uid");
-    // As root there is no user namespace whose --disable-userns would stop the code making its own: see userns-filter.ts.
+    // As root there is no user namespace whose --disable-userns would stop the code making its own: see syscall-filter.ts.
     const seccompFilter = asRoot ? userNamespaceFilter() : undefined;
     const args = [
       // As root bubblewrap needs no user namespace (and must not make one: the per-run uid below must be a

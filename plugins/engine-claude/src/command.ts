@@ -14,9 +14,9 @@
  * - `--` ends the options: `--allowedTools` takes several values and would swallow the prompt, and a prompt that
  *   starts with "-" must not be read as an option.
  */
-import { existsSync, mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, symlinkSync } from "node:fs";
 import { basename, dirname, join, relative } from "node:path";
-import type { EngineInvocation, EngineRunContext } from "@skillrig/engine-kit";
+import { type EngineInvocation, type EngineRunContext, makeRunnerFolder, writeRunnerFile } from "@skillrig/engine-kit";
 import { toClaudeSchema } from "./json-schema.js";
 import type { ClaudeOptions } from "./options.js";
 
@@ -45,7 +45,8 @@ export function linkSkill(dirs: { workspace: string; skillDir: string }): string
   const link = join(dirs.workspace, ".claude", "skills", basename(dirs.skillDir));
   if (existsSync(link)) return undefined;
   try {
-    mkdirSync(dirname(link), { recursive: true });
+    // The workspace is the agent's after the first turn: a symlinked folder on the way is refused, not followed.
+    makeRunnerFolder(dirs.workspace, dirname(link));
     symlinkSync(relative(dirname(link), dirs.skillDir), link, "dir");
     return undefined;
   } catch (error) {
@@ -65,8 +66,7 @@ export function claudeInvocation(ctx: EngineRunContext<ClaudeOptions>): EngineIn
   }
   if (ctx.options.settings) {
     const dir = join(ctx.dirs.home, ".claude");
-    mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, "settings.json"), `${JSON.stringify(ctx.options.settings, null, 2)}\n`);
+    writeRunnerFile(ctx.dirs.home, join(dir, "settings.json"), `${JSON.stringify(ctx.options.settings, null, 2)}\n`);
   }
   const env: Record<string, string> = { ...QUIET_ENV };
   if (ctx.apiKey) env.ANTHROPIC_API_KEY = ctx.apiKey;

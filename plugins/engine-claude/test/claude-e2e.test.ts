@@ -179,9 +179,12 @@ describe("claude engine against the mock model", () => {
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
-  it("bypassPermissions: refused as root with a message that says what to do; with IS_SANDBOX=1 every tool runs", async () => {
+  it("bypassPermissions: refused when Claude Code runs as root (unjailed) with a message that says what to do; jailed it never is root; with IS_SANDBOX=1 every tool runs", async () => {
     const play = scenario(turn.shell("printf 'Hi Ada' > greeting.txt"), turn.json({ greeting_file: "greeting.txt", message: "Hi Ada" }));
-    const plain = await run(play, { engine: { permission_mode: "bypassPermissions" } });
+    // In the agent jail the CLI runs as a per-run uid (root runner) or the runner's own: never root.
+    const jailed = await run(play, { engine: { permission_mode: "bypassPermissions" } });
+    expect(jailed.result.status, JSON.stringify(jailed.result.error)).toBe("succeeded");
+    const plain = await run(play, { engine: { permission_mode: "bypassPermissions", jail: "none" } });
     if (process.getuid?.() === 0) {
       expect(plain.result.error?.code).toBe("engine_failed");
       expect(plain.result.error?.message).toContain('Claude Code refuses permission_mode "bypassPermissions" when run as root');

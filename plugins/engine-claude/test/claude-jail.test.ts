@@ -13,6 +13,7 @@ import {
   ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  PRIVILEGE_PROBES,
   processesUsing,
   setUpJailEscapeTargets,
   type JailEscapeSetup,
@@ -63,7 +64,16 @@ describe("claude in the agent jail", () => {
     expect(probes).toContain("probes-done");
     expect(verdicts).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
     expect(tcpConnections).toBe(0);
-    expect(result.engine_confinement).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
+    // No uid 0, no capability (bounding set included), the seccomp filter: what the privilege probes met.
+    expect(result.engine_confinement).toEqual({
+      isolation: "namespaces",
+      network: "model-endpoint-only",
+      uid: expect.any(Number),
+      capabilities: "none",
+      seccomp: true,
+      userNamespaces: false,
+    });
+    if (process.getuid?.() === 0) expect(result.engine_confinement?.uid).not.toBe(0);
     expect(setup.sleepersLeft()).toEqual([]);
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
@@ -75,6 +85,19 @@ describe("claude in the agent jail", () => {
     expect(verdicts["outside-file"]).toBe("ESCAPED");
     expect(verdicts["tcp-listener"]).toBe("ESCAPED");
     expect(tcpConnections).toBeGreaterThan(0);
-    expect(result.engine_confinement).toEqual({ isolation: "none", network: "host" });
+    expect(result.engine_confinement).toEqual({
+      isolation: "none",
+      network: "host",
+      uid: process.getuid?.(),
+      capabilities: "runner",
+      seccomp: false,
+      userNamespaces: true,
+    });
+    // As root, unconfined, the agent holds every privilege the jail takes away.
+    if (process.getuid?.() === 0) {
+      expect(Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, verdicts[name]]))).toEqual(
+        Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, "ESCAPED"])),
+      );
+    }
   });
 });

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from "node:fs";
-import { defaultFinalAnswer, type EngineAdapter, resolvePackageBin } from "@skillrig/engine-kit";
+import { defaultFinalAnswer, type EngineAdapter, readAgentFile, resolvePackageBin } from "@skillrig/engine-kit";
 import { classifyCodexRun } from "./classify.js";
 import { codexInvocation, lastMessageFile } from "./command.js";
 import { CODEX_OPTION_PROPERTIES, type CodexOptions } from "./options.js";
@@ -19,11 +18,9 @@ export const codexAdapter: EngineAdapter<CodexOptions> = {
   createParser: () => createCodexStreamParser(),
   classify: (run, parser) => classifyCodexRun(run, parser as CodexStreamParser),
   finalAnswer(parser, ctx) {
-    const file = lastMessageFile(ctx);
-    if (existsSync(file)) {
-      const text = readFileSync(file, "utf8");
-      if (text.trim() !== "") return text;
-    }
+    // The engine folder is the agent's: a symlink it left there is not followed.
+    const text = readAgentFile(ctx.dirs.engineDir, lastMessageFile(ctx));
+    if (text !== undefined && text.trim() !== "") return text;
     return defaultFinalAnswer(parser, ctx);
   },
   finalizeOutput(value, ctx) {

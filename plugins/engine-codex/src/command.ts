@@ -8,9 +8,8 @@
  * - The key goes in CODEX_API_KEY (codex ignores OPENAI_API_KEY without a login). A base URL (a proxy or
  *   the mock model) becomes a custom Responses provider over plain HTTPS/HTTP without websockets.
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EngineInvocation, EngineRunContext } from "@skillrig/engine-kit";
+import { type EngineInvocation, type EngineRunContext, makeRunnerFolder, writeRunnerFile } from "@skillrig/engine-kit";
 import type { CodexOptions } from "./options.js";
 import { toStrictSchema } from "./strict-schema.js";
 
@@ -65,14 +64,15 @@ export function codexArgs(ctx: EngineRunContext<CodexOptions>, schemaFile?: stri
 
 export function codexInvocation(ctx: EngineRunContext<CodexOptions>): EngineInvocation {
   const codexHome = join(ctx.dirs.home, ".codex");
-  mkdirSync(codexHome, { recursive: true });
+  // The engine's folders are the agent's after the first turn: a symlink it left is refused, never followed.
+  makeRunnerFolder(ctx.dirs.engineDir, codexHome);
   const notes: string[] = [];
   let schemaFile: string | undefined;
   if (ctx.outputSchema !== undefined && ctx.options.output_schema !== false) {
     const strict = toStrictSchema(ctx.outputSchema);
     if (strict.schema) {
       schemaFile = join(ctx.dirs.engineDir, "output-schema.json");
-      writeFileSync(schemaFile, `${JSON.stringify(strict.schema, null, 2)}\n`);
+      writeRunnerFile(ctx.dirs.engineDir, schemaFile, `${JSON.stringify(strict.schema, null, 2)}\n`);
       notes.push(...strict.changes);
     } else {
       notes.push(`--output-schema not used: ${strict.unsupported}`);
@@ -80,5 +80,7 @@ export function codexInvocation(ctx: EngineRunContext<CodexOptions>): EngineInvo
   }
   const env: Record<string, string> = { CODEX_HOME: codexHome };
   if (ctx.apiKey) env.CODEX_API_KEY = ctx.apiKey;
-  return { args: codexArgs(ctx, schemaFile), env, notes };
+  // codex's own Linux sandbox is bubblewrap: it needs user namespaces inside the agent jail (not when it is off).
+  const userNamespaces = (ctx.options.sandbox ?? "workspace-write") !== "danger-full-access";
+  return { args: codexArgs(ctx, schemaFile), env, notes, ...(userNamespaces ? { userNamespaces } : {}) };
 }

@@ -1,7 +1,8 @@
 /**
  * The agent jail with the real codex binary against the mock model: the scripted agent has codex's own shell
  * tool run every escape a hostile agent tries (read a solve's task file, directly and through /proc, a file outside
- * the workspace, another job's folder, a TCP listener on 127.0.0.1 that is not the model, leave a process behind).
+ * the workspace, another job's folder, a TCP listener on 127.0.0.1 that is not the model, leave a process behind,
+ * and use a privilege: uid 0, a capability, open_by_handle_at on a host file, /proc/sys, ptrace, a user namespace).
  * Each must fail while the job's real work, writing the artifact, succeeds. A control run with `jail: "none"` shows
  * the same probes do escape when the engine is not jailed, so the test can fail.
  */
@@ -12,6 +13,7 @@ import {
   ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  PRIVILEGE_PROBES,
   processesUsing,
   setUpJailEscapeTargets,
   type JailEscapeSetup,
@@ -68,7 +70,16 @@ describe("codex in the agent jail", () => {
     expect(probes).toContain("probes-done");
     expect(verdicts).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
     expect(tcpConnections).toBe(0);
-    expect(result.engine_confinement).toEqual({ isolation: "namespaces", network: "model-endpoint-only" });
+    // No uid 0, no capability (bounding set included), the seccomp filter: what the privilege probes met.
+    expect(result.engine_confinement).toEqual({
+      isolation: "namespaces",
+      network: "model-endpoint-only",
+      uid: expect.any(Number),
+      capabilities: "none",
+      seccomp: true,
+      userNamespaces: true,
+    });
+    if (process.getuid?.() === 0) expect(result.engine_confinement?.uid).not.toBe(0);
     expect(setup.sleepersLeft()).toEqual([]);
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
@@ -81,7 +92,20 @@ describe("codex in the agent jail", () => {
     expect(verdicts["outside-file"]).toBe("ESCAPED");
     expect(verdicts["tcp-listener"]).toBe("ESCAPED");
     expect(tcpConnections).toBeGreaterThan(0);
-    expect(result.engine_confinement).toEqual({ isolation: "none", network: "host" });
+    expect(result.engine_confinement).toEqual({
+      isolation: "none",
+      network: "host",
+      uid: process.getuid?.(),
+      capabilities: "runner",
+      seccomp: false,
+      userNamespaces: true,
+    });
+    // As root, unconfined, the agent holds every privilege the jail takes away.
+    if (process.getuid?.() === 0) {
+      expect(Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, verdicts[name]]))).toEqual(
+        Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, "ESCAPED"])),
+      );
+    }
     expect(result.warnings?.join("\n")).toMatch(/agent jail: the engine runs unconfined \(level "none" was chosen\)/);
   });
 });

@@ -5,9 +5,8 @@
  * - GEMINI_CLI_TRUST_WORKSPACE=true: without it gemini refuses to run in an untrusted folder (exit 55).
  * - settings.json in the isolated home selects API-key auth (else it asks for a login, exit 41).
  */
-import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { EngineInvocation, EngineRunContext } from "@skillrig/engine-kit";
+import { type EngineInvocation, type EngineRunContext, writeRunnerFile } from "@skillrig/engine-kit";
 import type { GeminiOptions } from "./options.js";
 
 /** Deep merge of plain objects (settings from options over ours). */
@@ -47,8 +46,8 @@ export function geminiArgs(ctx: EngineRunContext<GeminiOptions>): string[] {
 
 export function geminiInvocation(ctx: EngineRunContext<GeminiOptions>): EngineInvocation {
   const settingsDir = join(ctx.dirs.home, ".gemini");
-  mkdirSync(settingsDir, { recursive: true });
-  writeFileSync(join(settingsDir, "settings.json"), `${JSON.stringify(geminiSettings(ctx.options), null, 2)}\n`);
+  // The HOME is the agent's after the first turn: a symlink it left is refused, never written through.
+  writeRunnerFile(ctx.dirs.home, join(settingsDir, "settings.json"), `${JSON.stringify(geminiSettings(ctx.options), null, 2)}\n`);
   const env: Record<string, string> = { GEMINI_CLI_TRUST_WORKSPACE: "true" };
   if (ctx.apiKey) env.GEMINI_API_KEY = ctx.apiKey;
   if (ctx.baseUrl) env.GOOGLE_GEMINI_BASE_URL = ctx.baseUrl;
