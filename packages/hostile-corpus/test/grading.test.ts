@@ -1,0 +1,123 @@
+/**
+ * Every fixture with a deliverable to grade, through `skillrig test` (the built CLI): locally at each sandbox level
+ * it names (with --sandbox-level) as root and as uid 65534, and with `--server` against a real `skillrig serve` on
+ * the sqlite backend and on the redis backend (one server per backend for the file). Each row must get the verdict
+ * the fixture states, and the attack's marker must show in what the run printed (so no fixture passes by doing
+ * nothing).
+ */
+import { createHash } from "node:crypto";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { availableLevels } from "@skillrig/sandbox";
+import { type Level, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
+import { checkGrading, type CliRun, copyFixture, logRow, runCli, workspace, type Workspace } from "./support/run.js";
+import { type Backend, type Redis, type Serve, startRedis, startServe } from "./support/serve.js";
+
+const corpus = loadCorpus().filter((f) => f.spec.grade);
+const machineLevels = new Set(availableLevels().filter((l) => l.available).map((l) => l.level as Level));
+
+/** Every file under HOME with a digest of its content (what a later run could trust). */
+function snapshot(dir: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    const path = join(entry.parentPath, entry.name);
+    if (entry.isFile()) out[path.slice(dir.length)] = createHash("sha256").update(readFileSync(path)).digest("hex");
+    else if (entry.isSymbolicLink()) out[path.slice(dir.length)] = "symlink";
+    else if (entry.isDirectory()) out[`${path.slice(dir.length)}/`] = String(statSync(path).mode);
+  }
+  return out;
+}
+
+function changes(before: Record<string, string>, after: Record<string, string>): string[] {
+  const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
+  return [...keys].filter((k) => before[k] !== after[k]).map((k) => `${k} ${before[k] === undefined ? "created" : after[k] === undefined ? "removed" : "rewritten"}`);
+}
+
+/** The CLI arguments of one grading of the fixture copied to `dir`. */
+function testArgs(fixture: LoadedFixture, dir: string, deliverable: string | undefined, task = fixture.spec.grade!.task): string[] {
+  const grade = fixture.spec.grade!;
+  const args = ["test", join(dir, task), "--json", "--no-record"];
+  if (grade.samples) args.push("--samples", join(dir, grade.samples));
+  else args.push("--deliverable", join(dir, deliverable!));
+  if (grade.jobs) args.push("--jobs", String(grade.jobs));
+  return args;
+}
+
+function expectMarker(fixture: LoadedFixture, runs: CliRun[]): void {
+  const marker = fixture.spec.attack_marker;
+  if (!marker) return;
+  const seen = runs.some((r) => r.stdout.includes(marker) || r.stderr.includes(marker));
+  expect(seen, `${fixture.id}: the attack's marker "${marker}" is in no output: the attack did not run`).toBe(true);
+}
+
+interface Row {
+  fixture: LoadedFixture;
+  level: Level;
+  user: User;
+}
+
+const localRows: Row[] = corpus.flatMap((fixture) =>
+  fixture.spec.entry_points.includes("local")
+    ? (fixture.spec.levels ?? ["namespaces"]).flatMap((level) => (fixture.spec.users ?? ["root"]).map((user) => ({ fixture, level, user })))
+    : [],
+);
+
+describe("skillrig test, locally", () => {
+  it.each(localRows.map((r) => [`${r.fixture.id} at ${r.level} as ${r.user}`, r] as const))("%s", async (_name, row) => {
+    const { fixture, level, user } = row;
+    if (!machineLevels.has(level)) throw new Error(`sandbox level ${level} is not available on this machine; the corpus names it for ${fixture.id}`);
+    const ws: Workspace = workspace(user);
+    const dir = copyFixture(fixture, ws);
+    const runs: CliRun[] = [];
+    const problems: string[] = [];
+    for (const [index, step] of (fixture.spec.grade!.before ?? []).entries()) {
+      const home = step.home_untouched ? snapshot(ws.home) : undefined;
+      const run = await runCli(ws, [...testArgs(fixture, dir, step.deliverable, step.task), "--sandbox-level", step.level], dir);
+      runs.push(run);
+      if (step.verdict) {
+        const checked = checkGrading(run, step.verdict);
+        problems.push(...checked.problems.map((p) => `before[${index}] (${step.level}): ${p} [${checked.observed}]`));
+      }
+      if (home) problems.push(...changes(home, snapshot(ws.home)).map((c) => `before[${index}] (${step.level}) wrote the runner's HOME: ${c}`));
+    }
+    const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable), "--sandbox-level", level], dir);
+    runs.push(run);
+    const verdict = verdictFor(fixture.spec, { entry_point: "local", level, user });
+    const checked = checkGrading(run, verdict);
+    problems.push(...checked.problems);
+    logRow({ fixture: fixture.id, entry_point: "local", level, user, ok: problems.length === 0, problems, observed: checked.observed });
+    expectMarker(fixture, runs);
+    expect(problems, `${fixture.id} local at ${level} as ${user}: observed ${checked.observed}`).toEqual([]);
+  });
+});
+
+const BACKENDS: Backend[] = ["sqlite", "redis"];
+
+describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
+  const rows = corpus.filter((f) => f.spec.entry_points.includes(`server-${backend}`));
+  let redis: Redis | undefined;
+  let serve: Serve;
+  let ws: Workspace;
+  beforeAll(async () => {
+    if (rows.length === 0) return;
+    ws = workspace("root");
+    if (backend === "redis") redis = await startRedis(ws.dir);
+    serve = await startServe(ws, backend, redis);
+  }, 240_000);
+  afterAll(async () => {
+    await serve?.stop();
+    await redis?.stop();
+  });
+
+  it.each(rows.map((f) => [f.id, f] as const))("%s", async (_name, fixture) => {
+    const dir = copyFixture(fixture, ws, `fixture-${fixture.id.replace("/", "-")}`);
+    const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable), "--server", serve.url], dir);
+    const verdict = verdictFor(fixture.spec, { entry_point: `server-${backend}`, level: "namespaces", user: "root" });
+    const checked = checkGrading(run, verdict);
+    logRow({ fixture: fixture.id, entry_point: `server-${backend}`, level: "namespaces", user: "root", ok: checked.problems.length === 0, problems: checked.problems, observed: checked.observed });
+    expectMarker(fixture, [run]);
+    expect(checked.problems, `${fixture.id} --server (${backend}): observed ${checked.observed}`).toEqual([]);
+    expect(serve.alive(), `the ${backend} server died: ${serve.stderr().slice(-2000)}`).toBe(true);
+  });
+});
