@@ -12,9 +12,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availableLevels } from "@skillrig/sandbox";
 import { type Level, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
 import { checkGrading, type CliRun, copyFixture, logRow, runCli, workspace, type Workspace } from "./support/run.js";
+import { send, sendSpec } from "./support/http.js";
 import { type Backend, type Redis, type Serve, startRedis, startServe } from "./support/serve.js";
 
-const corpus = loadCorpus().filter((f) => f.spec.grade);
+const everything = loadCorpus();
+const corpus = everything.filter((f) => f.spec.grade);
+const httpCorpus = everything.filter((f) => f.spec.http);
 const machineLevels = new Set(availableLevels().filter((l) => l.available).map((l) => l.level as Level));
 
 /** Every file under HOME with a digest of its content (what a later run could trust). */
@@ -96,11 +99,12 @@ const BACKENDS: Backend[] = ["sqlite", "redis"];
 
 describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
   const rows = corpus.filter((f) => f.spec.entry_points.includes(`server-${backend}`));
+  const httpRows = httpCorpus.filter((f) => f.spec.entry_points.includes(`http-${backend}`));
   let redis: Redis | undefined;
   let serve: Serve;
   let ws: Workspace;
   beforeAll(async () => {
-    if (rows.length === 0) return;
+    if (rows.length + httpRows.length === 0) return;
     ws = workspace("root");
     if (backend === "redis") redis = await startRedis(ws.dir);
     serve = await startServe(ws, backend, redis);
@@ -120,4 +124,32 @@ describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
     expect(checked.problems, `${fixture.id} --server (${backend}): observed ${checked.observed}`).toEqual([]);
     expect(serve.alive(), `the ${backend} server died: ${serve.stderr().slice(-2000)}`).toBe(true);
   });
+
+  // Last, after the gradings: an attack on the server itself may take it down, and that must show as this row failing.
+  it.each(httpRows.map((f) => [`${f.id} (raw HTTP)`, f] as const))("%s", async (_name, fixture) => {
+    // A job of the server's own for the routes that name one (created with the server's own Host).
+    const created = await send(serve.url, "POST", "/v1/oracle/runs", {}, JSON.stringify({ task: SMALL_TASK }));
+    expect(created.status, created.body).toBe(201);
+    const job = (JSON.parse(created.body) as { id: string }).id;
+    const problems: string[] = [];
+    const observed: string[] = [];
+    for (const spec of fixture.spec.http!.requests) {
+      const result = await sendSpec(serve.url, fixture, spec, job);
+      problems.push(...result.problems);
+      observed.push(result.observed);
+    }
+    const after = await sendSpec(serve.url, fixture, fixture.spec.http!.after, job);
+    problems.push(...after.problems.map((p) => `after the attack: ${p}`));
+    if (!serve.alive()) problems.push(`the server process died: ${serve.stderr().slice(-1500)}`);
+    logRow({ fixture: fixture.id, entry_point: `http-${backend}`, level: "namespaces", user: "root", ok: problems.length === 0, problems, observed: observed.join(" | ") });
+    expect(problems, observed.join("\n")).toEqual([]);
+  });
 });
+
+const SMALL_TASK = {
+  contract_version: "1.0",
+  task_id: "corpus-job",
+  deliverable_type: "function",
+  entrypoint: "solve",
+  tests: [{ name: "one", input: [1], expected: 1 }],
+};

@@ -20,7 +20,7 @@ export interface Verdict {
   exit?: number;
   cases?: Record<string, Status | Status[]>;
   hidden_tests_reachable?: boolean;
-  refused?: { code: string; message_contains?: string };
+  refused?: { code: string; message_matches?: string };
   attempts?: Status | Status[];
   job?: { status: "succeeded" | "failed"; code?: string };
   agent_not_root?: boolean;
@@ -31,7 +31,7 @@ export interface HttpRequestSpec {
   path: string;
   headers?: Record<string, string>;
   body_file?: string;
-  expect: { status: number[]; body_contains?: string };
+  expect: { status: number[]; body_matches?: string };
 }
 
 export interface Fixture {

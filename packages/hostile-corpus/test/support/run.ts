@@ -132,8 +132,8 @@ export function checkGrading(run: CliRun, verdict: Verdict): { problems: string[
   if (verdict.refused) {
     const error = report?.error;
     if (error?.code !== verdict.refused.code) problems.push(`refused with ${error?.code ?? "nothing"}, must be refused with ${verdict.refused.code}`);
-    if (verdict.refused.message_contains && !error?.message?.includes(verdict.refused.message_contains)) {
-      problems.push(`the refusal does not say "${verdict.refused.message_contains}"`);
+    if (verdict.refused.message_matches && !new RegExp(verdict.refused.message_matches, "i").test(error?.message ?? "")) {
+      problems.push(`the refusal's message does not match /${verdict.refused.message_matches}/i`);
     }
   }
   return { problems, observed };
