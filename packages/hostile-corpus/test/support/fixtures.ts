@@ -24,6 +24,7 @@ export interface Verdict {
   attempts?: Status | Status[];
   job?: { status: "succeeded" | "failed"; code?: string };
   agent_not_root?: boolean;
+  probe_excludes?: string[];
 }
 
 export interface HttpRequestSpec {
