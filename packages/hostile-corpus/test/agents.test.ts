@@ -51,7 +51,8 @@ function checkAgent(fixture: LoadedFixture, ws: string | undefined, verdict: Ver
   if (!ws) return { problems: ["no job workspace in the run folder"], observed };
   const probe = back.probe ? read(join(ws, back.probe)) : undefined;
   if (back.probe) observed.push(`probe: ${probe?.trim() ?? "missing"}`);
-  for (const word of verdict.probe_excludes ?? []) if (probe?.includes(word)) problems.push(`the attack's log says ${word}: ${probe.trim()}`);
+  for (const word of verdict.probe_excludes ?? [])
+    if (probe?.includes(word)) problems.push(`the attack's log says ${word}: ${probe.trim()}`);
   if (verdict.agent_not_root) {
     const id = back.id ? read(join(ws, back.id)) : undefined;
     const status = back.status ? read(join(ws, back.status)) : undefined;
@@ -92,7 +93,11 @@ describe("scripted agents in the agent jail", () => {
       if (entry === "solve") {
         writeFileSync(
           join(dir, "skillrig.config.json"),
-          JSON.stringify({ plugins: [GEMINI_PLUGIN], runs_dir: "runs", solve: { variants: [{ label: "agent", engine: "gemini", options: engine }] } }),
+          JSON.stringify({
+            plugins: [GEMINI_PLUGIN],
+            runs_dir: "runs",
+            solve: { variants: [{ label: "agent", engine: "gemini", options: engine }] },
+          }),
         );
         run = await runCli(ws, ["solve", join(dir, fixture.spec.agent!.task!), "-e", "agent", "--json"], dir);
       } else {
@@ -102,7 +107,8 @@ describe("scripted agents in the agent jail", () => {
       const verdict = verdictFor(fixture.spec, { entry_point: entry, user });
       const problems: string[] = [];
       const observed: string[] = [`exit ${run.code}`];
-      if (verdict.exit !== undefined && run.code !== verdict.exit) problems.push(`exit ${run.code}, must be ${verdict.exit}: ${run.stderr.slice(-800)}`);
+      if (verdict.exit !== undefined && run.code !== verdict.exit)
+        problems.push(`exit ${run.code}, must be ${verdict.exit}: ${run.stderr.slice(-800)}`);
       if (verdict.attempts) {
         const want = Array.isArray(verdict.attempts) ? verdict.attempts : [verdict.attempts];
         let statuses: string[] = [];
@@ -113,7 +119,8 @@ describe("scripted agents in the agent jail", () => {
           problems.push(`no solve report: ${run.stderr.slice(-800)}`);
         }
         observed.push(`attempts: ${statuses.join(", ")}`);
-        if (statuses.length === 0 || statuses.some((s) => !want.includes(s as never))) problems.push(`attempts ${statuses.join(", ")}, must be ${want.join(" or ")}`);
+        if (statuses.length === 0 || statuses.some((s) => !want.includes(s as never)))
+          problems.push(`attempts ${statuses.join(", ")}, must be ${want.join(" or ")}`);
       }
       const found = workspaces(join(dir, "runs"));
       const agent = checkAgent(fixture, found[0], verdict);
@@ -123,7 +130,10 @@ describe("scripted agents in the agent jail", () => {
       const marker = fixture.spec.attack_marker;
       if (marker) {
         const log = found.map((w) => read(join(w, fixture.spec.agent!.reads_back.probe ?? "")) ?? "").join("");
-        expect(log, `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`).toContain(marker);
+        expect(
+          log,
+          `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`,
+        ).toContain(marker);
       }
       expect(problems, observed.join("\n")).toEqual([]);
     },

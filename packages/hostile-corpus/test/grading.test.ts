@@ -11,14 +11,18 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availableLevels } from "@skillrig/sandbox";
 import { type Level, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
-import { checkGrading, type CliRun, copyFixture, logRow, runCli, workspace, type Workspace } from "./support/run.js";
+import { checkGrading, type CliRun, copyFixture, logRow, reachable, refused, runCli, workspace, type Workspace } from "./support/run.js";
 import { send, sendSpec } from "./support/http.js";
 import { type Backend, type Redis, type Serve, startRedis, startServe } from "./support/serve.js";
 
 const everything = loadCorpus();
 const corpus = everything.filter((f) => f.spec.grade);
 const httpCorpus = everything.filter((f) => f.spec.http);
-const machineLevels = new Set(availableLevels().filter((l) => l.available).map((l) => l.level as Level));
+const machineLevels = new Set(
+  availableLevels()
+    .filter((l) => l.available)
+    .map((l) => l.level as Level),
+);
 
 /** Every file under HOME with a digest of its content (what a later run could trust). */
 function snapshot(dir: string): Record<string, string> {
@@ -34,22 +38,32 @@ function snapshot(dir: string): Record<string, string> {
 
 function changes(before: Record<string, string>, after: Record<string, string>): string[] {
   const keys = new Set([...Object.keys(before), ...Object.keys(after)]);
-  return [...keys].filter((k) => before[k] !== after[k]).map((k) => `${k} ${before[k] === undefined ? "created" : after[k] === undefined ? "removed" : "rewritten"}`);
+  return [...keys]
+    .filter((k) => before[k] !== after[k])
+    .map((k) => `${k} ${before[k] === undefined ? "created" : after[k] === undefined ? "removed" : "rewritten"}`);
 }
 
 /** The CLI arguments of one grading of the fixture copied to `dir`. */
-function testArgs(fixture: LoadedFixture, dir: string, deliverable: string | undefined, task = fixture.spec.grade!.task): string[] {
+function testArgs(
+  fixture: LoadedFixture,
+  dir: string,
+  deliverable: string | undefined,
+  task = fixture.spec.grade!.task,
+  remote = false,
+): string[] {
   const grade = fixture.spec.grade!;
   const args = ["test", join(dir, task), "--json", "--no-record"];
   if (grade.samples) args.push("--samples", join(dir, grade.samples));
   else args.push("--deliverable", join(dir, deliverable!));
-  if (grade.jobs) args.push("--jobs", String(grade.jobs));
+  // With --server the server's oracle config decides (its oracle.jobs is 2).
+  if (grade.jobs && !remote) args.push("--jobs", String(grade.jobs));
   return args;
 }
 
 function expectMarker(fixture: LoadedFixture, runs: CliRun[]): void {
   const marker = fixture.spec.attack_marker;
-  if (!marker) return;
+  // A refused run ran nothing: where the fixture allows a refusal, there is no marker to see.
+  if (!marker || runs.every(refused)) return;
   const seen = runs.some((r) => r.stdout.includes(marker) || r.stderr.includes(marker));
   expect(seen, `${fixture.id}: the attack's marker "${marker}" is in no output: the attack did not run`).toBe(true);
 }
@@ -69,7 +83,8 @@ const localRows: Row[] = corpus.flatMap((fixture) =>
 describe("skillrig test, locally", () => {
   it.each(localRows.map((r) => [`${r.fixture.id} at ${r.level} as ${r.user}`, r] as const))("%s", async (_name, row) => {
     const { fixture, level, user } = row;
-    if (!machineLevels.has(level)) throw new Error(`sandbox level ${level} is not available on this machine; the corpus names it for ${fixture.id}`);
+    if (!machineLevels.has(level))
+      throw new Error(`sandbox level ${level} is not available on this machine; the corpus names it for ${fixture.id}`);
     const ws: Workspace = workspace(user);
     const dir = copyFixture(fixture, ws);
     const runs: CliRun[] = [];
@@ -82,13 +97,17 @@ describe("skillrig test, locally", () => {
         const checked = checkGrading(run, step.verdict);
         problems.push(...checked.problems.map((p) => `before[${index}] (${step.level}): ${p} [${checked.observed}]`));
       }
-      if (home) problems.push(...changes(home, snapshot(ws.home)).map((c) => `before[${index}] (${step.level}) wrote the runner's HOME: ${c}`));
+      if (home)
+        problems.push(...changes(home, snapshot(ws.home)).map((c) => `before[${index}] (${step.level}) wrote the runner's HOME: ${c}`));
     }
     const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable), "--sandbox-level", level], dir);
     runs.push(run);
     const verdict = verdictFor(fixture.spec, { entry_point: "local", level, user });
     const checked = checkGrading(run, verdict);
     problems.push(...checked.problems);
+    // At a weak level the code can reach the hidden tests: every report of a run there must say so.
+    if (level !== "namespaces" && !refused(run) && reachable(run) !== true)
+      problems.push(`graded at ${level} without hidden_tests_reachable: true in the report`);
     logRow({ fixture: fixture.id, entry_point: "local", level, user, ok: problems.length === 0, problems, observed: checked.observed });
     expectMarker(fixture, runs);
     expect(problems, `${fixture.id} local at ${level} as ${user}: observed ${checked.observed}`).toEqual([]);
@@ -116,10 +135,18 @@ describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
 
   it.each(rows.map((f) => [f.id, f] as const))("%s", async (_name, fixture) => {
     const dir = copyFixture(fixture, ws, `fixture-${fixture.id.replace("/", "-")}`);
-    const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable), "--server", serve.url], dir);
+    const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable, undefined, true), "--server", serve.url], dir);
     const verdict = verdictFor(fixture.spec, { entry_point: `server-${backend}`, level: "namespaces", user: "root" });
     const checked = checkGrading(run, verdict);
-    logRow({ fixture: fixture.id, entry_point: `server-${backend}`, level: "namespaces", user: "root", ok: checked.problems.length === 0, problems: checked.problems, observed: checked.observed });
+    logRow({
+      fixture: fixture.id,
+      entry_point: `server-${backend}`,
+      level: "namespaces",
+      user: "root",
+      ok: checked.problems.length === 0,
+      problems: checked.problems,
+      observed: checked.observed,
+    });
     expectMarker(fixture, [run]);
     expect(checked.problems, `${fixture.id} --server (${backend}): observed ${checked.observed}`).toEqual([]);
     expect(serve.alive(), `the ${backend} server died: ${serve.stderr().slice(-2000)}`).toBe(true);
@@ -141,7 +168,15 @@ describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
     const after = await sendSpec(serve.url, fixture, fixture.spec.http!.after, job);
     problems.push(...after.problems.map((p) => `after the attack: ${p}`));
     if (!serve.alive()) problems.push(`the server process died: ${serve.stderr().slice(-1500)}`);
-    logRow({ fixture: fixture.id, entry_point: `http-${backend}`, level: "namespaces", user: "root", ok: problems.length === 0, problems, observed: observed.join(" | ") });
+    logRow({
+      fixture: fixture.id,
+      entry_point: `http-${backend}`,
+      level: "namespaces",
+      user: "root",
+      ok: problems.length === 0,
+      problems,
+      observed: observed.join(" | "),
+    });
     expect(problems, observed.join("\n")).toEqual([]);
   });
 });

@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
-import Ajv, { type ErrorObject } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 
 export const PACKAGE_DIR = resolve(import.meta.dirname, "..", "..");
 export const FIXTURES_DIR = join(PACKAGE_DIR, "fixtures");
@@ -25,6 +25,7 @@ export interface Verdict {
   job?: { status: "succeeded" | "failed"; code?: string };
   agent_not_root?: boolean;
   probe_excludes?: string[];
+  any_of?: Verdict[];
 }
 
 export interface HttpRequestSpec {
@@ -67,7 +68,12 @@ const ajv = new Ajv({ allErrors: true, strict: false });
 const validate = ajv.compile<Fixture>(JSON.parse(readFileSync(join(PACKAGE_DIR, "fixture.schema.json"), "utf8")));
 
 function describeErrors(errors: ErrorObject[] | null | undefined): string {
-  return (errors ?? []).map((e) => `${e.instancePath || "/"} ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`).join("; ");
+  return (errors ?? [])
+    .map(
+      (e) =>
+        `${e.instancePath || "/"} ${e.message}${e.params && "allowedValues" in e.params ? ` (${(e.params.allowedValues as unknown[]).join(", ")})` : ""}`,
+    )
+    .join("; ");
 }
 
 /** Reads and checks one fixture folder; throws an Error naming the file and every problem found. */
@@ -100,7 +106,8 @@ export function loadFixture(dir: string, root = FIXTURES_DIR): LoadedFixture {
   mustExist("/agent/scenario", spec.agent?.scenario);
   mustExist("/agent/task", spec.agent?.task);
   mustExist("/agent/skill", spec.agent?.skill);
-  if (spec.entry_points.includes("solve") && !spec.agent?.task) problems.push("/agent/task: a solve fixture names the task its agent solves");
+  if (spec.entry_points.includes("solve") && !spec.agent?.task)
+    problems.push("/agent/task: a solve fixture names the task its agent solves");
   if (spec.entry_points.includes("skill-job") && !spec.agent?.skill) problems.push("/agent/skill: a skill-job fixture names its skill");
   if (problems.length > 0) throw new Error(`${where}: ${problems.join("; ")}`);
   return { id, dir, file, spec };

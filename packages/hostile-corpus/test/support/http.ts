@@ -17,7 +17,13 @@ export function send(base: string, method: string, path: string, headers: Record
   return new Promise((resolve, reject) => {
     const req = request(
       url,
-      { method, headers: { ...(body === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }), ...headers } },
+      {
+        method,
+        headers: {
+          ...(body === undefined ? {} : { "content-type": "application/json", "content-length": String(Buffer.byteLength(body)) }),
+          ...headers,
+        },
+      },
       (res) => {
         let text = "";
         res.setEncoding("utf8");
@@ -37,7 +43,12 @@ export function send(base: string, method: string, path: string, headers: Record
 }
 
 /** Sends one request of a fixture (`{job}` in its path replaced); returns what differs from what it must get. */
-export async function sendSpec(base: string, fixture: LoadedFixture, spec: HttpRequestSpec, job: string): Promise<{ problems: string[]; observed: string }> {
+export async function sendSpec(
+  base: string,
+  fixture: LoadedFixture,
+  spec: HttpRequestSpec,
+  job: string,
+): Promise<{ problems: string[]; observed: string }> {
   const body = spec.body_file === undefined ? undefined : readFileSync(join(fixture.dir, spec.body_file), "utf8");
   const path = spec.path.replace("{job}", job);
   let answer: HttpAnswer;
@@ -48,7 +59,8 @@ export async function sendSpec(base: string, fixture: LoadedFixture, spec: HttpR
   }
   const observed = `${spec.method} ${path}${spec.headers ? ` ${JSON.stringify(spec.headers)}` : ""} -> ${answer.status} ${answer.body.slice(0, 200)}`;
   const problems: string[] = [];
-  if (!spec.expect.status.includes(answer.status)) problems.push(`${spec.method} ${path} answered ${answer.status}, must be ${spec.expect.status.join(" or ")}`);
+  if (!spec.expect.status.includes(answer.status))
+    problems.push(`${spec.method} ${path} answered ${answer.status}, must be ${spec.expect.status.join(" or ")}`);
   if (spec.expect.body_matches && !new RegExp(spec.expect.body_matches, "i").test(answer.body)) {
     problems.push(`${spec.method} ${path}: the answer does not match /${spec.expect.body_matches}/i: ${answer.body.slice(0, 300)}`);
   }

@@ -50,14 +50,30 @@ export function copyFixture(fixture: LoadedFixture, ws: Workspace, name = "fixtu
 }
 
 /** The command line and environment that run `argv` as the workspace's user. */
-export function asUser(ws: Workspace, argv: string[], env: Record<string, string> = {}): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
+export function asUser(
+  ws: Workspace,
+  argv: string[],
+  env: Record<string, string> = {},
+): { command: string; args: string[]; env: NodeJS.ProcessEnv } {
   if (ws.user === "root") {
-    return { command: argv[0]!, args: argv.slice(1), env: { ...process.env, HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), ...env } };
+    return {
+      command: argv[0]!,
+      args: argv.slice(1),
+      env: { ...process.env, HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), ...env },
+    };
   }
   const vars = { PATH: "/usr/bin:/bin", HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), LANG: "C.UTF-8", ...env };
   return {
     command: "setpriv",
-    args: [`--reuid=${NOBODY}`, `--regid=${NOBODY}`, "--clear-groups", "env", "-i", ...Object.entries(vars).map(([k, v]) => `${k}=${v}`), ...argv],
+    args: [
+      `--reuid=${NOBODY}`,
+      `--regid=${NOBODY}`,
+      "--clear-groups",
+      "env",
+      "-i",
+      ...Object.entries(vars).map(([k, v]) => `${k}=${v}`),
+      ...argv,
+    ],
     env: {},
   };
 }
@@ -88,7 +104,7 @@ interface CaseLike {
 interface ReportLike {
   cases?: CaseLike[];
   hidden_tests_reachable?: boolean;
-  tasks?: Array<{ task_id: string; samples: Array<{ sample: number; status: string; report?: { cases: CaseLike[] } }> }>;
+  tasks?: Array<{ task_id: string; samples: Array<{ sample: number; status: string; cases?: CaseLike[] }> }>;
   error?: { code?: string; message?: string };
 }
 
@@ -99,7 +115,7 @@ export function statusesOf(report: ReportLike): Record<string, string> {
   for (const task of report.tasks ?? []) {
     for (const sample of task.samples) {
       out[`${task.task_id}#${sample.sample}`] = sample.status;
-      for (const c of sample.report?.cases ?? []) out[`${task.task_id}#${sample.sample}/${c.name}`] = c.status;
+      for (const c of sample.cases ?? []) out[`${task.task_id}#${sample.sample}/${c.name}`] = c.status;
     }
   }
   return out;
@@ -109,6 +125,16 @@ const asList = (s: Status | Status[]) => (Array.isArray(s) ? s : [s]);
 
 /** What differs between a CLI run and the verdict it must get (empty: the verdict holds). */
 export function checkGrading(run: CliRun, verdict: Verdict): { problems: string[]; observed: string } {
+  if (verdict.any_of) {
+    const tried = verdict.any_of.map((v) => checkGrading(run, v));
+    const met = tried.find((t) => t.problems.length === 0);
+    return (
+      met ?? {
+        problems: [`none of its ${tried.length} allowed verdicts: ${tried.map((t) => t.problems.join(", ")).join(" | ")}`],
+        observed: tried[0]!.observed,
+      }
+    );
+  }
   const problems: string[] = [];
   let report: ReportLike | undefined;
   try {
@@ -119,24 +145,48 @@ export function checkGrading(run: CliRun, verdict: Verdict): { problems: string[
   const statuses = report ? statusesOf(report) : {};
   const observed = report
     ? `exit ${run.code}${report.error ? `, refused ${report.error.code}: ${report.error.message}` : ""}${
-        Object.keys(statuses).length ? `, ${Object.entries(statuses).map(([k, v]) => `${k}=${v}`).join(", ")}` : ""
+        Object.keys(statuses).length
+          ? `, ${Object.entries(statuses)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(", ")}`
+          : ""
       }${report.hidden_tests_reachable !== undefined ? `, hidden_tests_reachable=${report.hidden_tests_reachable}` : ""}`
     : `exit ${run.code}, no JSON report; stderr: ${run.stderr.slice(-600)}`;
   if (verdict.exit !== undefined && run.code !== verdict.exit) problems.push(`exit ${run.code}, must be ${verdict.exit}`);
   for (const [name, want] of Object.entries(verdict.cases ?? {})) {
-    if (!asList(want).includes(statuses[name] as Status)) problems.push(`${name}: ${statuses[name] ?? "missing"}, must be ${asList(want).join(" or ")}`);
+    if (!asList(want).includes(statuses[name] as Status))
+      problems.push(`${name}: ${statuses[name] ?? "missing"}, must be ${asList(want).join(" or ")}`);
   }
   if (verdict.hidden_tests_reachable !== undefined && (report?.hidden_tests_reachable ?? false) !== verdict.hidden_tests_reachable) {
     problems.push(`hidden_tests_reachable ${report?.hidden_tests_reachable}, must be ${verdict.hidden_tests_reachable}`);
   }
   if (verdict.refused) {
     const error = report?.error;
-    if (error?.code !== verdict.refused.code) problems.push(`refused with ${error?.code ?? "nothing"}, must be refused with ${verdict.refused.code}`);
+    if (error?.code !== verdict.refused.code)
+      problems.push(`refused with ${error?.code ?? "nothing"}, must be refused with ${verdict.refused.code}`);
     if (verdict.refused.message_matches && !new RegExp(verdict.refused.message_matches, "i").test(error?.message ?? "")) {
       problems.push(`the refusal's message does not match /${verdict.refused.message_matches}/i`);
     }
   }
   return { problems, observed };
+}
+
+/** Whether the CLI refused the run (nothing of the attack ran). */
+export function refused(run: CliRun): boolean {
+  try {
+    return run.code === 2 && (JSON.parse(run.stdout) as ReportLike).error !== undefined;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the report says the hidden tests were within the code's reach. */
+export function reachable(run: CliRun): boolean | undefined {
+  try {
+    return (JSON.parse(run.stdout) as ReportLike).hidden_tests_reachable;
+  } catch {
+    return undefined;
+  }
 }
 
 /** With HOSTILE_CORPUS_LOG=<file>, every row's outcome is appended there as one JSON line (for a summary). */

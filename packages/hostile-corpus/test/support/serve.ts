@@ -77,14 +77,22 @@ export interface Serve {
  * `skillrig serve --port 0 --json` in a project folder of its own under the workspace (written here), with
  * `extraConfig` merged into its config (plugins, solve variants...).
  */
-export async function startServe(ws: Workspace, backend: Backend, redis: Redis | undefined, extraConfig: Record<string, unknown> = {}): Promise<Serve> {
+export async function startServe(
+  ws: Workspace,
+  backend: Backend,
+  redis: Redis | undefined,
+  extraConfig: Record<string, unknown> = {},
+): Promise<Serve> {
   const project = join(ws.dir, `serve-${backend}`);
   mkdirSync(project, { recursive: true });
   const { server: extraServer, ...rest } = extraConfig as { server?: Record<string, unknown> };
-  const queue = backend === "sqlite" ? { backend: "sqlite" } : { backend: "redis", url: redis!.url, prefix: "corpus", lock_ms: 5000, stalled_check_ms: 2000 };
+  const queue =
+    backend === "sqlite"
+      ? { backend: "sqlite" }
+      : { backend: "redis", url: redis!.url, prefix: "corpus", lock_ms: 5000, stalled_check_ms: 2000 };
   writeFileSync(
     join(project, "skillrig.config.json"),
-    JSON.stringify({ ...rest, server: { data_dir: "data", concurrency: 2, queue, ...extraServer } }, null, 2),
+    JSON.stringify({ oracle: { jobs: 2 }, ...rest, server: { data_dir: "data", concurrency: 2, queue, ...extraServer } }, null, 2),
   );
   if (ws.user === "nonroot") {
     const { spawnSync } = await import("node:child_process");
