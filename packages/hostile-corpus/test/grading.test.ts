@@ -55,7 +55,7 @@ function testArgs(
   const args = ["test", join(dir, task), "--json", "--no-record"];
   if (grade.samples) args.push("--samples", join(dir, grade.samples));
   else args.push("--deliverable", join(dir, deliverable!));
-  // With --server the server's oracle config decides (its oracle.jobs is 2).
+  // With --server the server decides: its oracle.jobs is 1 (cases one at a time), a suite's samples spread over its 2 workers.
   if (grade.jobs && !remote) args.push("--jobs", String(grade.jobs));
   return args;
 }

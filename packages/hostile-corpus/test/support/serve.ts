@@ -92,7 +92,7 @@ export async function startServe(
       : { backend: "redis", url: redis!.url, prefix: "corpus", lock_ms: 5000, stalled_check_ms: 2000 };
   writeFileSync(
     join(project, "skillrig.config.json"),
-    JSON.stringify({ oracle: { jobs: 2 }, ...rest, server: { data_dir: "data", concurrency: 2, queue, ...extraServer } }, null, 2),
+    JSON.stringify({ oracle: { jobs: 1 }, ...rest, server: { data_dir: "data", concurrency: 2, queue, ...extraServer } }, null, 2),
   );
   if (ws.user === "nonroot") {
     const { spawnSync } = await import("node:child_process");
