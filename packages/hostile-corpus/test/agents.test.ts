@@ -4,11 +4,12 @@
  * (`skillrig run`), as root and as uid 65534. What it did is read back from its workspace in the run folder:
  * its `id`, its /proc/self/status, and the attack's own log.
  */
-import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { type EntryPoint, type LoadedFixture, loadCorpus, REPO, type User, type Verdict, verdictFor } from "./support/fixtures.js";
-import { type CliRun, copyFixture, logRow, runCli, workspace } from "./support/run.js";
+import { type CliRun, copyFixture, logRow, runCli, type Workspace, workspace } from "./support/run.js";
+import { type Serve, startServe } from "./support/serve.js";
 
 const GEMINI_PLUGIN = join(REPO, "plugins", "engine-gemini", "dist", "index.js");
 const corpus = loadCorpus().filter((f) => f.spec.agent);
@@ -33,6 +34,14 @@ function workspaces(runs: string): string[] {
   return readdirSync(runs, { recursive: true, withFileTypes: true })
     .filter((e) => e.isDirectory() && e.name === "workspace")
     .map((e) => join(e.parentPath, e.name));
+}
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
 }
 
 function read(file: string): string | undefined {
@@ -77,9 +86,28 @@ interface Row {
 }
 const rows: Row[] = corpus.flatMap((fixture) =>
   fixture.spec.entry_points
-    .filter((e): e is "solve" | "skill-job" => e === "solve" || e === "skill-job")
+    .filter((e) => e === "solve" || e === "solve-server-sqlite" || e === "skill-job")
     .flatMap((entry) => (fixture.spec.users ?? ["root"]).map((user) => ({ fixture, entry, user }))),
 );
+
+/** One `skillrig serve` (sqlite) per user, started on first use: its workers run the solve attempts. */
+const servers = new Map<User, Promise<{ serve: Serve; ws: Workspace }>>();
+afterAll(async () => {
+  for (const started of servers.values()) await (await started.catch(() => undefined))?.serve.stop();
+});
+function solveServer(user: User): Promise<{ serve: Serve; ws: Workspace }> {
+  let started = servers.get(user);
+  if (!started) {
+    const ws = workspace(user);
+    started = startServe(ws, "sqlite", undefined, {
+      plugins: [[GEMINI_PLUGIN, { approval_mode: "yolo", timeout_ms: 240_000 }]],
+      // The scenario is the client's: a test server lets clients set it (a real one allows model and timeouts only).
+      server: { client_engine_options: ["mock_scenario", "timeout_ms"] },
+    }).then((serve) => ({ serve, ws }));
+    servers.set(user, started);
+  }
+  return started;
+}
 
 describe("scripted agents in the agent jail", () => {
   it.each(rows.map((r) => [`${r.fixture.id} through ${r.entry} as ${r.user}`, r] as const))(
@@ -90,6 +118,7 @@ describe("scripted agents in the agent jail", () => {
       writeFileSync(join(dir, "scenario.filled.json"), JSON.stringify(scenario(fixture)));
       const engine = { approval_mode: "yolo", mock_scenario: "scenario.filled.json", timeout_ms: 240_000 };
       let run: CliRun;
+      let runsRoot = join(dir, "runs");
       if (entry === "solve") {
         writeFileSync(
           join(dir, "skillrig.config.json"),
@@ -100,6 +129,17 @@ describe("scripted agents in the agent jail", () => {
           }),
         );
         run = await runCli(ws, ["solve", join(dir, fixture.spec.agent!.task!), "-e", "agent", "--json"], dir);
+      } else if (entry === "solve-server-sqlite") {
+        const { serve, ws: serverWs } = await solveServer(user);
+        const options = { mock_scenario: scenario(fixture), timeout_ms: 240_000 };
+        writeFileSync(
+          join(dir, "skillrig.config.json"),
+          JSON.stringify({ plugins: [GEMINI_PLUGIN], solve: { variants: [{ label: "agent", engine: "gemini", options }] } }),
+        );
+        const task = join(dir, fixture.spec.agent!.task!);
+        run = await runCli(ws, ["solve", task, "-e", "agent", "--json", "--no-record", "--server", serve.url], dir);
+        // The attempt ran on the server's worker: its run folder is under the server's data folder.
+        runsRoot = join(serverWs.dir, "serve-sqlite", "data", "runs");
       } else {
         writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: [[GEMINI_PLUGIN, engine]], runs_dir: "runs" }));
         run = await runCli(ws, ["run", join(dir, fixture.spec.agent!.skill!), "-e", "gemini"], dir);
@@ -122,7 +162,8 @@ describe("scripted agents in the agent jail", () => {
         if (statuses.length === 0 || statuses.some((s) => !want.includes(s as never)))
           problems.push(`attempts ${statuses.join(", ")}, must be ${want.join(" or ")}`);
       }
-      const found = workspaces(join(dir, "runs"));
+      // Several attempts may have run on one server: the newest workspace holding the attack's log is this row's.
+      const found = workspaces(runsRoot).sort((a, b) => mtime(b) - mtime(a));
       const agent = checkAgent(fixture, found[0], verdict);
       problems.push(...agent.problems);
       observed.push(...agent.observed);

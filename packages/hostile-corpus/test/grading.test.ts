@@ -114,17 +114,23 @@ describe("skillrig test, locally", () => {
   });
 });
 
-const BACKENDS: Backend[] = ["sqlite", "redis"];
+// Each backend as root; the sqlite server also as uid 65534, for the fixtures that name that user.
+const SERVERS: Array<[Backend, User]> = [
+  ["sqlite", "root"],
+  ["redis", "root"],
+  ["sqlite", "nonroot"],
+];
 
-describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
-  const rows = corpus.filter((f) => f.spec.entry_points.includes(`server-${backend}`));
-  const httpRows = httpCorpus.filter((f) => f.spec.entry_points.includes(`http-${backend}`));
+describe.each(SERVERS)("skillrig test --server, %s backend, server and CLI as %s", (backend, user) => {
+  const forUser = (f: LoadedFixture) => (f.spec.users ?? ["root"]).includes(user);
+  const rows = corpus.filter((f) => f.spec.entry_points.includes(`server-${backend}`) && forUser(f));
+  const httpRows = httpCorpus.filter((f) => f.spec.entry_points.includes(`http-${backend}`) && forUser(f));
   let redis: Redis | undefined;
   let serve: Serve;
   let ws: Workspace;
   beforeAll(async () => {
     if (rows.length + httpRows.length === 0) return;
-    ws = workspace("root");
+    ws = workspace(user);
     if (backend === "redis") redis = await startRedis(ws.dir);
     serve = await startServe(ws, backend, redis);
   }, 240_000);
@@ -136,13 +142,13 @@ describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
   it.each(rows.map((f) => [f.id, f] as const))("%s", async (_name, fixture) => {
     const dir = copyFixture(fixture, ws, `fixture-${fixture.id.replace("/", "-")}`);
     const run = await runCli(ws, [...testArgs(fixture, dir, fixture.spec.grade!.deliverable, undefined, true), "--server", serve.url], dir);
-    const verdict = verdictFor(fixture.spec, { entry_point: `server-${backend}`, level: "namespaces", user: "root" });
+    const verdict = verdictFor(fixture.spec, { entry_point: `server-${backend}`, level: "namespaces", user });
     const checked = checkGrading(run, verdict);
     logRow({
       fixture: fixture.id,
       entry_point: `server-${backend}`,
       level: "namespaces",
-      user: "root",
+      user,
       ok: checked.problems.length === 0,
       problems: checked.problems,
       observed: checked.observed,
@@ -172,7 +178,7 @@ describe.each(BACKENDS)("skillrig test --server, %s backend", (backend) => {
       fixture: fixture.id,
       entry_point: `http-${backend}`,
       level: "namespaces",
-      user: "root",
+      user,
       ok: problems.length === 0,
       problems,
       observed: observed.join(" | "),

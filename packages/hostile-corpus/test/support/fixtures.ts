@@ -13,7 +13,15 @@ export const REPO = resolve(PACKAGE_DIR, "..", "..");
 
 export type Level = "namespaces" | "rlimits" | "none";
 export type User = "root" | "nonroot";
-export type EntryPoint = "local" | "server-sqlite" | "server-redis" | "solve" | "skill-job" | "http-sqlite" | "http-redis";
+export type EntryPoint =
+  | "local"
+  | "server-sqlite"
+  | "server-redis"
+  | "solve"
+  | "solve-server-sqlite"
+  | "skill-job"
+  | "http-sqlite"
+  | "http-redis";
 export type Status = "passed" | "failed" | "error" | "timeout" | "memory_limit" | "output_limit" | "invalid";
 
 export interface Verdict {
@@ -33,6 +41,8 @@ export interface HttpRequestSpec {
   path: string;
   headers?: Record<string, string>;
   body_file?: string;
+  upload?: string;
+  upload_expect?: number[];
   expect: { status: number[]; body_matches?: string };
 }
 
@@ -106,7 +116,7 @@ export function loadFixture(dir: string, root = FIXTURES_DIR): LoadedFixture {
   mustExist("/agent/scenario", spec.agent?.scenario);
   mustExist("/agent/task", spec.agent?.task);
   mustExist("/agent/skill", spec.agent?.skill);
-  if (spec.entry_points.includes("solve") && !spec.agent?.task)
+  if ((spec.entry_points.includes("solve") || spec.entry_points.includes("solve-server-sqlite")) && !spec.agent?.task)
     problems.push("/agent/task: a solve fixture names the task its agent solves");
   if (spec.entry_points.includes("skill-job") && !spec.agent?.skill) problems.push("/agent/skill: a skill-job fixture names its skill");
   if (problems.length > 0) throw new Error(`${where}: ${problems.join("; ")}`);
