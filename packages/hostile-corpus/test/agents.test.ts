@@ -8,7 +8,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { type EntryPoint, type LoadedFixture, loadCorpus, REPO, type User, type Verdict, verdictFor } from "./support/fixtures.js";
-import { type CliRun, copyFixture, logRow, runCli, type Workspace, workspace } from "./support/run.js";
+import { type CliRun, copyFixture, logRow, runCli, usersHere, type Workspace, workspace } from "./support/run.js";
 import { type Serve, startServe } from "./support/serve.js";
 
 const GEMINI_PLUGIN = join(REPO, "plugins", "engine-gemini", "dist", "index.js");
@@ -87,7 +87,7 @@ interface Row {
 const rows: Row[] = corpus.flatMap((fixture) =>
   fixture.spec.entry_points
     .filter((e) => e === "solve" || e === "solve-server-sqlite" || e === "skill-job")
-    .flatMap((entry) => (fixture.spec.users ?? ["root"]).map((user) => ({ fixture, entry, user }))),
+    .flatMap((entry) => usersHere(fixture.spec.users).map((user) => ({ fixture, entry, user }))),
 );
 
 /** One `skillrig serve` (sqlite) per user, started on first use: its workers run the solve attempts. */

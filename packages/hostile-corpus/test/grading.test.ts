@@ -11,7 +11,19 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { availableLevels } from "@skillrig/sandbox";
 import { type Level, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
-import { checkGrading, type CliRun, copyFixture, logRow, reachable, refused, runCli, workspace, type Workspace } from "./support/run.js";
+import {
+  checkGrading,
+  type CliRun,
+  copyFixture,
+  isRoot,
+  logRow,
+  reachable,
+  refused,
+  runCli,
+  usersHere,
+  workspace,
+  type Workspace,
+} from "./support/run.js";
 import { send, sendSpec } from "./support/http.js";
 import { type Backend, type Redis, type Serve, startRedis, startServe } from "./support/serve.js";
 
@@ -76,7 +88,7 @@ interface Row {
 
 const localRows: Row[] = corpus.flatMap((fixture) =>
   fixture.spec.entry_points.includes("local")
-    ? (fixture.spec.levels ?? ["namespaces"]).flatMap((level) => (fixture.spec.users ?? ["root"]).map((user) => ({ fixture, level, user })))
+    ? (fixture.spec.levels ?? ["namespaces"]).flatMap((level) => usersHere(fixture.spec.users).map((user) => ({ fixture, level, user })))
     : [],
 );
 
@@ -115,14 +127,19 @@ describe("skillrig test, locally", () => {
 });
 
 // Each backend as root; the sqlite server also as uid 65534, for the fixtures that name that user.
-const SERVERS: Array<[Backend, User]> = [
-  ["sqlite", "root"],
-  ["redis", "root"],
-  ["sqlite", "nonroot"],
-];
+const SERVERS: Array<[Backend, User]> = isRoot
+  ? [
+      ["sqlite", "root"],
+      ["redis", "root"],
+      ["sqlite", "nonroot"],
+    ]
+  : [
+      ["sqlite", "nonroot"],
+      ["redis", "nonroot"],
+    ];
 
 describe.each(SERVERS)("skillrig test --server, %s backend, server and CLI as %s", (backend, user) => {
-  const forUser = (f: LoadedFixture) => (f.spec.users ?? ["root"]).includes(user);
+  const forUser = (f: LoadedFixture) => usersHere(f.spec.users).includes(user);
   const rows = corpus.filter((f) => f.spec.entry_points.includes(`server-${backend}`) && forUser(f));
   const httpRows = httpCorpus.filter((f) => f.spec.entry_points.includes(`http-${backend}`) && forUser(f));
   let redis: Redis | undefined;
