@@ -24,7 +24,7 @@ import {
   workspace,
   type Workspace,
 } from "./support/run.js";
-import { send, sendSpec } from "./support/http.js";
+import { send, sendSpec, waitForFinal } from "./support/http.js";
 import { type Backend, type Redis, type Serve, startRedis, startServe } from "./support/serve.js";
 
 const everything = loadCorpus();
@@ -183,10 +183,19 @@ describe.each(SERVERS)("skillrig test --server, %s backend, server and CLI as %s
     const job = (JSON.parse(created.body) as { id: string }).id;
     const problems: string[] = [];
     const observed: string[] = [];
+    const attackJobs: string[] = [];
     for (const spec of fixture.spec.http!.requests) {
       const result = await sendSpec(serve.url, fixture, spec, job);
       problems.push(...result.problems);
       observed.push(result.observed);
+      if (result.created) attackJobs.push(result.created);
+    }
+    if (fixture.spec.http!.restart_with_requeue) {
+      if (!serve.alive()) problems.push(`the server process died: ${serve.stderr().slice(-1500)}`);
+      // Started again on the same data, requeueing what was running: it must not die again on the same job.
+      await serve.stop();
+      serve = await startServe(ws, backend, redis, {}, ["--on-restart", "requeue"]);
+      for (const id of attackJobs) problems.push(...(await waitForFinal(serve.url, id, "restarted with --on-restart requeue,")));
     }
     const after = await sendSpec(serve.url, fixture, fixture.spec.http!.after, job);
     problems.push(...after.problems.map((p) => `after the attack: ${p}`));

@@ -60,7 +60,7 @@ export interface Fixture {
     jobs?: number;
     before?: Array<{ task?: string; deliverable: string; level: Level; why: string; home_untouched?: boolean; verdict?: Verdict }>;
   };
-  http?: { requests: HttpRequestSpec[]; after: HttpRequestSpec };
+  http?: { requests: HttpRequestSpec[]; after: HttpRequestSpec; restart_with_requeue?: boolean };
   agent?: { scenario: string; task?: string; skill?: string; reads_back: { id?: string; status?: string; probe?: string } };
   verdict?: Verdict;
   overrides?: Array<{ entry_point?: string; level?: Level; user?: User; why: string; verdict: Verdict }>;

@@ -49,7 +49,7 @@ export async function sendSpec(
   fixture: LoadedFixture,
   spec: HttpRequestSpec,
   job: string,
-): Promise<{ problems: string[]; observed: string }> {
+): Promise<{ problems: string[]; observed: string; created?: string }> {
   const body = spec.body_file === undefined ? undefined : readFileSync(join(fixture.dir, spec.body_file), "utf8");
   const path = spec.path.replace("{job}", job);
   let answer: HttpAnswer;
@@ -67,7 +67,8 @@ export async function sendSpec(
   if (spec.expect.body_matches && !new RegExp(spec.expect.body_matches, "i").test(answer.body)) {
     problems.push(`${spec.method} ${path}: the answer does not match /${spec.expect.body_matches}/i: ${answer.body.slice(0, 300)}`);
   }
-  return { problems, observed };
+  const created = answer.status === 201 ? (JSON.parse(answer.body) as { id?: string }).id : undefined;
+  return { problems, observed, created };
 }
 
 const FINAL = ["succeeded", "failed", "canceled"];
@@ -103,7 +104,14 @@ async function uploadAndWait(base: string, fixture: LoadedFixture, spec: HttpReq
     );
   }
   if (uploaded.status !== 202) return problems;
-  // Generous: a loaded machine grades slowly; the point is that the job ends and the server is still there.
+  return [...problems, ...(await waitForFinal(base, job, "after the upload"))];
+}
+
+/**
+ * Waits until the job has a final status; what went wrong otherwise (the server stopped answering, or the job did
+ * not end within a generous 120 s that a loaded machine cannot miss).
+ */
+export async function waitForFinal(base: string, job: string, when: string): Promise<string[]> {
   const deadline = Date.now() + 120_000;
   for (;;) {
     let status: string | undefined;
@@ -111,11 +119,10 @@ async function uploadAndWait(base: string, fixture: LoadedFixture, spec: HttpReq
       const got = await send(base, "GET", `/v1/jobs/${job}`);
       status = (JSON.parse(got.body) as { status?: string }).status;
     } catch (error) {
-      problems.push(`after the upload the server stopped answering: ${(error as Error).message}`);
-      return problems;
+      return [`${when} the server stopped answering: ${(error as Error).message}`];
     }
-    if (status && FINAL.includes(status)) return problems;
-    if (Date.now() > deadline) return [...problems, `job ${job} did not end within 120 s (status ${status})`];
+    if (status && FINAL.includes(status)) return [];
+    if (Date.now() > deadline) return [`${when}: job ${job} did not end within 120 s (status ${status})`];
     await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -75,13 +75,15 @@ export interface Serve {
 
 /**
  * `skillrig serve --port 0 --json` in a project folder of its own under the workspace (written here), with
- * `extraConfig` merged into its config (plugins, solve variants...).
+ * `extraConfig` merged into its config (plugins, solve variants...) and `args` added to its command line. Started
+ * again in the same workspace, it serves the same data (and, on redis, the same key prefix).
  */
 export async function startServe(
   ws: Workspace,
   backend: Backend,
   redis: Redis | undefined,
   extraConfig: Record<string, unknown> = {},
+  args: string[] = [],
 ): Promise<Serve> {
   const project = join(ws.dir, `serve-${backend}`);
   mkdirSync(project, { recursive: true });
@@ -98,7 +100,17 @@ export async function startServe(
     const { spawnSync } = await import("node:child_process");
     spawnSync("chown", ["-R", "65534:65534", project]);
   }
-  const plan = asUser(ws, [process.execPath, CLI, "serve", "--config", join(project, "skillrig.config.json"), "--port", "0", "--json"]);
+  const plan = asUser(ws, [
+    process.execPath,
+    CLI,
+    "serve",
+    "--config",
+    join(project, "skillrig.config.json"),
+    "--port",
+    "0",
+    "--json",
+    ...args,
+  ]);
   const child = spawn(plan.command, plan.args, { cwd: project, env: plan.env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
