@@ -1,0 +1,183 @@
+/**
+ * The agent classes: a scripted agent (a @skillrig/mock-model scenario played by the real Gemini CLI, through its
+ * own write and shell tools) attacks from inside the agent jail, in `skillrig solve` and in a skill job
+ * (`skillrig run`), as root and as uid 65534. What it did is read back from its workspace in the run folder:
+ * its `id`, its /proc/self/status, and the attack's own log.
+ */
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { type EntryPoint, type LoadedFixture, loadCorpus, REPO, type User, type Verdict, verdictFor } from "./support/fixtures.js";
+import { type CliRun, copyFixture, logRow, runCli, usersHere, type Workspace, workspace } from "./support/run.js";
+import { type Serve, startServe } from "./support/serve.js";
+
+const GEMINI_PLUGIN = join(REPO, "plugins", "engine-gemini", "dist", "index.js");
+const corpus = loadCorpus().filter((f) => f.spec.agent);
+
+/** The fixture's scenario with every `{{file:NAME}}` string replaced by that file's content. */
+function scenario(fixture: LoadedFixture): unknown {
+  const fill = (value: unknown): unknown => {
+    if (typeof value === "string") {
+      const m = /^\{\{file:(.+)\}\}$/.exec(value);
+      return m ? readFileSync(join(fixture.dir, m[1]!), "utf8") : value;
+    }
+    if (Array.isArray(value)) return value.map(fill);
+    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
+    return value;
+  };
+  return fill(JSON.parse(readFileSync(join(fixture.dir, fixture.spec.agent!.scenario), "utf8")));
+}
+
+/** Every `workspace/` folder of the job run folders under `runs`. */
+function workspaces(runs: string): string[] {
+  if (!existsSync(runs)) return [];
+  return readdirSync(runs, { recursive: true, withFileTypes: true })
+    .filter((e) => e.isDirectory() && e.name === "workspace")
+    .map((e) => join(e.parentPath, e.name));
+}
+
+function mtime(path: string): number {
+  try {
+    return statSync(path).mtimeMs;
+  } catch {
+    return 0;
+  }
+}
+
+function read(file: string): string | undefined {
+  try {
+    return readFileSync(file, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+/** What the agent left in its workspace, checked against the verdict. */
+function checkAgent(fixture: LoadedFixture, ws: string | undefined, verdict: Verdict): { problems: string[]; observed: string[] } {
+  const problems: string[] = [];
+  const observed: string[] = [];
+  const back = fixture.spec.agent!.reads_back;
+  if (!ws) return { problems: ["no job workspace in the run folder"], observed };
+  const probe = back.probe ? read(join(ws, back.probe)) : undefined;
+  if (back.probe) observed.push(`probe: ${probe?.trim() ?? "missing"}`);
+  for (const word of verdict.probe_excludes ?? [])
+    if (probe?.includes(word)) problems.push(`the attack's log says ${word}: ${probe.trim()}`);
+  if (verdict.agent_not_root) {
+    const id = back.id ? read(join(ws, back.id)) : undefined;
+    const status = back.status ? read(join(ws, back.status)) : undefined;
+    observed.push(`id: ${id?.trim() ?? "missing"}`);
+    const uid = /uid=(\d+)/.exec(id ?? "")?.[1];
+    if (uid === undefined) problems.push(`no uid in ${back.id}: ${id}`);
+    else if (uid === "0") problems.push("the agent runs as uid 0");
+    const caps = Object.fromEntries([...(status ?? "").matchAll(/^(Cap\w+|NoNewPrivs|Seccomp):\s*(\S+)/gm)].map((m) => [m[1], m[2]]));
+    observed.push(`status: ${JSON.stringify(caps)}`);
+    for (const set of ["CapEff", "CapPrm", "CapBnd"]) {
+      if (caps[set] === undefined) problems.push(`${set} missing from ${back.status}`);
+      else if (!/^0+$/.test(caps[set]!)) problems.push(`the agent holds capabilities: ${set} ${caps[set]}`);
+    }
+  }
+  return { problems, observed };
+}
+
+interface Row {
+  fixture: LoadedFixture;
+  entry: EntryPoint;
+  user: User;
+}
+const rows: Row[] = corpus.flatMap((fixture) =>
+  fixture.spec.entry_points
+    .filter((e) => e === "solve" || e === "solve-server-sqlite" || e === "skill-job")
+    .flatMap((entry) => usersHere(fixture.spec.users).map((user) => ({ fixture, entry, user }))),
+);
+
+/** One `skillrig serve` (sqlite) per user, started on first use: its workers run the solve attempts. */
+const servers = new Map<User, Promise<{ serve: Serve; ws: Workspace }>>();
+afterAll(async () => {
+  for (const started of servers.values()) await (await started.catch(() => undefined))?.serve.stop();
+});
+function solveServer(user: User): Promise<{ serve: Serve; ws: Workspace }> {
+  let started = servers.get(user);
+  if (!started) {
+    const ws = workspace(user);
+    started = startServe(ws, "sqlite", undefined, {
+      plugins: [[GEMINI_PLUGIN, { approval_mode: "yolo", timeout_ms: 240_000 }]],
+      // The scenario is the client's: a test server lets clients set it (a real one allows model and timeouts only).
+      server: { client_engine_options: ["mock_scenario", "timeout_ms"] },
+    }).then((serve) => ({ serve, ws }));
+    servers.set(user, started);
+  }
+  return started;
+}
+
+describe("scripted agents in the agent jail", () => {
+  it.each(rows.map((r) => [`${r.fixture.id} through ${r.entry} as ${r.user}`, r] as const))(
+    "%s",
+    async (_name, { fixture, entry, user }) => {
+      const ws = workspace(user);
+      const dir = copyFixture(fixture, ws);
+      writeFileSync(join(dir, "scenario.filled.json"), JSON.stringify(scenario(fixture)));
+      const engine = { approval_mode: "yolo", mock_scenario: "scenario.filled.json", timeout_ms: 240_000 };
+      let run: CliRun;
+      let runsRoot = join(dir, "runs");
+      if (entry === "solve") {
+        writeFileSync(
+          join(dir, "skillrig.config.json"),
+          JSON.stringify({
+            plugins: [GEMINI_PLUGIN],
+            runs_dir: "runs",
+            solve: { variants: [{ label: "agent", engine: "gemini", options: engine }] },
+          }),
+        );
+        run = await runCli(ws, ["solve", join(dir, fixture.spec.agent!.task!), "-e", "agent", "--json"], dir);
+      } else if (entry === "solve-server-sqlite") {
+        const { serve, ws: serverWs } = await solveServer(user);
+        const options = { mock_scenario: scenario(fixture), timeout_ms: 240_000 };
+        writeFileSync(
+          join(dir, "skillrig.config.json"),
+          JSON.stringify({ plugins: [GEMINI_PLUGIN], solve: { variants: [{ label: "agent", engine: "gemini", options }] } }),
+        );
+        const task = join(dir, fixture.spec.agent!.task!);
+        run = await runCli(ws, ["solve", task, "-e", "agent", "--json", "--no-record", "--server", serve.url], dir);
+        // The attempt ran on the server's worker: its run folder is under the server's data folder.
+        runsRoot = join(serverWs.dir, "serve-sqlite", "data", "runs");
+      } else {
+        writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: [[GEMINI_PLUGIN, engine]], runs_dir: "runs" }));
+        run = await runCli(ws, ["run", join(dir, fixture.spec.agent!.skill!), "-e", "gemini"], dir);
+      }
+      const verdict = verdictFor(fixture.spec, { entry_point: entry, user });
+      const problems: string[] = [];
+      const observed: string[] = [`exit ${run.code}`];
+      if (verdict.exit !== undefined && run.code !== verdict.exit)
+        problems.push(`exit ${run.code}, must be ${verdict.exit}: ${run.stderr.slice(-800)}`);
+      if (verdict.attempts) {
+        const want = Array.isArray(verdict.attempts) ? verdict.attempts : [verdict.attempts];
+        let statuses: string[] = [];
+        try {
+          const report = JSON.parse(run.stdout) as { tasks: Array<{ attempts: Array<{ status: string }> }> };
+          statuses = report.tasks.flatMap((t) => t.attempts.map((a) => a.status));
+        } catch {
+          problems.push(`no solve report: ${run.stderr.slice(-800)}`);
+        }
+        observed.push(`attempts: ${statuses.join(", ")}`);
+        if (statuses.length === 0 || statuses.some((s) => !want.includes(s as never)))
+          problems.push(`attempts ${statuses.join(", ")}, must be ${want.join(" or ")}`);
+      }
+      // Several attempts may have run on one server: the newest workspace holding the attack's log is this row's.
+      const found = workspaces(runsRoot).sort((a, b) => mtime(b) - mtime(a));
+      const agent = checkAgent(fixture, found[0], verdict);
+      problems.push(...agent.problems);
+      observed.push(...agent.observed);
+      logRow({ fixture: fixture.id, entry_point: entry, user, ok: problems.length === 0, problems, observed: observed.join(" | ") });
+      const marker = fixture.spec.attack_marker;
+      if (marker) {
+        const log = found.map((w) => read(join(w, fixture.spec.agent!.reads_back.probe ?? "")) ?? "").join("");
+        expect(
+          log,
+          `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`,
+        ).toContain(marker);
+      }
+      expect(problems, observed.join("\n")).toEqual([]);
+    },
+    300_000,
+  );
+});
