@@ -102,7 +102,8 @@ describe("skillrig test, locally", () => {
     const runs: CliRun[] = [];
     const problems: string[] = [];
     for (const [index, step] of (fixture.spec.grade!.before ?? []).entries()) {
-      const home = step.home_untouched ? snapshot(ws.home) : undefined;
+      const holdsHome = step.home_untouched === true || (Array.isArray(step.home_untouched) && step.home_untouched.includes(ws.user));
+      const home = holdsHome ? snapshot(ws.home) : undefined;
       const run = await runCli(ws, [...testArgs(fixture, dir, step.deliverable, step.task), "--sandbox-level", step.level], dir);
       runs.push(run);
       if (step.verdict) {

@@ -108,7 +108,7 @@ function requireCaseFolder(cwd: string): void {
  */
 export interface SampleUidSupport {
   /**
-   * Spawns like `spawn`, but the process keeps CAP_SETUID and CAP_SETGID (nothing else): it may switch a child to
+   * Spawns like `spawn`, but the process keeps CAP_SETUID, CAP_SETGID and CAP_SETPCAP (nothing else): it may switch a child to
    * a leased uid, and that child must drop both before untrusted code runs.
    */
   spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;

@@ -82,11 +82,12 @@ function systemBinds(): string[] {
 
 /**
  * setpriv to an unprivileged uid: no capabilities left, and setuid programs (su, mount) cannot raise them again.
- * `keepUidSwitch` (a sample host, see SampleUidSupport) keeps CAP_SETUID and CAP_SETGID and nothing else, so the
+ * `keepUidSwitch` (a sample host, see SampleUidSupport) keeps CAP_SETUID, CAP_SETGID and CAP_SETPCAP and nothing else, so the
  * process can move each child to a per-sample uid; that child must drop them itself before any untrusted code runs.
  */
 function dropPrivileges(host: HostProbe, uid: number, keepUidSwitch = false): string[] {
-  const caps = keepUidSwitch ? "-all,+setuid,+setgid" : "-all";
+  // CAP_SETPCAP only lets the sample host empty each child's bounding set before that child's uid switch.
+  const caps = keepUidSwitch ? "-all,+setuid,+setgid,+setpcap" : "-all";
   return [
     host.setpriv ?? "setpriv",
     `--reuid=${uid}`,

@@ -8,7 +8,7 @@ uid, drops every capability, and runs function_harness.main() on pipes of its ow
 forks per case, exactly as a harness started alone does).
 
 Trust: like the harness, this file runs inside the sandbox and is not trusted by the runner; it never imports a
-deliverable and never sees an expected value. It is started with CAP_SETUID and CAP_SETGID only (see the sandbox's
+deliverable and never sees an expected value. It is started with CAP_SETUID, CAP_SETGID and CAP_SETPCAP only (see the sandbox's
 SampleUidSupport), runs as the runtime's own uid, not dumpable, and is a child subreaper. Samples are kept apart by
 uid: a pair process and all it starts run as a uid leased by the runner for that pair alone, so one sample cannot
 signal, trace, or read the files of another (its folders are 0700 and owned by its uid), and RLIMIT_NPROC counts
@@ -54,6 +54,7 @@ PR_SET_DUMPABLE = 4
 PR_SET_CHILD_SUBREAPER = 36
 PR_CAP_AMBIENT = 47
 PR_CAP_AMBIENT_CLEAR_ALL = 4
+PR_CAPBSET_DROP = 24
 LINUX_CAPABILITY_VERSION_3 = 0x20080522
 CHUNK = 64 * 1024
 HEADER_LIMIT = 1 << 20
@@ -96,10 +97,18 @@ class CapData(ctypes.Structure):
 # Built once here, before any pair is forked (each pair only reads them): capset's header and an empty set.
 CAP_HEADER = ctypes.byref(CapHeader(LINUX_CAPABILITY_VERSION_3, 0))
 NO_CAPS = (CapData * 2)()
+try:
+    with open("/proc/sys/kernel/cap_last_cap", "rb") as _f:
+        CAP_LAST = int(_f.read())
+except (OSError, ValueError):
+    CAP_LAST = 63  # dropping a capability the kernel does not know fails harmlessly (EINVAL)
 
 
 def become(uid):
-    """Switches this process to `uid` for good and drops every capability; raises when any is left."""
+    """Switches this process to `uid` for good and drops every capability, the bounding set included (the runtime
+    keeps CAP_SETPCAP for this alone); raises when any is left."""
+    for cap in range(CAP_LAST + 1):
+        libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
     os.setresuid(uid, uid, uid)
@@ -107,7 +116,7 @@ def become(uid):
     if libc.capset(CAP_HEADER, NO_CAPS) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
     for line in function_harness.read_proc_file("/proc/self/status").split(b"\n"):
-        if line.startswith((b"CapInh:", b"CapPrm:", b"CapEff:", b"CapAmb:")) and int(line.split()[1], 16) != 0:
+        if line.startswith((b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:")) and int(line.split()[1], 16) != 0:
             raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.decode().strip()}")
     prctl(PR_SET_DUMPABLE, 0)
 

@@ -58,7 +58,7 @@ export interface Fixture {
     deliverable?: string;
     samples?: string;
     jobs?: number;
-    before?: Array<{ task?: string; deliverable: string; level: Level; why: string; home_untouched?: boolean; verdict?: Verdict }>;
+    before?: Array<{ task?: string; deliverable: string; level: Level; why: string; home_untouched?: boolean | User[]; verdict?: Verdict }>;
   };
   http?: { requests: HttpRequestSpec[]; after: HttpRequestSpec; restart_with_requeue?: boolean };
   agent?: { scenario: string; task?: string; skill?: string; reads_back: { id?: string; status?: string; probe?: string } };

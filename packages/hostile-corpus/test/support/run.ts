@@ -3,7 +3,7 @@
  * its own), in a temp folder holding a copy of the fixture, and checks what it printed against a verdict.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { appendFileSync, chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { appendFileSync, chmodSync, cpSync, existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll } from "vitest";
@@ -57,6 +57,11 @@ export function copyFixture(fixture: LoadedFixture, ws: Workspace, name = "fixtu
   return target;
 }
 
+function rootPath(): string {
+  const path = process.env.PATH ?? "/bin";
+  return existsSync("/usr/bin/python3") && !path.startsWith("/usr/bin:") ? `/usr/bin:${path}` : path;
+}
+
 /** The command line and environment that run `argv` as the workspace's user. */
 export function asUser(
   ws: Workspace,
@@ -67,7 +72,10 @@ export function asUser(
     return {
       command: argv[0]!,
       args: argv.slice(1),
-      env: { ...process.env, HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), ...env },
+      // As root, the weak levels run the code as a per-run uid that must reach python3 through the host's tree:
+      // a pyenv under /root (mode 0700) is refused by name there (packages/sandbox/test/hostile.test.ts), so the
+      // corpus gives root Debian's python3 first, as a user who names a weak level would.
+      env: { ...process.env, PATH: rootPath(), HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), ...env },
     };
   }
   const vars = { PATH: "/usr/bin:/bin", HOME: ws.home, XDG_CACHE_HOME: join(ws.home, ".cache"), LANG: "C.UTF-8", ...env };
