@@ -34,8 +34,20 @@ export interface TreeUsageWatch {
   folder: string;
   diskBytes: number;
   diskEntries: number;
+  /**
+   * How often this run is sampled: a case every tick (100 ms); a long-lived process (a harness, the warm runtime,
+   * whose cases are watched one by one by the harness) every second, a backstop that costs the runner little.
+   */
+  intervalMs?: number;
   onExceeded(what: UsageExceeded): void;
 }
+
+interface WatchState {
+  nextCheck: number;
+  /** Files deleted but held open are looked for once a second: reading every descriptor of the tree costs most. */
+  nextDeletedCheck: number;
+}
+const DELETED_CHECK_MS = 1000;
 
 interface ProcessEntry {
   parent: number;
@@ -131,21 +143,29 @@ function deletedOpenBytes(pids: number[]): number {
   return bytes;
 }
 
-const watches = new Set<TreeUsageWatch>();
+const watches = new Map<TreeUsageWatch, WatchState>();
 let ticker: NodeJS.Timeout | undefined;
 
 function tick(): void {
-  const processes = scanProcesses();
+  const now = performance.now();
+  const due = [...watches].filter(([, state]) => now >= state.nextCheck);
+  if (due.length === 0) return;
+  for (const [watch, state] of due) state.nextCheck = now + (watch.intervalMs ?? TICK_MS);
+  // /proc is read only when a due run needs its tree: for its CPU, or for the files it holds open.
+  const needsTree = due.some(
+    ([watch, state]) => Number.isFinite(watch.cpuLimitMs) || (Number.isFinite(watch.diskBytes) && now >= state.nextDeletedCheck),
+  );
+  const processes = needsTree ? scanProcesses() : new Map<number, ProcessEntry>();
   const children = new Map<number, number[]>();
   for (const [pid, entry] of processes) {
     const siblings = children.get(entry.parent);
     if (siblings) siblings.push(pid);
     else children.set(entry.parent, [pid]);
   }
-  for (const watch of [...watches]) {
+  for (const [watch, state] of due) {
     const root = watch.root();
     if (root === undefined) continue;
-    const tree = treeOf(root, processes, children);
+    const tree = needsTree ? treeOf(root, processes, children) : [];
     if (Number.isFinite(watch.cpuLimitMs)) {
       const ticks = tree.reduce((sum, pid) => sum + (processes.get(pid)?.cpuTicks ?? 0), 0);
       if ((ticks * 1000) / CLOCK_TICKS_PER_SECOND > watch.cpuLimitMs) {
@@ -156,12 +176,12 @@ function tick(): void {
     }
     if (Number.isFinite(watch.diskBytes)) {
       const usage = folderUsage(watch.folder, watch.diskBytes, watch.diskEntries);
-      const over =
-        usage.entries > watch.diskEntries
-          ? "entries"
-          : usage.bytes > watch.diskBytes || usage.bytes + deletedOpenBytes(tree) > watch.diskBytes
-            ? "disk"
-            : undefined;
+      let held = 0;
+      if (now >= state.nextDeletedCheck && usage.bytes <= watch.diskBytes) {
+        state.nextDeletedCheck = now + DELETED_CHECK_MS;
+        held = deletedOpenBytes(tree);
+      }
+      const over = usage.entries > watch.diskEntries ? "entries" : usage.bytes + held > watch.diskBytes ? "disk" : undefined;
       if (over) {
         watches.delete(watch);
         watch.onExceeded(over);
@@ -179,7 +199,9 @@ function stopTicker(): void {
 /** Starts watching a run's tree; the returned function stops it (call it once the tree is gone). */
 export function watchTreeUsage(watch: TreeUsageWatch): () => void {
   if (!Number.isFinite(watch.cpuLimitMs) && !Number.isFinite(watch.diskBytes)) return () => {};
-  watches.add(watch);
+  const start = performance.now();
+  // The first look a tick (or an interval) after the start: most cases end before it.
+  watches.set(watch, { nextCheck: start + (watch.intervalMs ?? TICK_MS), nextDeletedCheck: start + TICK_MS });
   if (!ticker) {
     ticker = setInterval(tick, TICK_MS);
     ticker.unref();

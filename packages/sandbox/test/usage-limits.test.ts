@@ -76,8 +76,9 @@ describe.each(levels)("usage limits at level %s", (level) => {
       cwd: caseFolder("filler"),
       limits: { wallMs: WALL, diskBytes: 16 * MiB, fileSizeBytes: 8 * MiB },
     });
+    // Stopped while writing, or (on a fast disk, between two samples) finished: the check after the tree is gone
+    // sees what it left either way.
     expect(result).toMatchObject({ diskLimited: true, fileSizeLimited: false });
-    expect(result.stdout).toBe("");
   });
 
   it("files deleted while held open still count against diskBytes", async () => {

@@ -659,7 +659,7 @@ def folder_usage(path, cap_bytes, cap_entries):
 class Child:
     """A forked child: a spare (no case yet) or running one case."""
     __slots__ = ("pid", "req_w", "fds", "case_dir", "id", "request", "result", "header", "stdout", "stderr", "out_total",
-                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied", "folder_free", "cpu_ms")
+                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied", "folder_free", "cpu_ms", "next_check")
 
     def __init__(self, pid, req_w, fds, case_dir):
         self.pid = pid
@@ -679,6 +679,7 @@ class Child:
         self.replied = False
         self.folder_free = False
         self.cpu_ms = 0.0  # the most CPU time its processes were seen to have used
+        self.next_check = 0.0  # when its usage is next sampled
 
 
 class Harness:
@@ -696,11 +697,12 @@ class Harness:
         self.credit = 0  # spares to ask the fork server for, sent once per loop turn
         self.free_folders = []  # emptied case folders to hand back to the fork server
         # The pair's own temp folder, beside its cases' folder (the warm runtime's work/<pair>/tmp): on disk, shared by
-        # the pair's cases, so what is in it counts against each running case's disk cap. A TMPDIR elsewhere (the
-        # sandbox's private size-capped /tmp) is not the pair's to count.
-        tmp = os.environ.get("TMPDIR")
-        self.pair_tmp = tmp if tmp and os.path.dirname(os.path.abspath(tmp)) == os.path.dirname(os.path.abspath(work_dir)) else None
-        self.next_usage_check = 0.0
+        # the pair's cases, so what is in it counts against each running case's disk cap. A TMPDIR elsewhere is not
+        # the pair's to count, nor the working folder itself (a harness of its own, where the sandbox makes TMPDIR its
+        # cwd: the sandbox caps that folder as a whole).
+        tmp = os.path.abspath(os.environ.get("TMPDIR") or "/")
+        work = os.path.abspath(work_dir)
+        self.pair_tmp = tmp if tmp != work and os.path.dirname(tmp) == os.path.dirname(work) else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # SIGCHLD tells the harness its fork server died (its only child): through a pipe, into the selector.
         self.wake_r, self.wake_w = os.pipe()
@@ -830,6 +832,8 @@ class Harness:
         child.request = request
         child.started = time.monotonic()
         child.deadline = child.started + request.get("wall_ms", 10_000) / 1000
+        # The first sample a tick after the start: most cases end before it (their CPU then comes from wait4).
+        child.next_check = child.started + USAGE_TICK_SECONDS
         self.running[child.id] = child
         try:
             limit_case(child.pid, request)
@@ -1019,19 +1023,20 @@ class Harness:
                 self.start_case(line)
 
     def next_timeout(self):
-        deadlines = [c.deadline for c in self.running.values() if not c.replied and c.killed_for is None]
-        if not deadlines:
-            return None
-        return max(0.0, min(min(deadlines), self.next_usage_check) - time.monotonic())
+        deadlines = [min(c.deadline, c.next_check) for c in self.running.values() if not c.replied and c.killed_for is None]
+        return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
 
     def check_usage(self):
         """Samples what each running case's processes used: CPU time (its tree by parent pids, plus what the sample
         detached, which the fork server adopts: charged to every running case of this sample, its own doing) against
         its time limit, and its folder's size and entries (plus the pair's temp folder) against the disk cap. One
         scan of this pid namespace's /proc per tick (the sandbox's: a few dozen processes)."""
-        watched = [c for c in self.running.values() if not c.replied and c.killed_for is None and c.request]
+        now = time.monotonic()
+        watched = [c for c in self.running.values() if not c.replied and c.killed_for is None and c.request and now >= c.next_check]
         if not watched:
             return
+        for child in watched:
+            child.next_check = now + USAGE_TICK_SECONDS
         processes = scan_processes()
         children = {}
         for pid, (parent, _) in processes.items():
@@ -1095,9 +1100,7 @@ class Harness:
             for child in self.running.values():
                 if not child.replied and child.killed_for is None and now >= child.deadline:
                     self.kill_for(child, "wall")
-            if now >= self.next_usage_check:
-                self.check_usage()
-                self.next_usage_check = time.monotonic() + USAGE_TICK_SECONDS
+            self.check_usage()
             if self.outbox:
                 data = b"".join(self.outbox)
                 self.outbox = []
