@@ -8,14 +8,29 @@ import type { Readable, Writable } from "node:stream";
 export type IsolationLevel = "namespaces" | "rlimits" | "none" | (string & {});
 
 export interface ResourceLimits {
-  /** Wall-clock limit; the whole process tree is killed when it passes. */
+  /**
+   * Wall-clock limit; the whole process tree is killed when it passes (`timedOut`). For a case this is the backstop
+   * of its time limit (`timeBackstopMs`): the time limit itself counts CPU time, `cpuTreeMs`.
+   */
   wallMs: number;
+  /** CPU time of each process (`RLIMIT_CPU`, enforced by the kernel); past it the process gets `SIGXCPU` (`cpuLimited`). */
   cpuMs?: number;
+  /**
+   * CPU time of the whole tree: every process the command starts, together (threads included, detached ones where
+   * the level can find them). Past it the tree is killed (`cpuLimited`). A case's time limit: its verdict then counts
+   * its own CPU, never the machine's load. Sampled, so a tree may pass it by what it burns between two samples.
+   */
+  cpuTreeMs?: number;
   memoryBytes?: number;
   maxProcesses?: number;
   /** Bytes kept of stdout and of stderr each; more ends the run with `outputLimited`. */
   outputBytes?: number;
   fileSizeBytes?: number;
+  /**
+   * Bytes (allocated blocks) and entries the code may have in its working folder (`cwd`), all files together;
+   * past either, the tree is killed (`diskLimited`). Sampled, like `cpuTreeMs`.
+   */
+  diskBytes?: number;
 }
 
 export interface SandboxSpawnOptions {
@@ -47,6 +62,8 @@ export interface SandboxResult {
   memoryLimited: boolean;
   cpuLimited: boolean;
   fileSizeLimited: boolean;
+  /** The working folder passed `diskBytes` (or its entry cap); absent from sandboxes that do not watch it. */
+  diskLimited?: boolean;
   isolation: IsolationLevel;
 }
 

@@ -26,12 +26,12 @@ const TASK = scriptTask(
   [
     { name: "passes", input: { stdin: "a" }, expected: { stdout: "A" } },
     { name: "fails <&>", input: { stdin: "b" }, expected: { stdout: "X" } },
-    { name: "times out", input: { stdin: "sleep" }, expected: {}, timeout_ms: 500 },
+    { name: "times out", input: { stdin: "spin" }, expected: {}, timeout_ms: 500 },
     { name: "invalid", input: { argv: [] }, expected: {} },
   ],
   { task_id: "report-demo" },
 );
-const MAIN = "import sys, time\ns = sys.stdin.read()\nif s == 'sleep': time.sleep(20)\nprint(s.upper())\n";
+const MAIN = "import sys\ns = sys.stdin.read()\nif s == 'spin':\n    while True: pass\nprint(s.upper())\n";
 
 describe("reporters", () => {
   it("console: one progress line per case while running, then a summary table and the diffs", async () => {
@@ -49,11 +49,11 @@ describe("reporters", () => {
     expect(lines.some((l) => /✗ fails <&> .* failed: stdout differs \(trim\)/.test(l))).toBe(true);
     const table = summary.text();
     expect(table).toMatch(/#\s+case\s+status\s+ms\s+message/);
-    expect(table).toMatch(/2\s+times out\s+timeout\s+\d+\s+timed out after 500 ms/);
+    expect(table).toMatch(/2\s+times out\s+timeout\s+\d+\s+used more than 500 ms of CPU time/);
     expect(table).toContain("report-demo: 4 case(s): 1 passed, 1 failed, 1 errored, 1 invalid");
     // Every case that did not pass, with its input; a failed one with its diff, others with their message.
     expect(table).toContain('--- fails <&> (failed)\ninput: {"stdin":"b"}\n--- expected stdout\n+++ actual stdout');
-    expect(table).toContain('--- times out (timeout)\ninput: {"stdin":"sleep"}\ntimed out after 500 ms');
+    expect(table).toContain('--- times out (timeout)\ninput: {"stdin":"spin"}\nused more than 500 ms of CPU time (its processes together)');
     expect(table).toContain('--- invalid (invalid_test_format)\ninput: {"argv":[]}');
     expect(table).not.toContain("--- passes");
     // Not a terminal: no colour codes.
@@ -130,7 +130,7 @@ describe("reporters", () => {
       ["invalid", "invalid_test_format"],
     ]);
     expect(report.cases[0]!.message).toBeNull();
-    expect(report.cases.map((c) => c.input)).toEqual([{ stdin: "a" }, { stdin: "b" }, { stdin: "sleep" }, { argv: [] }]);
+    expect(report.cases.map((c) => c.input)).toEqual([{ stdin: "a" }, { stdin: "b" }, { stdin: "spin" }, { argv: [] }]);
     expect((report.cases[0]!.actual as { stdout: string }).stdout).toBe("A\n");
     expect(report.cases[3]!.message).toBe(
       'invalid_test_format: script input has unknown key "argv"; allowed: stdin, files (a script takes no arguments; use deliverable_type "cli")',
@@ -154,7 +154,7 @@ describe("reporters", () => {
     expect(cases["fails <&>"]!.failure!["@type"]).toBe("failed");
     expect(cases["fails <&>"]!.failure!["#"]).toContain("+B");
     expect(cases["fails <&>"]!.failure!["#"]).toMatch(/^input: \{"stdin":"b"\}\n/);
-    expect(xml).toContain('<property name="input" value="{&quot;stdin&quot;:&quot;sleep&quot;}"/>');
+    expect(xml).toContain('<property name="input" value="{&quot;stdin&quot;:&quot;spin&quot;}"/>');
     expect(cases["times out"]!.error!["@type"]).toBe("timeout");
     expect(cases.invalid!.error!["@type"]).toBe("invalid_test_format");
   });

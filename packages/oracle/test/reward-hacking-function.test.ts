@@ -124,7 +124,8 @@ describe.each(levels)("reward hacking at sandbox level %s", (level) => {
   it("a module that disables resource.setrlimit at import still gets its cases' CPU limit (set from the harness): timeout, never passed", async () => {
     const { cases } = await grade(level, "skip_limits_at_import", { expected: [0, 1], limits: { cpu_ms: 1000 } });
     expect(cases.map((c) => c.status)).toEqual(["timeout", "timeout"]);
-    expect(cases[0]?.message).toBe("the call used more than 1000 ms of CPU time; its process was killed");
+    // Whichever comes first: the kernel's RLIMIT_CPU (set from the harness) or the harness's count of the tree.
+    expect(cases[0]?.message).toMatch(/^the call used more than 1000 ms of CPU time/);
   });
 
   it('a json encoder that splices a second "status" key into everything: never passed', async () => {

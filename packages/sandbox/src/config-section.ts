@@ -58,6 +58,12 @@ export const sandboxConfigSection = defineConfigSection({
             type: "integer",
             minimum: 1,
           },
+          disk_bytes: {
+            description:
+              "The most a case may have on disk in its folder (and its temp folder where that is on disk), all files together; past it the case ends output_limit. Default 256 MiB.",
+            type: "integer",
+            minimum: 1,
+          },
         },
       },
     },

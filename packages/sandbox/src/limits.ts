@@ -17,5 +17,8 @@ export function effectiveLimits(limits: ResourceLimits, defaults: SandboxLimitsC
     maxProcesses: limits.maxProcesses ?? defaults.processes ?? DEFAULT_LIMITS.maxProcesses,
     outputBytes: limits.outputBytes ?? defaults.output_bytes ?? DEFAULT_LIMITS.outputBytes,
     fileSizeBytes: limits.fileSizeBytes ?? defaults.file_bytes ?? DEFAULT_LIMITS.fileSizeBytes,
+    // The tree's CPU is watched only when asked (a case's time limit); a long-lived spawn() is bounded by its rlimits.
+    cpuTreeMs: limits.cpuTreeMs ?? Number.POSITIVE_INFINITY,
+    diskBytes: limits.diskBytes ?? defaults.disk_bytes ?? DEFAULT_LIMITS.diskBytes,
   };
 }

@@ -9,12 +9,13 @@
 import { PassThrough, type Readable, Transform, type Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
 import { spawn } from "node:child_process";
-import type { SandboxResult } from "@skillrig/core";
+import { DISK_ENTRY_LIMIT, type SandboxResult } from "@skillrig/core";
 import { giveCaseFolderTo, makeReachable } from "./folder-access.js";
 import type { LaunchPlan } from "./launch-plan.js";
 import type { EffectiveLimits } from "./limits.js";
 import { treeMemoryCap, watchTreeMemory } from "./memory-watchdog.js";
 import { isAlive, signalQuietly, sweepMarkedProcesses, waitUntilGone } from "./process-tree.js";
+import { folderUsage, watchTreeUsage } from "./usage-watchdog.js";
 
 export interface StartOptions {
   plan: LaunchPlan;
@@ -156,6 +157,24 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
           },
         });
 
+  // The tree's CPU (a case's time limit) and its working folder's size, sampled: see usage-watchdog.ts.
+  let cpuTreeExceeded = false;
+  let diskExceeded = false;
+  const stopUsageWatch = watchTreeUsage({
+    root: () => pid,
+    cpuLimitMs: limits.cpuTreeMs,
+    folder: options.cwd,
+    diskBytes: limits.diskBytes,
+    diskEntries: DISK_ENTRY_LIMIT,
+    // A case is watched every tick; a long-lived spawn() (a harness, the warm runtime) is a backstop, once a second.
+    intervalMs: options.mode === "run" ? undefined : 1000,
+    onExceeded: (what) => {
+      if (what === "cpu") cpuTreeExceeded = true;
+      else diskExceeded = true;
+      killTree();
+    },
+  });
+
   // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
   const wallTimer =
     Number.isFinite(limits.wallMs) && limits.wallMs > 0 && limits.wallMs < 2 ** 31
@@ -231,6 +250,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     exited = true;
     clearTimeout(wallTimer);
     stopMemoryWatch?.();
+    stopUsageWatch();
     options.signal?.removeEventListener("abort", onAbort);
     // bubblewrap's monitor only exits once its pid 1 (and so the whole namespace) is gone, unless we
     // killed the monitor first; then wait for the namespace to empty.
@@ -238,6 +258,12 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     if (plan.marker !== undefined) sweepMarkedProcesses(plan.marker);
     liveTrees.delete(killTree);
     const durationMs = performance.now() - started;
+    // Once more now the tree is gone and nothing changes the folder: what it left is over the cap or not, whatever
+    // the samples saw.
+    if (!diskExceeded && Number.isFinite(limits.diskBytes)) {
+      const usage = folderUsage(options.cwd, limits.diskBytes, DISK_ENTRY_LIMIT);
+      diskExceeded = usage.bytes > limits.diskBytes || usage.entries > DISK_ENTRY_LIMIT;
+    }
     // The program could not be started at all (missing executable, bad folder): say so in stderr.
     const startFailure = startError !== undefined && !killedByUs;
     if (startFailure) stderrCapture.add(Buffer.from(`sandbox: could not start ${plan.file}: ${startError.message}\n`));
@@ -264,8 +290,9 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
       timedOut,
       outputLimited,
       memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit || treeMemoryExceeded,
-      cpuLimited: signal === "SIGXCPU",
+      cpuLimited: signal === "SIGXCPU" || cpuTreeExceeded,
       fileSizeLimited: signal === "SIGXFSZ" || (endedBadly && FILE_SIZE_EVIDENCE.test(stderr)),
+      diskLimited: diskExceeded,
       isolation: plan.isolation,
     };
   })();

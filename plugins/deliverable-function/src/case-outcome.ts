@@ -86,8 +86,18 @@ export function outcomeOf(
       });
     case "killed":
       switch (reply.reason) {
+        case "cpu":
+          return stopped("timeout", `the call used more than ${request.time_ms} ms of CPU time (its processes together); they were killed`);
         case "wall":
-          return stopped("timeout", `the call did not return within ${request.wall_ms} ms; its process was killed`);
+          return stopped(
+            "timeout",
+            `the call did not return within ${request.wall_ms} ms of wall-clock time (the backstop of its ${request.time_ms} ms CPU time limit: it slept, blocked or waited); its process was killed`,
+          );
+        case "disk":
+          return stopped(
+            "output_limit",
+            `the call wrote more than the disk cap of ${formatBytes(request.disk_bytes)} (or ${request.disk_entries} entries) in its case folder and temp folder (sandbox.limits.disk_bytes); its process was killed`,
+          );
         case "stdout":
         case "stderr":
           return stopped(
@@ -108,6 +118,12 @@ export function outcomeOf(
   }
   // Unreachable for a frame reply-frame.ts accepted; said plainly rather than assumed.
   return stopped("error", "the function harness sent a reply the runner does not know");
+}
+
+function formatBytes(bytes: number): string {
+  if (bytes >= 1024 * 1024) return `${Math.round((bytes / (1024 * 1024)) * 10) / 10} MiB`;
+  if (bytes >= 1024) return `${Math.round((bytes / 1024) * 10) / 10} KiB`;
+  return `${bytes} bytes`;
 }
 
 /**

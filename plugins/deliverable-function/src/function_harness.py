@@ -12,7 +12,10 @@ Protocol (the harness writes only through a private copy of fd 1, so nothing the
   harness -> runner, first line:  {"op":"ready","signature":{...}|null,"signature_error":..., "import_stdout":..., ...}
                                or {"op":"load_error","kind":..., "message":..., "traceback":...}
   runner -> harness, one line per case:
-      {"id":N,"wall_ms":..,"cpu_ms":..,"memory_bytes":..,"output_bytes":..,"value_bytes":..,["more":M,]"args":<JSON text of input>}
+      {"id":N,"wall_ms":..,"cpu_ms":..,"time_ms":..,"disk_bytes":..,"disk_entries":..,"memory_bytes":..,"output_bytes":..,
+       "value_bytes":..,["more":M,]"args":<JSON text of input>}
+      (time_ms: the case's time limit, in CPU time of its processes together; wall_ms: the wall-clock backstop;
+      cpu_ms: each process's own RLIMIT_CPU; disk_bytes/disk_entries: what its folder (and the pair's TMPDIR) may hold)
       (more: how many cases the runner will still send after this one, a hint that spares no fork for a case that
       never comes; without it a spare is forked for every case)
       (args is the task file's own JSON text, read here by json.loads: 3.0 stays a float, 2**70 stays exact)
@@ -106,6 +109,12 @@ CHILD_FIELDS = {
     "unencodable": ("return_type", "return_repr", "reason"),
     "failed_to_start": ("message",),
 }
+# How often the CPU time and the disk use of running cases are sampled (see Harness.check_usage).
+USAGE_TICK_SECONDS = 0.1
+try:
+    CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
+except (ValueError, OSError):
+    CLOCK_TICKS = 100
 
 
 def send(obj):
@@ -513,7 +522,7 @@ class ForkServer:
                         pass
             while True:
                 try:
-                    pid, status = os.waitpid(-1, os.WNOHANG)
+                    pid, status, usage = os.wait4(-1, os.WNOHANG)
                 except ChildProcessError:
                     break
                 if pid == 0:
@@ -523,7 +532,9 @@ class ForkServer:
                 self.children.discard(pid)
                 # What the case detached dies before its end is reported (and so before its answer goes out).
                 self.kill_orphans()
-                self.sock.send(b"x" + struct.pack("<ii", pid, status))
+                # With the CPU time the case's process used, its reaped children's included (exact, from the kernel).
+                cpu_ms = (usage.ru_utime + usage.ru_stime) * 1000
+                self.sock.send(b"x" + struct.pack("<iid", pid, status, cpu_ms))
 
     def kill_orphans(self):
         """Kills every process re-parented to this subreaper (not a spare or case child), and their groups, until
@@ -592,10 +603,71 @@ def children_of(parent):
     return found
 
 
+def scan_processes():
+    """Every process of this pid namespace: pid -> (parent pid, CPU clock ticks: its own user and system time, threads
+    included, plus the time of the children it reaped)."""
+    found = {}
+    try:
+        names = os.listdir("/proc")
+    except OSError:
+        return found
+    for name in names:
+        if not name.isdigit():
+            continue
+        try:
+            stat = read_proc_file(f"/proc/{name}/stat")
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            found[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14]))
+        except (OSError, IndexError, ValueError):
+            continue  # gone meanwhile
+    return found
+
+
+def descendants(roots, children):
+    """The roots and every process descending from them (by parent pid)."""
+    tree = list(roots)
+    i = 0
+    while i < len(tree):
+        tree.extend(children.get(tree[i], ()))
+        i += 1
+    return tree
+
+
+def folder_usage(path, cap_bytes, cap_entries):
+    """(allocated bytes, entries) under `path`, blocks counted (a sparse file counts what it holds); stops once past
+    a cap."""
+    used = 0
+    entries = 0
+    pending = [path]
+    while pending and used <= cap_bytes and entries <= cap_entries:
+        folder = pending.pop()
+        try:
+            listing = list(os.scandir(folder))
+        except PermissionError:
+            # A folder the case closed (chmod 000) still counts: the harness runs as its owner and opens it again.
+            try:
+                os.chmod(folder, 0o700)
+                listing = list(os.scandir(folder))
+            except OSError:
+                continue
+        except OSError:
+            continue
+        for entry in listing:
+            try:
+                stat = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            entries += 1
+            used += stat.st_blocks * 512
+            if entry.is_dir(follow_symlinks=False):
+                pending.append(entry.path)
+    return used, entries
+
+
 class Child:
     """A forked child: a spare (no case yet) or running one case."""
     __slots__ = ("pid", "req_w", "fds", "case_dir", "id", "request", "result", "header", "stdout", "stderr", "out_total",
-                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied", "folder_free")
+                 "err_total", "deadline", "started", "killed_for", "exit_status", "replied", "folder_free", "cpu_ms", "next_check")
 
     def __init__(self, pid, req_w, fds, case_dir):
         self.pid = pid
@@ -614,6 +686,8 @@ class Child:
         self.exit_status = None
         self.replied = False
         self.folder_free = False
+        self.cpu_ms = 0.0  # the most CPU time its processes were seen to have used
+        self.next_check = 0.0  # when its usage is next sampled
 
 
 class Harness:
@@ -630,6 +704,13 @@ class Harness:
         self.waiting = []  # requests that arrived before a spare was ready
         self.credit = 0  # spares to ask the fork server for, sent once per loop turn
         self.free_folders = []  # emptied case folders to hand back to the fork server
+        # The pair's own temp folder, beside its cases' folder (the warm runtime's work/<pair>/tmp): on disk, shared by
+        # the pair's cases, so what is in it counts against each running case's disk cap. A TMPDIR elsewhere is not
+        # the pair's to count, nor the working folder itself (a harness of its own, where the sandbox makes TMPDIR its
+        # cwd: the sandbox caps that folder as a whole).
+        tmp = os.path.abspath(os.environ.get("TMPDIR") or "/")
+        work = os.path.abspath(work_dir)
+        self.pair_tmp = tmp if tmp != work and os.path.dirname(tmp) == os.path.dirname(work) else None
         ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         # SIGCHLD tells the harness its fork server died (its only child): through a pipe, into the selector.
         self.wake_r, self.wake_w = os.pipe()
@@ -705,9 +786,9 @@ class Harness:
                     self.spares.append(child)
                 else:
                     self.kill_group(child)
-            elif kind == b"x" and len(message) == 9:
-                pid, status = struct.unpack("<ii", message[1:9])
-                self.ended(pid, status)
+            elif kind == b"x" and len(message) == 17:
+                pid, status, cpu_ms = struct.unpack("<iid", message[1:17])
+                self.ended(pid, status, cpu_ms)
             elif kind == b"e":
                 self.server_error = message[1:].decode("utf-8", "replace")[:MESSAGE_CHARS]
 
@@ -759,6 +840,8 @@ class Harness:
         child.request = request
         child.started = time.monotonic()
         child.deadline = child.started + request.get("wall_ms", 10_000) / 1000
+        # The first sample a tick after the start: most cases end before it (their CPU then comes from wait4).
+        child.next_check = child.started + USAGE_TICK_SECONDS
         self.running[child.id] = child
         try:
             limit_case(child.pid, request)
@@ -858,11 +941,18 @@ class Harness:
             except OSError:
                 pass
 
-    def ended(self, pid, status):
+    def ended(self, pid, status, cpu_ms=0.0):
         child = self.by_pid.pop(pid, None)
         if child is None:
             return
         child.exit_status = status
+        child.cpu_ms = max(child.cpu_ms, cpu_ms)
+        # A case that ended past its time limit (between two samples) is past it all the same: the count is the
+        # kernel's, so the verdict does not depend on when the harness happened to look.
+        time_ms = child.request.get("time_ms") if child.request else None
+        if time_ms and child.cpu_ms > time_ms and child.killed_for is None and not child.replied:
+            child.killed_for = "cpu"
+            child.result = bytearray()
         for fd in list(child.fds):
             self.read_pipe(child, fd)
         # Whatever the case started and left behind goes with it (the fork server swept the detached ones).
@@ -896,7 +986,8 @@ class Harness:
     def reply(self, child):
         elapsed = (time.monotonic() - child.started) * 1000
         if child.killed_for is not None:
-            return self.frame(child.id, {"end": "killed", "reason": child.killed_for, "ms": elapsed}, b"", child.stdout, child.stderr)
+            fields = {"end": "killed", "reason": child.killed_for, "ms": elapsed, "cpu_ms": round(child.cpu_ms, 3)}
+            return self.frame(child.id, fields, b"", child.stdout, child.stderr)
         header = child.header
         if header is not None and len(child.result) >= header["len"]:
             fields = {"end": header.get("end"), "ms": header.get("ms", elapsed)}
@@ -940,8 +1031,48 @@ class Harness:
                 self.start_case(line)
 
     def next_timeout(self):
-        deadlines = [c.deadline for c in self.running.values() if not c.replied and c.killed_for is None]
+        deadlines = [min(c.deadline, c.next_check) for c in self.running.values() if not c.replied and c.killed_for is None]
         return max(0.0, min(deadlines) - time.monotonic()) if deadlines else None
+
+    def check_usage(self):
+        """Samples what each running case's processes used: CPU time (its tree by parent pids, plus what the sample
+        detached, which the fork server adopts: charged to every running case of this sample, its own doing) against
+        its time limit, and its folder's size and entries (plus the pair's temp folder) against the disk cap. One
+        scan of this pid namespace's /proc per tick (the sandbox's: a few dozen processes)."""
+        now = time.monotonic()
+        watched = [c for c in self.running.values() if not c.replied and c.killed_for is None and c.request and now >= c.next_check]
+        if not watched:
+            return
+        for child in watched:
+            child.next_check = now + USAGE_TICK_SECONDS
+        processes = scan_processes()
+        children = {}
+        for pid, (parent, _) in processes.items():
+            children.setdefault(parent, []).append(pid)
+        detached = descendants([p for p in children.get(self.server_pid, ()) if p not in self.by_pid], children)
+        detached_ticks = sum(processes[p][1] for p in detached if p in processes)
+        pair_tmp = None
+        for child in watched:
+            tree = descendants([child.pid], children) if child.pid in processes else []
+            ticks = sum(processes[p][1] for p in tree if p in processes) + detached_ticks
+            child.cpu_ms = max(child.cpu_ms, ticks * 1000 / CLOCK_TICKS)
+            time_ms = child.request.get("time_ms")
+            if time_ms and child.cpu_ms > time_ms:
+                self.kill_for(child, "cpu")
+                for pid in tree + detached:
+                    try:
+                        os.kill(pid, signal.SIGKILL)
+                    except OSError:
+                        pass
+                continue
+            disk_bytes = child.request.get("disk_bytes")
+            disk_entries = child.request.get("disk_entries") or 10_000
+            if disk_bytes:
+                if pair_tmp is None:
+                    pair_tmp = folder_usage(self.pair_tmp, disk_bytes, disk_entries) if self.pair_tmp else (0, 0)
+                used, entries = folder_usage(child.case_dir, disk_bytes, disk_entries)
+                if used + pair_tmp[0] > disk_bytes or entries + pair_tmp[1] > disk_entries:
+                    self.kill_for(child, "disk")
 
     def serve(self):
         os.set_blocking(PROTO_IN, False)
@@ -977,6 +1108,7 @@ class Harness:
             for child in self.running.values():
                 if not child.replied and child.killed_for is None and now >= child.deadline:
                     self.kill_for(child, "wall")
+            self.check_usage()
             if self.outbox:
                 data = b"".join(self.outbox)
                 self.outbox = []

@@ -397,7 +397,13 @@ export class FunctionHarness {
   #describeExit(result: SandboxResult): string {
     if ((result as { runtimeLost?: true }).runtimeLost) return result.stderr;
     const how = result.signal ? `it was killed by signal ${result.signal}` : `it exited with code ${result.exitCode}`;
-    const why = result.timedOut ? " (the harness's own time limit passed)" : result.memoryLimited ? " (memory limit)" : "";
+    const why = result.timedOut
+      ? " (the harness's own time limit passed)"
+      : result.memoryLimited
+        ? " (memory limit)"
+        : result.diskLimited
+          ? " (its working folder passed the disk cap of its cases together, sandbox.limits.disk_bytes)"
+          : "";
     const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ");
     return `the function harness died: ${how}${why}${tail ? `; stderr: ${tail}` : ""}`;
   }

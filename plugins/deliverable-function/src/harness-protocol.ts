@@ -40,8 +40,15 @@ export interface LoadErrorMessage {
 /** One case to run. `args` is sent as the JSON text of the case's input, spliced in as written in the task file. */
 export interface CaseRequest {
   id: number;
+  /** The wall-clock backstop of the case's time limit (`timeBackstopMs`). */
   wall_ms: number;
+  /** Each process's own CPU limit (RLIMIT_CPU). */
   cpu_ms: number;
+  /** The case's time limit: CPU time of its processes together. */
+  time_ms: number;
+  /** What its folder (and the pair's temp folder) may hold: allocated bytes and entries. */
+  disk_bytes: number;
+  disk_entries: number;
   memory_bytes: number;
   output_bytes: number;
   /** The longest return value (its JSON text, in bytes) the harness forwards. */
@@ -60,7 +67,7 @@ export type CallEnd =
   | { end: "unencodable"; return_type: string; return_repr: string; reason: string }
   | { end: "exited"; exit_code: number | null }
   | { end: "signaled"; signal: string }
-  | { end: "killed"; reason: "wall" | "stdout" | "stderr" | "value" | "bad_result" }
+  | { end: "killed"; reason: "wall" | "cpu" | "disk" | "stdout" | "stderr" | "value" | "bad_result"; cpu_ms?: number }
   | { end: "failed_to_start"; message: string };
 
 /** One reply frame, after the runner checked and bounded it. */

@@ -20,6 +20,7 @@ import {
   SkillrigError,
   isSkillrigError,
   formatViolations,
+  DISK_ENTRY_LIMIT,
   resolveCaseLimits,
   type CaseOutcome,
   type CaseWork,
@@ -165,6 +166,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       harnessFile: HARNESS_FILE,
       runtimeFile: RUNTIME_FILE,
       fileSizeBytes: resolveCaseLimits({}, undefined, { limits: runner.config.sandbox?.limits }).fileSizeBytes,
+      diskBytes: resolveCaseLimits({}, undefined, { limits: runner.config.sandbox?.limits }).diskBytes,
     });
     return this.#pool;
   }
@@ -317,6 +319,9 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     const request: Omit<CaseRequest, "id"> = {
       wall_ms: limits.wallMs,
       cpu_ms: limits.cpuMs,
+      time_ms: limits.cpuTreeMs,
+      disk_bytes: limits.diskBytes,
+      disk_entries: DISK_ENTRY_LIMIT,
       memory_bytes: limits.memoryBytes,
       output_bytes: limits.outputBytes,
       // The return value's JSON text gets the same cap as each output stream.
@@ -334,7 +339,7 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
         return {
           actual: null,
           status: "timeout",
-          message: `the call did not end within ${error.wallMs} ms and the harness did not stop it; the runner stopped the harness`,
+          message: `the call did not end within ${error.wallMs} ms (the wall-clock backstop of its ${limits.cpuTreeMs} ms time limit) and the harness did not stop it; the runner stopped the harness`,
           comparisons: [],
           details: { harness: "stopped", isolation },
         };
@@ -410,6 +415,9 @@ function harnessLimits(runner: Runner, run: TaskRun, spares: number): ResourceLi
     memoryBytes: perCase.memoryBytes,
     maxProcesses: perCase.maxProcesses * run.jobs + run.jobs + spares + 2,
     fileSizeBytes: perCase.fileSizeBytes,
+    // The harness's working folder holds `jobs` cases at once, each within its own cap (the harness counts each);
+    // this is the sandbox's own cap on the whole, which holds even if the harness is subverted.
+    diskBytes: perCase.diskBytes * Math.max(1, run.jobs),
     // outputBytes is left out on purpose: the harness's stdout is the protocol; it caps each case's prints itself.
   };
 }

@@ -16,7 +16,7 @@ export class FrameError extends Error {
 
 type FieldCheck = (value: unknown) => boolean;
 const isString: FieldCheck = (v) => typeof v === "string";
-const KILL_REASONS = new Set(["wall", "stdout", "stderr", "value", "bad_result"]);
+const KILL_REASONS = new Set(["wall", "cpu", "disk", "stdout", "stderr", "value", "bad_result"]);
 
 /** Per way a call can end: its fields beyond the common ones, each required unless marked optional. */
 const END_FIELDS: Record<string, Record<string, { check: FieldCheck; optional?: boolean }>> = {
@@ -30,7 +30,10 @@ const END_FIELDS: Record<string, Record<string, { check: FieldCheck; optional?: 
   unencodable: { return_type: { check: isString }, return_repr: { check: isString }, reason: { check: isString } },
   exited: { exit_code: { check: (v) => v === null || Number.isSafeInteger(v) } },
   signaled: { signal: { check: isString } },
-  killed: { reason: { check: (v) => typeof v === "string" && KILL_REASONS.has(v) } },
+  killed: {
+    reason: { check: (v) => typeof v === "string" && KILL_REASONS.has(v) },
+    cpu_ms: { check: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0, optional: true },
+  },
   failed_to_start: { message: { check: isString } },
 };
 

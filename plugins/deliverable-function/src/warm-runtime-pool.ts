@@ -22,14 +22,23 @@ import { copyDeliverable, type Deliverable, type ResourceLimits, type Sandbox, t
 import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
 import { type SampleUidSupport, WarmRuntime } from "./warm-runtime.js";
 
-/** The runtime's own limits: it lives as long as the runner, so no wall or CPU limit of its own; each pair gets its own. */
-export function runtimeLimits(fileSizeBytes: number): ResourceLimits {
+/** Pairs' worth of disk the runtime's whole working folder may hold (each case is held to its own cap by its harness). */
+export const RUNTIME_DISK_PAIRS = 16;
+
+/**
+ * The runtime's own limits: it lives as long as the runner, so no wall or CPU limit of its own; each pair gets its
+ * own. Its working folder (every pair's cases and temp folder, on the host's disk) is capped as a whole at
+ * RUNTIME_DISK_PAIRS case caps by the sandbox: the bound that holds whatever a pair's harness does. Passing it loses
+ * the runtime, like its memory cap: the pairs in flight are re-run in sandboxes of their own, where each meets its own.
+ */
+export function runtimeLimits(fileSizeBytes: number, diskBytes: number): ResourceLimits {
   return {
     wallMs: Number.POSITIVE_INFINITY,
     cpuMs: 2 ** 31,
     memoryBytes: 64 * 1024 ** 3,
     maxProcesses: 4096,
     fileSizeBytes,
+    diskBytes: diskBytes * RUNTIME_DISK_PAIRS,
   };
 }
 
@@ -60,6 +69,7 @@ export class WarmRuntimePool {
   readonly #files: { harness: string; runtime: string };
   readonly #slots = new Map<Sandbox, Promise<RuntimeSlot>>();
   readonly #fileSizeBytes: number;
+  readonly #diskBytes: number;
   readonly #bytecodeCache: string | undefined;
   /** A compile of the harness's bytecode for the next command, started on a cache miss; awaited by close(). */
   #compiling: Promise<void> | undefined;
@@ -71,22 +81,26 @@ export class WarmRuntimePool {
     harnessFile: string;
     runtimeFile: string;
     fileSizeBytes: number;
+    /** A case's disk cap (`sandbox.limits.disk_bytes`). */
+    diskBytes: number;
     /** Where the harness's bytecode is cached (default: bytecodeCacheDir(), from the environment); undefined: off. */
     bytecodeCache?: string | undefined;
   }) {
     this.#python = options.python;
     this.#files = { harness: options.harnessFile, runtime: options.runtimeFile };
     this.#fileSizeBytes = options.fileSizeBytes;
+    this.#diskBytes = options.diskBytes;
     this.#bytecodeCache = "bytecodeCache" in options ? options.bytecodeCache : bytecodeCacheDir();
   }
 
   /** True when a pair with these limits fits in a runtime (else the plugin starts a harness of its own). */
   fits(limits: ResourceLimits): boolean {
-    const runtime = runtimeLimits(this.#fileSizeBytes);
+    const runtime = runtimeLimits(this.#fileSizeBytes, this.#diskBytes);
     return (
       (limits.memoryBytes ?? 0) <= (runtime.memoryBytes ?? 0) &&
       (limits.maxProcesses ?? 0) <= (runtime.maxProcesses ?? 0) &&
-      (limits.fileSizeBytes ?? 0) <= (runtime.fileSizeBytes ?? 0)
+      (limits.fileSizeBytes ?? 0) <= (runtime.fileSizeBytes ?? 0) &&
+      (limits.diskBytes ?? 0) <= (runtime.diskBytes ?? 0)
     );
   }
 
@@ -172,7 +186,7 @@ export class WarmRuntimePool {
         harnessFile,
         workDir: join(root, "work"),
         readOnlyPaths: [join(root, "code"), join(root, "samples")],
-        limits: runtimeLimits(this.#fileSizeBytes),
+        limits: runtimeLimits(this.#fileSizeBytes, this.#diskBytes),
       });
       await runtime.ready;
       return { runtime, root };

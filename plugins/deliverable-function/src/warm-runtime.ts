@@ -111,7 +111,11 @@ export class WarmRuntime {
     this.exited.then(
       (result) => {
         const how = result.signal ? `killed by signal ${result.signal}` : `exit code ${result.exitCode}`;
-        const why = result.memoryLimited ? " (the runtime's tree passed its memory cap)" : "";
+        const why = result.memoryLimited
+          ? " (the runtime's tree passed its memory cap)"
+          : result.diskLimited
+            ? " (the runtime's working folder passed its disk cap)"
+            : "";
         this.#lose(`the warm function runtime ended (${how}${why})${this.#tail()}`);
         failReady(new Error(this.#lost));
       },

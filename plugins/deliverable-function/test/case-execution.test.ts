@@ -243,7 +243,7 @@ def spawn(marker):
 });
 
 describe("limits", () => {
-  test("a call past its wall limit is a timeout, and the other cases still run", async () => {
+  test("a call past its time limit (CPU) or its wall-clock backstop is a timeout, and the other cases still run", async () => {
     const source = `
 import time
 
@@ -261,8 +261,15 @@ def slow(how):
       tests: [makeCase(["spin"], null, { timeout_ms: 400 }), makeCase(["sleep"], null, { timeout_ms: 400 }), makeCase(["fast"])],
     });
     const [spin, sleep, fast] = driven.outcomes;
-    expect([spin?.status, spin?.message]).toEqual(["timeout", "the call did not return within 400 ms; its process was killed"]);
-    expect(sleep?.status).toBe("timeout");
+    // The time limit counts CPU: the spinner passes it; the sleeper uses none and meets the wall-clock backstop.
+    expect([spin?.status, spin?.message]).toEqual([
+      "timeout",
+      "the call used more than 400 ms of CPU time (its processes together); they were killed",
+    ]);
+    expect([sleep?.status, sleep?.message]).toEqual([
+      "timeout",
+      "the call did not return within 10400 ms of wall-clock time (the backstop of its 400 ms CPU time limit: it slept, blocked or waited); its process was killed",
+    ]);
     expect(fast?.actual).toBe("fast");
   });
 
@@ -411,7 +418,7 @@ def act(how):
     // The runner's own deadline decides: the case is a timeout, whatever the harness does.
     expect(driven.outcomes[0]?.status).toBe("timeout");
     expect(driven.outcomes[0]?.message).toBe(
-      "the call did not end within 300 ms and the harness did not stop it; the runner stopped the harness",
+      "the call did not end within 10300 ms (the wall-clock backstop of its 300 ms time limit) and the harness did not stop it; the runner stopped the harness",
     );
   });
 });

@@ -9,6 +9,8 @@ export interface SandboxLimitsConfig {
   processes?: number;
   output_bytes?: number;
   file_bytes?: number;
+  /** The most a case may have on disk (its folder, and its private temp folder where that is on disk); default 256 MiB. */
+  disk_bytes?: number;
 }
 
 /**

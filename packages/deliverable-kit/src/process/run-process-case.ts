@@ -4,7 +4,15 @@
  * (script, cli, a team's Node CLI) runs its cases here; they differ in runtime and in the argv rule.
  */
 import { join } from "node:path";
-import { resolveCaseLimits, type CaseComparison, type CaseOutcome, type CaseWork, type Runner, type SandboxResult } from "@skillrig/core";
+import {
+  DISK_ENTRY_LIMIT,
+  resolveCaseLimits,
+  type CaseComparison,
+  type CaseOutcome,
+  type CaseWork,
+  type Runner,
+  type SandboxResult,
+} from "@skillrig/core";
 import { caseLimitDefaults } from "./case-limit-defaults.js";
 import { fileText, folderChanges, writeCaseFiles } from "./case-folder.js";
 import {
@@ -110,12 +118,26 @@ function abnormalEnd(
   result: SandboxResult,
   limits: ReturnType<typeof resolveCaseLimits>,
 ): Pick<CaseOutcome, "status" | "message"> | undefined {
-  if (result.timedOut) return { status: "timeout", message: `timed out after ${limits.wallMs} ms (wall clock)` };
-  if (result.cpuLimited) return { status: "timeout", message: `used more than ${limits.cpuMs} ms of CPU time` };
+  // The time limit counts the CPU of the case's own processes; the wall clock only ends one that sleeps or blocks.
+  if (result.cpuLimited)
+    return {
+      status: "timeout",
+      message: `used more than ${Math.min(limits.cpuTreeMs, limits.cpuMs)} ms of CPU time (its processes together)`,
+    };
+  if (result.timedOut)
+    return {
+      status: "timeout",
+      message: `timed out after ${limits.wallMs} ms of wall-clock time (the backstop of its ${limits.cpuTreeMs} ms CPU time limit: it slept, blocked or waited)`,
+    };
   if (result.memoryLimited) return { status: "memory_limit", message: `ran out of memory (limit ${formatBytes(limits.memoryBytes)})` };
   if (result.outputLimited)
     return { status: "output_limit", message: `wrote more than ${formatBytes(limits.outputBytes)} to stdout or stderr` };
   if (result.fileSizeLimited) return { status: "output_limit", message: `wrote a file larger than ${formatBytes(limits.fileSizeBytes)}` };
+  if (result.diskLimited)
+    return {
+      status: "output_limit",
+      message: `wrote more than the disk cap of ${formatBytes(limits.diskBytes)} (or ${DISK_ENTRY_LIMIT} entries) in its case folder (sandbox.limits.disk_bytes)`,
+    };
   if (result.exitCode === null)
     return { status: "error", message: `killed by signal ${result.signal ?? "(unknown)"}${stderrTail(result.stderr)}` };
   return undefined;
