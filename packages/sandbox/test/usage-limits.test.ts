@@ -3,6 +3,7 @@
  * Each hostile command states the flag it must end with. Nothing is timed: the wall clock of every run is two minutes,
  * far past what the watched limit needs, so a run that ends with the right flag ended by that limit.
  */
+import "./python-for-uids.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
