@@ -47,4 +47,5 @@ export { resolvePlugins } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";
 export { resolveCaseLimits, DEFAULT_LIMITS, DISK_ENTRY_LIMIT, timeBackstopMs } from "./limits.js";
+export { notPrivate } from "./private-state.js";
 export { assertNoTaskFiles, copyDeliverable, MAX_DELIVERABLE_FILES, MAX_DELIVERABLE_BYTES } from "./deliverable-snapshot.js";

@@ -5,7 +5,7 @@ export type { HostProbe, PythonInstallation } from "./host-probe.js";
 export { hostFingerprint, probeCacheFile, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
 export type { ProbedTools } from "./probe-cache.js";
 export { scrubbedEnvironment } from "./environment.js";
-export { notPrivate } from "./private-state.js";
+export { notPrivate } from "@skillrig/core";
 export { RUN_MARKER_VARIABLE } from "./process-tree.js";
 export type { LevelName } from "./launch-plan.js";
 export { sandboxPlugin, SandboxPlugin, PLUGIN_NAME } from "./plugin.js";

@@ -13,7 +13,7 @@
  *
  * Who may write it: a probe names the programs the sandbox runs and the folders it binds in, so a forged entry
  * would undo the sandbox of every later run. It is kept only by root, and read only when the file and every folder
- * above it are owned by root and writable by no one else (private-state.ts): as root, no sandboxed process of any
+ * above it are owned by root and writable by no one else (core's `notPrivate`): as root, no sandboxed process of any
  * level runs as root. Another user's weak-level runs (rlimits, none) run the code as that very user, who could
  * rewrite the file; so for users other than root there is no cache file, and every command probes afresh.
  */
@@ -22,7 +22,7 @@ import { mkdirSync, readFileSync, renameSync, statSync, writeFileSync } from "no
 import { homedir, release } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import type { HostProbe } from "./host-probe.js";
-import { notPrivate } from "./private-state.js";
+import { notPrivate } from "@skillrig/core";
 
 /** Bump when HostProbe's shape or meaning changes: old entries are then ignored. */
 const FORMAT = 2;

@@ -18,7 +18,7 @@
  *   and writable by no one else is out of its reach. Other users' weak-level runs run code as that very user, and
  *   the warm runtime (the only reader) is used only as root anyway, so for them there is no cache;
  * - it is used only when the entry's file and every folder above it are owned by root and writable by neither
- *   group nor others (`notPrivate`, the same check as the sandbox's probe cache); a cache that fails it is ignored
+ *   group nor others (core's `notPrivate`, the same check as the sandbox's probe cache); a cache that fails it is ignored
  *   and never written to.
  * A manifest of pyc hashes beside the files would prove nothing: whoever could swap a pyc could swap it too.
  * A miss compiles in the background for the next command (this one does not wait for it); an entry's key is the
@@ -26,10 +26,11 @@
  */
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { realpathSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import { mkdir, readdir, readFile, stat } from "node:fs/promises";
 import { homedir } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
+import { notPrivate } from "@skillrig/core";
 
 /** The cache folder, or undefined when it is turned off (always, for users other than root: see above). */
 export function bytecodeCacheDir(env: NodeJS.ProcessEnv = process.env, uid = process.getuid?.()): string | undefined {
@@ -107,39 +108,4 @@ export async function compileBytecode(cacheDir: string, python: string, sourceFi
       else fail(new Error(`compiling ${sourceFile} with ${python} failed (exit ${code}): ${stderr.trim()}`));
     });
   });
-}
-
-/**
- * Why `path` could have been written by someone other than this user (or root); undefined when it could not. A copy
- * of @skillrig/sandbox's `notPrivate` (this plugin does not depend on the sandbox package): the file and every folder
- * above it owned by this user or root, writable by neither group nor others, except a sticky folder on the way.
- */
-export function notPrivate(path: string, uid = process.getuid?.() ?? -1): string | undefined {
-  let existing = path;
-  for (;;) {
-    try {
-      existing = realpathSync(existing);
-      break;
-    } catch {
-      const parent = dirname(existing);
-      if (parent === existing) return `${path} cannot be resolved`;
-      existing = parent;
-    }
-  }
-  const chain: string[] = [];
-  for (let at = existing; ; at = dirname(at)) {
-    chain.unshift(at);
-    if (dirname(at) === at) break;
-  }
-  for (const [index, at] of chain.entries()) {
-    const stat = statSync(at, { throwIfNoEntry: false });
-    if (!stat) return `${at} vanished while it was checked`;
-    const last = index === chain.length - 1;
-    if (stat.uid !== uid && (last || stat.uid !== 0)) return `${at} is owned by uid ${stat.uid}, not by this user (uid ${uid})`;
-    if ((stat.mode & 0o022) !== 0 && (last || !(stat.isDirectory() && (stat.mode & 0o1000) !== 0))) {
-      const who = [stat.mode & 0o020 ? "its group" : "", stat.mode & 0o002 ? "others" : ""].filter(Boolean).join(" and ");
-      return `${at} is writable by ${who} (mode ${(stat.mode & 0o7777).toString(8).padStart(4, "0")})`;
-    }
-  }
-  return undefined;
 }

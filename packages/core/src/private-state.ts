@@ -1,9 +1,9 @@
 /**
- * Persistent state a later run trusts (the probe cache, and the function plugin's bytecode cache keeps a copy of
- * this check) is trusted only where no sandboxed code could have written it: the file and every folder above it
+ * Persistent state a later run trusts (the sandbox's probe cache, the function plugin's bytecode cache, and any
+ * cache a plugin keeps across commands) is trusted only where no sandboxed code could have written it: the file and every folder above it
  * owned by this user or root and writable by neither group nor others (a sticky folder such as /tmp may be
  * world-writable: no one else can rename or remove what we own in it). As root, sandboxed code never runs as root
- * (launch-plan.ts), so this is enough; as another user, weak levels run code as that very user, so callers do not
+ * (@skillrig/sandbox's launch-plan.ts), so this is enough; as another user, weak levels run code as that very user, so callers do not
  * keep such state at all then (see docs/sandbox.md, "Persistent state").
  */
 import { realpathSync, statSync } from "node:fs";
