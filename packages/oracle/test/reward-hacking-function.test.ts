@@ -17,6 +17,19 @@ import { tempDir } from "./helpers.js";
 const repo = resolve(fileURLToPath(import.meta.url), "../../../..");
 const bin = join(repo, "packages/cli/dist/bin.js");
 const fixtures = resolve(fileURLToPath(import.meta.url), "../reward-hacking");
+// The attacks the standing corpus holds are read from it, one copy of each (packages/hostile-corpus: there they run
+// through every entry point); the others live in reward-hacking/.
+const corpus = join(repo, "packages/hostile-corpus/fixtures/reward-hacking");
+const IN_CORPUS: Record<string, string> = {
+  eq_always_true: "eq-always-true",
+  fake_frame_proc_fd: "fake-frame-proc-fd",
+  patch_harness_at_import: "patch-harness-at-import",
+  read_task_file: "read-task-file",
+  setsid_daemon: "setsid-daemon",
+  skip_limits_at_import: "skip-limits-at-import",
+};
+const attackFile = (fixture: string): string =>
+  IN_CORPUS[fixture] ? join(corpus, IN_CORPUS[fixture], "deliverable", "solution.py") : join(fixtures, `${fixture}.py`);
 // Every level this machine has; SKILLRIG_TEST_SANDBOX_LEVELS=namespaces,rlimits narrows the list.
 const only = process.env.SKILLRIG_TEST_SANDBOX_LEVELS?.split(",");
 const levels = availableLevels()
@@ -59,7 +72,7 @@ async function grade(
   // (family.py), as solution.py: the folder form of a function deliverable.
   const deliverable = join(dir, "deliverable");
   mkdirSync(deliverable);
-  copyFileSync(join(fixtures, `${fixture}.py`), join(deliverable, "solution.py"));
+  copyFileSync(attackFile(fixture), join(deliverable, "solution.py"));
   copyFileSync(join(fixtures, "family.py"), join(deliverable, "family.py"));
   const result = await new Promise<{ code: number; stdout: string; stderr: string }>((done) => {
     execFile(
