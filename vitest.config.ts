@@ -19,6 +19,11 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
+    // Two test files at once. vitest's default on a 2-core machine is one (cores - 1), but most of a file's time here
+    // is spent waiting on the processes it starts (the CLI, python3, bubblewrap, engines, servers), so a second file
+    // fills that time; no test may depend on a quiet machine anyway (each is checked with a CPU hog beside it).
+    maxWorkers: 2,
+    minWorkers: 1,
     reporters: process.env.CI ? ["default"] : ["default"],
   },
 });
