@@ -27,9 +27,12 @@ export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";
 export {
   ALL_JAIL_ESCAPES_BLOCKED,
+  ALL_PRIVILEGES_ESCAPED,
   jailEscapeCommand,
   jailEscapeVerdicts,
   PRIVILEGE_PROBES,
+  privilegeVerdicts,
+  unconfinedConfinement,
   PROBE_NAMES,
   setUpJailEscapeTargets,
   type JailEscapeSetup,

@@ -8,6 +8,7 @@ import { randomBytes } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
+import type { AgentConfinement } from "@skillrig/core";
 
 export interface JailEscapeTargets {
   /** A task file with hidden tests (its text holds `secret`); it is also named on a decoy process's command line. */
@@ -49,6 +50,21 @@ export const PROBE_NAMES = [
  * a new user namespace): an engine run unconfined as root escapes every one of them.
  */
 export const PRIVILEGE_PROBES = ["root-uid", "capabilities", "file-handle", "proc-sys-write", "ptrace", "user-namespace"] as const;
+
+/** The verdicts of the privilege probes alone, out of `jailEscapeVerdicts`' answer. */
+export function privilegeVerdicts(verdicts: Record<string, string>): Record<(typeof PRIVILEGE_PROBES)[number], string> {
+  return Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, verdicts[name]])) as Record<(typeof PRIVILEGE_PROBES)[number], string>;
+}
+
+/** What `privilegeVerdicts` gives for an engine run unconfined as root: every privilege escaped. */
+export const ALL_PRIVILEGES_ESCAPED: Readonly<Record<(typeof PRIVILEGE_PROBES)[number], "ESCAPED">> = Object.freeze(
+  Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, "ESCAPED"])) as Record<(typeof PRIVILEGE_PROBES)[number], "ESCAPED">,
+);
+
+/** The `engine_confinement` of an engine run unconfined (jail "none"): the runner's own uid and privileges. */
+export function unconfinedConfinement(): AgentConfinement {
+  return { isolation: "none", network: "host", uid: process.getuid?.(), capabilities: "runner", seccomp: false, userNamespaces: true };
+}
 
 /** What `jailEscapeVerdicts` gives for a jailed engine: every probe blocked. */
 export const ALL_JAIL_ESCAPES_BLOCKED: Readonly<Record<(typeof PROBE_NAMES)[number], "BLOCKED">> = Object.freeze(

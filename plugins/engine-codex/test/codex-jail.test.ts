@@ -13,7 +13,9 @@ import {
   ALL_JAIL_ESCAPES_BLOCKED,
   jailEscapeCommand,
   jailEscapeVerdicts,
-  PRIVILEGE_PROBES,
+  ALL_PRIVILEGES_ESCAPED,
+  privilegeVerdicts,
+  unconfinedConfinement,
   processesUsing,
   setUpJailEscapeTargets,
   type JailEscapeSetup,
@@ -92,20 +94,9 @@ describe("codex in the agent jail", () => {
     expect(verdicts["outside-file"]).toBe("ESCAPED");
     expect(verdicts["tcp-listener"]).toBe("ESCAPED");
     expect(tcpConnections).toBeGreaterThan(0);
-    expect(result.engine_confinement).toEqual({
-      isolation: "none",
-      network: "host",
-      uid: process.getuid?.(),
-      capabilities: "runner",
-      seccomp: false,
-      userNamespaces: true,
-    });
+    expect(result.engine_confinement).toEqual(unconfinedConfinement());
     // As root, unconfined, the agent holds every privilege the jail takes away.
-    if (process.getuid?.() === 0) {
-      expect(Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, verdicts[name]]))).toEqual(
-        Object.fromEntries(PRIVILEGE_PROBES.map((name) => [name, "ESCAPED"])),
-      );
-    }
+    if (process.getuid?.() === 0) expect(privilegeVerdicts(verdicts)).toEqual(ALL_PRIVILEGES_ESCAPED);
     expect(result.warnings?.join("\n")).toMatch(/agent jail: the engine runs unconfined \(level "none" was chosen\)/);
   });
 });
