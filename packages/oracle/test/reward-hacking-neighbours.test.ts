@@ -165,38 +165,14 @@ describe.each(levels)("a sample's verdict depends only on the sample, at level %
   // below the 320 MiB it tries.
   const SLACK = 128 * MiB;
 
-  it("a function that writes many files under the file-size limit gets output_limit naming the disk cap; the disk stays bounded", async () => {
-    const { samples, peakBytes } = await gradeSuite([fixture("neighbour_disk_filler.py")], {
-      type: "function",
-      cases: 1,
-      jobs: 1,
-      timeoutMs: 20_000,
-      expected: () => WRITTEN,
-      config: { sandbox: { level: "namespaces", limits: { disk_bytes: DISK_CAP } } },
-    });
-    expect(caseStatuses(samples[0])).toEqual(["output_limit"]);
-    expect(samples[0]?.cases?.[0]?.message).toMatch(/64 MiB.*disk_bytes/);
-    expect(peakBytes).toBeLessThan(DISK_CAP + SLACK);
-  });
-
-  // Without the harness opening such a folder again this sample passed, 320 MiB written.
-  it("a function that hides its files in a folder it closed (chmod 000) gets output_limit all the same", async () => {
-    const { samples, peakBytes } = await gradeSuite([fixture("neighbour_disk_hider.py")], {
-      type: "function",
-      cases: 1,
-      jobs: 1,
-      timeoutMs: 20_000,
-      expected: () => WRITTEN,
-      config: { sandbox: { level: "namespaces", limits: { disk_bytes: DISK_CAP } } },
-    });
-    expect(caseStatuses(samples[0])).toEqual(["output_limit"]);
-    expect(samples[0]?.cases?.[0]?.message).toMatch(/64 MiB.*disk_bytes/);
-    expect(peakBytes).toBeLessThan(DISK_CAP + SLACK);
-  });
-
-  it("a script that does the same gets output_limit naming the disk cap; the disk stays bounded", async () => {
-    const { samples, peakBytes } = await gradeSuite([fixture("neighbour_disk_filler_script.py")], {
-      type: "script",
+  // The hider: without the harness opening such a folder again this sample passed, 320 MiB written.
+  it.each([
+    ["a function that writes many files under the file-size limit", "neighbour_disk_filler.py", "function"],
+    ["a function that hides its files in a folder it closed (chmod 000)", "neighbour_disk_hider.py", "function"],
+    ["a script that writes many files under the file-size limit", "neighbour_disk_filler_script.py", "script"],
+  ] as const)("%s gets output_limit naming the disk cap; the disk stays bounded", async (_, file, type) => {
+    const { samples, peakBytes } = await gradeSuite([fixture(file)], {
+      type,
       cases: 1,
       jobs: 1,
       timeoutMs: 20_000,
