@@ -110,13 +110,26 @@ export interface JobWork {
   engineOptions: Record<string, unknown>;
   /** Template context beyond input and parameter: run_dir, skill_dir, workspace_dir, ... */
   context: Record<string, unknown>;
-  /** Environment variables the engine's CLI process gets on top of its own (a skill's Python env puts its bin first on PATH). */
-  env?: Record<string, string>;
   /** Refuse to run the engine outside the agent jail (the jobs server sets it unless its config opts out). */
   requireEngineJail?: boolean;
   signal: AbortSignal;
-  /** Report an engine event; core fans it out through `job.event`. */
+  /** Report an engine event: it goes to the run folder's logs/events.jsonl, `job.event`'s taps and the caller. */
   emit(event: EngineEvent): void;
+  /** Add a warning to the job's result (`JobResult.warnings`); the same text twice is kept once. */
+  warn(message: string): void;
+}
+
+/**
+ * What the job's runtime gives the engine, made by `job.prepareRuntime` after the prompt is rendered (a dry run
+ * never builds it): a skill's Python environment is a PATH entry, a VIRTUAL_ENV and a folder the jail lets it read.
+ */
+export interface JobRuntime {
+  /** Environment variables the engine's process gets on top of its own. */
+  env: Record<string, string>;
+  /** Folders the engine's process may read (never write) inside the agent jail. */
+  readOnly: string[];
+  /** Facts for the template context of later steps (`python_env`: the environment's folder). */
+  context: Record<string, unknown>;
 }
 
 /** The value a job's `resolveInput` refines. */
@@ -141,6 +154,8 @@ export interface PromptRendering {
 
 export interface JobExecuteRequest {
   work: JobWork;
+  /** The runtime `job.prepareRuntime` made (environment, folders the engine may read). */
+  runtime: JobRuntime;
   input: Record<string, unknown>;
   parameter: Record<string, unknown>;
   prompt: PromptRendering;

@@ -4,9 +4,10 @@
  * Grading a task (packages/oracle), keyed by the task's deliverable type `T` and each field's compare mode `M`:
  *   task.setUp[T] -> task.start -> for each case: task.resolveInput[T] (all cases are checked before any runs)
  *   -> task.execute[T] -> task.compare[M] per checked field -> task.caseResult
- *   -> task.tearDown[T] -> task.end -> runEnd
+ *   -> task.tearDown[T] -> runEnd
  * Running a skill job (packages/skills), keyed by the engine name `E`:
- *   job.resolveInput -> job.renderPrompt -> job.execute[E] (streams job.event) -> job.collectArtifacts -> runEnd
+ *   job.resolveInput -> job.renderPrompt -> job.prepareRuntime -> job.execute[E] (streams job.event)
+ *   -> job.collectArtifacts -> runEnd
  *
  * Dispatch is by name: a plugin taps `task.execute.for("function")` or `job.execute.for("gemini")` and that tap is
  * its claim (the runner refuses a second plugin on the same name). Nothing receives work that is not its own, so no
@@ -23,6 +24,7 @@ import type {
   CompareResult,
   JobExecuteRequest,
   JobInputResolution,
+  JobRuntime,
   JobWork,
   PromptRendering,
   RunEndInfo,
@@ -76,8 +78,6 @@ export function createHooks(onClaim: OnClaim) {
       caseResult: new AsyncSeriesHook<[CaseVerdict, CaseWork]>(["verdict", "work"]),
       /** Keyed by deliverable type. The run finished (always, even on error): tear down what setUp made. */
       tearDown: new HookMap((_type: string) => new AsyncSeriesHook<[TaskRun, TaskReport]>(["run", "report"])),
-      /** Observers: a task run finished, with its report. */
-      end: new AsyncSeriesHook<[TaskRun, TaskReport]>(["run", "report"]),
     }),
 
     /** Skill jobs: one skill run by one engine. */
@@ -86,6 +86,11 @@ export function createHooks(onClaim: OnClaim) {
       resolveInput: new AsyncSeriesWaterfallHook<[JobInputResolution, JobWork]>(["resolution", "work"]),
       /** Waterfall: the prompt text (default template, engine-specific template, patches). */
       renderPrompt: new AsyncSeriesWaterfallHook<[PromptRendering, JobWork]>(["prompt", "work"]),
+      /**
+       * Waterfall: what the engine's process needs beyond the run folder (a skill's Python environment: PATH,
+       * VIRTUAL_ENV, a folder the jail lets it read). Not called for a dry run.
+       */
+      prepareRuntime: new AsyncSeriesWaterfallHook<[JobRuntime, JobWork]>(["runtime", "work"]),
       /** Keyed by engine name; tapping claims the engine. Runs the engine (its events go through `work.emit`). */
       execute: claiming("engine", onClaim, () => new AsyncSeriesBailHook<[JobExecuteRequest], EngineOutcome | undefined>(["request"])),
       /** Observers: an engine event as it streams (messages, tool calls, file changes, usage). */

@@ -12,6 +12,7 @@ export type {
   CompareResult,
   JobWork,
   JobInputResolution,
+  JobRuntime,
   PromptRendering,
   JobExecuteRequest,
   ArtifactCollection,

@@ -91,24 +91,93 @@ export type EngineEvent =
   | { type: "usage"; inputTokens?: number; outputTokens?: number; totalTokens?: number; model?: string }
   | { type: "log"; stream: "stdout" | "stderr" | "skillrig"; line: string };
 
-export type EngineFailureKind = "auth" | "timeout" | "idle_timeout" | "crash" | "malformed_output" | "not_found" | "canceled";
+/**
+ * Why an engine run failed; the job's error code follows from it alone (runJob's `engineErrorCode`):
+ * auth -> engine_auth_failed, timeout and idle_timeout -> timeout, not_found -> engine_not_found, canceled ->
+ * canceled, jail_unavailable -> sandbox_unavailable, crash and malformed_output -> engine_failed.
+ */
+export type EngineFailureKind =
+  | "auth"
+  | "timeout"
+  | "idle_timeout"
+  | "crash"
+  | "malformed_output"
+  | "not_found"
+  | "canceled"
+  | "jail_unavailable";
 
-export interface EngineOutcome {
-  ok: boolean;
-  /** The parsed final output JSON (before schema validation). */
-  output?: unknown;
+export interface EngineFailure {
+  kind: EngineFailureKind;
+  message: string;
+  /** What the user can do about it, when the engine knows. */
+  hint?: string;
+}
+
+/** Tokens and time one engine run used. */
+export interface EngineUsage {
+  inputTokens?: number;
+  outputTokens?: number;
+  totalTokens?: number;
+  durationMs?: number;
+}
+
+/** How the engine's process ended: its exit code, or the signal that ended it. */
+export interface EngineExit {
+  code: number | null;
+  signal: string | null;
+}
+
+/**
+ * What happened on the way, for the job's error and logs: the command line a user would type, how the process
+ * ended, the tail of its stderr, and what the engine adapter noted. Plain data; nothing reads a decision from it.
+ */
+export interface EngineTrace {
+  command?: string;
+  /** How the process ended, in the engine kit's words ("exited", "timeout", "idle_timeout", "canceled", ...). */
+  end?: string;
+  durationMs?: number;
+  stderrTail?: string;
+  /** What the adapter changed or noticed (a schema conversion, ...). */
+  notes?: string[];
+  /** Processes left behind by the engine and stopped after it ended. */
+  sweptPids?: number[];
+  /** The loopback mock model the run talked to, and how many requests it got. */
+  mockModel?: { url: string; requests: number };
+  /** Repair turns taken before the final answer. */
+  repairTurns?: number;
+}
+
+/** What every engine run reports, whatever its end. */
+interface EngineRunFacts {
+  engineVersion?: string;
+  exit?: EngineExit;
+  usage?: EngineUsage;
+  /** How the engine was confined (the agent jail), reported as the job's `engine_confinement`. */
+  confinement?: AgentConfinement;
+  /** Warnings for the job's result (the engine ran weaker than asked, ...). */
+  warnings?: string[];
   /** The raw text the output was parsed from. */
   rawOutput?: string;
   /** Deterministic repairs applied to the raw output ("stripped code fence", ...). */
   repairs?: string[];
-  failure?: { kind: EngineFailureKind; message: string };
-  engineVersion?: string;
-  exitCode?: number | null;
-  signal?: string | null;
-  usage?: { inputTokens?: number; outputTokens?: number; totalTokens?: number; durationMs?: number };
-  /** Extra facts (command line, stderr tail). */
-  details?: Record<string, unknown>;
+  trace?: EngineTrace;
 }
+
+/** An engine run that gave a final answer. */
+export interface EngineSucceeded extends EngineRunFacts {
+  ok: true;
+  /** The parsed final output JSON (before schema validation). */
+  output?: unknown;
+}
+
+/** An engine run that did not. */
+export interface EngineFailed extends EngineRunFacts {
+  ok: false;
+  failure: EngineFailure;
+}
+
+/** What `job.execute` returns: a typed value, `ok` deciding which. */
+export type EngineOutcome = EngineSucceeded | EngineFailed;
 
 export interface CollectedArtifact {
   field: string;
@@ -134,7 +203,7 @@ export interface JobResult {
   run_dir: string;
   prompt?: string;
   timings: { started_at: string; finished_at?: string; duration_ms?: number; engine_ms?: number; overhead_ms?: number };
-  usage?: EngineOutcome["usage"];
+  usage?: EngineUsage;
   engine_version?: string;
   /** How the engine ran confined (the agent jail's level and network policy). */
   engine_confinement?: AgentConfinement;

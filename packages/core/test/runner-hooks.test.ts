@@ -11,9 +11,9 @@ describe("Runner hooks", () => {
   it("declares the hook points per flow, once, frozen", () => {
     const runner = new Runner();
     expect(Object.keys(runner.hooks.task).sort()).toEqual(
-      ["caseResult", "compare", "end", "execute", "resolveInput", "setUp", "start", "tearDown"].sort(),
+      ["caseResult", "compare", "execute", "resolveInput", "setUp", "start", "tearDown"].sort(),
     );
-    expect(Object.keys(runner.hooks.job).sort()).toEqual(["collectArtifacts", "event", "execute", "renderPrompt", "resolveInput"].sort());
+    expect(Object.keys(runner.hooks.job).sort()).toEqual(["collectArtifacts", "event", "execute", "prepareRuntime", "renderPrompt", "resolveInput"].sort());
     expect(Object.keys(runner.hooks).sort()).toEqual(["close", "job", "runEnd", "sandbox", "task"].sort());
     for (const frozen of [runner.hooks, runner.hooks.task, runner.hooks.job]) expect(Object.isFrozen(frozen)).toBe(true);
   });

@@ -2,7 +2,7 @@
  * The flow of one task run, straight through core's task hooks, keyed by the deliverable type T:
  *   task.setUp[T] -> task.start -> task.resolveInput[T] for every case (nothing runs until all are checked)
  *   -> per valid case, up to `jobs` at once: task.execute[T] -> task.compare[mode] each field -> task.caseResult
- *   -> task.tearDown[T] (always) -> task.end (always) -> runEnd (always).
+ *   -> task.tearDown[T] (always) -> runEnd (always; a remote run's report reaches the reporters there too).
  */
 import { availableParallelism } from "node:os";
 import pLimit from "p-limit";
@@ -106,11 +106,7 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       if (fatal) throw fatal.error;
     } finally {
       report = buildReport(run, verdicts, performance.now() - started, inputWarnings, hiddenTestsReachable);
-      try {
-        await hooks.tearDown.for(type).promise(run, report);
-      } finally {
-        await hooks.end.promise(run, report);
-      }
+      await hooks.tearDown.for(type).promise(run, report);
     }
     ok = true;
     return report;

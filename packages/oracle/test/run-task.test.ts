@@ -158,13 +158,12 @@ describe("runTask flow", () => {
         task.execute.for("script").intercept({ call: ({ work }) => void events.push(`execute:${work.index}`) });
         task.caseResult.tap("recorder", (v: CaseVerdict) => void events.push(`caseResult:${v.index}:${v.status}`));
         task.tearDown.for("script").tap("recorder", () => void events.push("tearDown"));
-        task.end.tap("recorder", () => void events.push("end"));
         runner.hooks.runEnd.tap("recorder", (info) => void events.push(`runEnd:${info.ok}:${info.report ? "report" : "none"}`));
       },
     };
   }
 
-  it("sets up, resolves every input before any case runs, then ends with tearDown, end and runEnd", async () => {
+  it("sets up, resolves every input before any case runs, then ends with tearDown and runEnd", async () => {
     const events: string[] = [];
     await runTaskWith(
       scriptTask([
@@ -179,7 +178,7 @@ describe("runTask flow", () => {
     expect(events).toContain("caseResult:1:invalid_test_format");
     expect(events).not.toContain("execute:1");
     expect(events.indexOf("execute:0")).toBeGreaterThan(events.indexOf("resolveInput:2"));
-    expect(events.slice(-3)).toEqual(["tearDown", "end", "runEnd:true:report"]);
+    expect(events.slice(-2)).toEqual(["tearDown", "runEnd:true:report"]);
   });
 
   it("puts warnings from input resolution in the report, once each", async () => {
@@ -202,7 +201,7 @@ describe("runTask flow", () => {
     expect(result.report.warnings?.filter((w) => w.includes("could not be read"))).toEqual(["signature of f() could not be read"]);
   });
 
-  it("--strict refuses the whole task before anything runs, still ending with tearDown, end and runEnd", async () => {
+  it("--strict refuses the whole task before anything runs, still ending with tearDown and runEnd", async () => {
     const events: string[] = [];
     const run = runTaskWith(
       scriptTask([
@@ -215,7 +214,7 @@ describe("runTask flow", () => {
     await expect(run).rejects.toMatchObject({ code: "invalid_test_format", pointer: "/tests/1/input/stdin" });
     await expect(run).rejects.toThrow(/\/tests\/1 \("bad"\): invalid_test_format: stdin must be a string/);
     expect(events.some((e) => e.startsWith("execute"))).toBe(false);
-    expect(events.slice(-3)).toEqual(["tearDown", "end", "runEnd:false:none"]);
+    expect(events.slice(-2)).toEqual(["tearDown", "runEnd:false:none"]);
   });
 
   it("runs at most `jobs` cases at once", async () => {
