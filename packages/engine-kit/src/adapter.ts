@@ -3,7 +3,7 @@
  * watchdogs, logs, output repair, the mock model, version detection) is engine-kit's: an adapter is
  * its command line, its settings files, its stream parser and its failure classification.
  */
-import type { EngineEvent, EngineFailureKind, JobExecuteRequest, JsonSchema } from "@skillrig/core";
+import type { EngineEvent, EngineFailure, JobExecuteRequest, JsonSchema } from "@skillrig/core";
 import type { MockDialect } from "@skillrig/mock-model";
 import type { BaseEngineOptions } from "./options.js";
 import type { EngineDirs } from "./workspace.js";
@@ -34,7 +34,7 @@ export interface EngineInvocation {
   args: string[];
   /** The engine's own environment variables (added over the shared ones). */
   env: Record<string, string>;
-  /** Facts for the outcome's details (what a schema conversion changed ...). */
+  /** What the adapter changed or noticed, for the outcome's trace (what a schema conversion changed ...). */
   notes?: string[];
   /**
    * The CLI sandboxes its own tool commands with user namespaces (codex's bubblewrap): the agent jail lets it make
@@ -61,10 +61,8 @@ export interface StreamParser {
   giveUp?(): string | EngineFailure | undefined;
 }
 
-export interface EngineFailure {
-  kind: EngineFailureKind;
-  message: string;
-}
+/** core's `EngineFailure`: a kind and a message (and a hint when the engine knows one). */
+export type { EngineFailure };
 
 export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> {
   /** The engine name a job names (`work.engine`). */

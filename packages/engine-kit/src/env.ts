@@ -24,7 +24,7 @@ const PASS_THROUGH = [
 export interface EngineEnvInput {
   home: string;
   tmpdir: string;
-  /** From the job (`work.env`: a skill's Python environment on PATH). */
+  /** From the job's runtime (`job.prepareRuntime`: a skill's Python environment on PATH). */
   jobEnv?: Record<string, string>;
   /** From the plugin options (`env`). */
   optionEnv?: Record<string, string>;

@@ -82,6 +82,7 @@ function job(mock_scenario: unknown) {
     input: {},
     parameter: {},
     prompt: { text: "greet Ada", source: "test" },
+    runtime: { env: {}, readOnly: [], context: {} },
   } as unknown as JobExecuteRequest;
   return { root, events, run: () => runEngineJob({ adapter, request, options: { mock_scenario } as never, configDir: root }) };
 }
@@ -90,23 +91,22 @@ describe("an outside engine with its own API dialect", () => {
   it("plays a mock_scenario through the adapter's dialect", async () => {
     const { run, events } = job(scenario(turn.text("thinking"), turn.json({ greeting: "Hello, Ada" })));
     const outcome = await run();
-    expect(outcome.ok, JSON.stringify(outcome.failure)).toBe(true);
+    if (!outcome.ok) expect.fail(JSON.stringify(outcome.failure));
     expect(outcome.output).toEqual({ greeting: "Hello, Ada" });
     expect(events.filter((e) => e.type === "message").map((e) => (e as { text: string }).text)).toEqual([
       "thinking",
       '{"greeting":"Hello, Ada"}',
     ]);
-    expect(outcome.details?.mockModel).toMatchObject({ requests: 2 });
+    expect(outcome.trace?.mockModel).toMatchObject({ requests: 2 });
   });
 
   it("stops a CLI that retries a rejected key as auth, with the parser's message, and leaves no process", async () => {
     const { run, root } = job(scenario(turn.error(401)));
     const outcome = await run();
-    expect(outcome.failure).toEqual({
+    expect(outcome.ok ? undefined : outcome.failure).toEqual({
       kind: "auth",
       message: "Line CLI was stopped: the line API rejected the key (HTTP 401); it and its child processes were killed",
     });
-    expect(outcome.details?.errorCode).toBe("engine_auth_failed");
     expect(processesUsing(root)).toEqual([]);
   });
 });
