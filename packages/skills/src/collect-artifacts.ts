@@ -11,7 +11,6 @@ import { copyFileSync, mkdirSync, readdirSync, realpathSync, statSync } from "no
 import { basename, dirname, isAbsolute, join, relative, resolve } from "node:path";
 import { escapePointerToken, type ArtifactCollection, type CollectedArtifact, type JobWork } from "@skillrig/core";
 import { compiledSchema } from "./compiled-schemas.js";
-import { warnJob } from "./job-state.js";
 import { isInside } from "./paths.js";
 
 const SKIP_DIRS = new Set([".agents", ".git", "node_modules", ".venv", "__pycache__", ".gemini", ".codex"]);
@@ -75,8 +74,7 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
         found = byName;
         if (outputObject) {
           outputObject[spec.field] = byName;
-          warnJob(
-            work,
+          work.warn(
             `artifact "${spec.field}": ${note ?? "the output did not give its path"}; collected ${relative(workspace, byName)} from the workspace and set ${at} to it`,
           );
         }
@@ -91,7 +89,7 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
           message: `required artifact "${spec.field}" (role ${spec.role}) was not written: ${note ? `${note}, and ` : ""}no file ${spec.filename} in the workspace ${run.workspace}`,
         });
       } else if (note) {
-        warnJob(work, `optional artifact "${spec.field}": ${note}`);
+        work.warn(`optional artifact "${spec.field}": ${note}`);
       }
       continue;
     }

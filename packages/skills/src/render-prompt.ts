@@ -9,7 +9,6 @@
  */
 import { readFileSync } from "node:fs";
 import { pointer, type JobWork, type PromptRendering } from "@skillrig/core";
-import { warnJob } from "./job-state.js";
 import { displayPath } from "./paths.js";
 import { outputInstructions } from "./skill-patch.js";
 import { addHiddenGetter, renderTemplate, toTemplateValue } from "./template.js";
@@ -36,8 +35,7 @@ export function templateContext(work: JobWork): Record<string, unknown> {
   for (const name of Object.keys(parameter)) {
     if (Object.hasOwn(input, name)) continue;
     addHiddenGetter(inputView, name, () => {
-      warnJob(
-        work,
+      work.warn(
         `a template wrote {{ input.${name} }}, but "${name}" is a parameter: rendered the parameter's value; write {{ parameter.${name} }}`,
       );
       return toTemplateValue(parameter[name]);

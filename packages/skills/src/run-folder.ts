@@ -41,14 +41,32 @@ export function runFolderLayout(root: string): RunFolder {
   };
 }
 
-/** Creates the run folder with the skill's snapshot. Fails if it exists (a job id is used once). */
+/**
+ * Creates the run folder with the skill's snapshot. Fails if it exists (a job id is used once), unless all it holds
+ * is `uploads/`: a jobs server unzips a job's upload straight into its run folder before the job runs.
+ */
 export function createRunFolder(runsDir: string, jobId: string, skill: SkillManifest): RunFolder {
   const run = runFolderLayout(join(runsDir, jobId));
   mkdirSync(runsDir, { recursive: true });
-  mkdirSync(run.root);
-  for (const dir of [run.uploads, run.workspace, run.logs, run.artifacts]) mkdirSync(dir);
+  const staged = hasOnlyUploads(run.root);
+  if (!staged) mkdirSync(run.root);
+  for (const dir of staged ? [run.workspace, run.logs, run.artifacts] : [run.uploads, run.workspace, run.logs, run.artifacts])
+    mkdirSync(dir);
   copyTree(skill.dir, run.skillSnapshot);
   return run;
+}
+
+/**
+ * Whether `root` is a run folder a jobs server made for an upload: a folder holding only `uploads/` (and the
+ * staging folder of an extraction a crash broke off, which the server's zip extraction names `.uploads-staging-*`).
+ */
+function hasOnlyUploads(root: string): boolean {
+  try {
+    const entries = readdirSync(root, { withFileTypes: true }).filter((e) => !e.name.startsWith(".uploads-staging-"));
+    return entries.length === 1 && entries[0]!.name === "uploads" && entries[0]!.isDirectory();
+  } catch {
+    return false;
+  }
 }
 
 /**

@@ -3,6 +3,7 @@
  * config refine its results rather than being overwritten by them:
  *   resolveInput     -> file inputs from uploads/, inline inputs, parameter defaults, schema validation
  *   renderPrompt     -> default or engine-specific prompt, rendered SKILL.md with the output contract appended
+ *   prepareRuntime   -> the Python environment of the skill's runtime.dependencies
  *   collectArtifacts -> artifacts located and copied into artifacts/, output validated against the output schema
  * It claims nothing: engines are other plugins that tap `job.execute`.
  */
@@ -24,6 +25,9 @@ export class SkillProtocolPlugin implements SkillrigPlugin {
     );
     runner.hooks.job.renderPrompt.tapPromise(tap, async (prompt, work) =>
       (await import("./render-prompt.js")).renderJobPrompt(prompt, work),
+    );
+    runner.hooks.job.prepareRuntime.tapPromise(tap, async (runtime, work) =>
+      (await import("./python-runtime.js")).preparePythonRuntime(runner, runtime, work),
     );
     runner.hooks.job.collectArtifacts.tapPromise(tap, async (collection, work) =>
       (await import("./collect-artifacts.js")).collectJobArtifacts(collection, work),

@@ -26,7 +26,7 @@ export class ScriptEngine {
           cwd: work.run.workspace,
           env: {
             ...process.env,
-            ...work.env,
+            ...request.runtime.env,
             SKILLRIG_JOB: JSON.stringify({ input, parameter, context: { ...work.context, input: undefined, parameter: undefined } }),
           },
           stdio: ["pipe", "pipe", "pipe"],
@@ -50,7 +50,7 @@ export class ScriptEngine {
             const timedOut = work.signal.reason?.name === "TimeoutError";
             resolvePromise({
               ok: false,
-              exitCode: code,
+              exit: { code, signal: null },
               failure: { kind: timedOut ? "timeout" : "canceled", message: timedOut ? "the job's time limit passed" : "canceled" },
             });
             return;
@@ -68,10 +68,10 @@ export class ScriptEngine {
           }
           resolvePromise(
             code === 0
-              ? { ok: true, output, rawOutput: stdout, exitCode: code }
+              ? { ok: true, output, rawOutput: stdout, exit: { code, signal: null } }
               : {
                   ok: false,
-                  exitCode: code,
+                  exit: { code, signal: null },
                   failure: { kind: "crash", message: `agent script exited ${code}: ${stderr.trim().split("\n").pop()}` },
                 },
           );

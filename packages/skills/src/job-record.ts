@@ -1,0 +1,125 @@
+/**
+ * A job's record while it runs: its run folder (run.json first), the event log every engine event goes to, the
+ * JobWork the hooks see, and the JobResult it ends with. `openJob` makes them; `closeJob` writes the result
+ * (timings, warnings, result.json) and fires `runEnd`, whatever happened in between.
+ */
+import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
+import { basename, resolve } from "node:path";
+import type { EngineEvent, JobRequest, JobResult, JobWork, Runner, SkillManifest } from "@skillrig/core";
+import { createRunFolder, installedSkillDir, newJobId } from "./run-folder.js";
+
+export interface JobRecordOptions {
+  jobId?: string;
+  runsDir: string;
+  /** The caller's cancel. */
+  signal?: AbortSignal;
+  requireEngineJail?: boolean;
+  /** Called for every engine event, after the `job.event` taps. */
+  onEvent?: (event: EngineEvent, work: JobWork) => void;
+}
+
+export interface JobRecord {
+  work: JobWork;
+  result: JobResult;
+  startedAt: Date;
+  /** Time spent in `job.execute`, once the engine ran. */
+  engineMs?: number;
+  readonly warnings: string[];
+  readonly events: WriteStream;
+}
+
+/** The job's own time limit: the request's, else the skill's `runtime.default_options.hard_timeout_seconds`. */
+function timeLimitMs(request: JobRequest, skill: SkillManifest): number | undefined {
+  if (request.options?.timeout_ms !== undefined) return request.options.timeout_ms;
+  const seconds = (skill.runner.runtime as { default_options?: { hard_timeout_seconds?: unknown } } | undefined)?.default_options
+    ?.hard_timeout_seconds;
+  return typeof seconds === "number" ? seconds * 1000 : undefined;
+}
+
+export function openJob(runner: Runner, request: JobRequest, skill: SkillManifest, options: JobRecordOptions): JobRecord {
+  const startedAt = new Date();
+  const engine = request.engine;
+  const jobId = options.jobId ?? newJobId(skill.id, startedAt);
+  const run = createRunFolder(options.runsDir, jobId, skill);
+  const timeoutMs = timeLimitMs(request, skill);
+  const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
+  // One append stream per job rather than a synchronous append per event: an engine streams many events, and a
+  // jobs server runs many jobs per thread. closeJob ends (flushes) it before result.json is written.
+  const events = createWriteStream(resolve(run.logs, "events.jsonl"), { flags: "a" });
+  events.on("error", () => undefined);
+  const warnings: string[] = [];
+
+  const work: JobWork = {
+    jobId,
+    request,
+    skill,
+    engine,
+    run,
+    engineOptions: { ...(request.options?.engine ?? {}) },
+    context: {
+      job_id: jobId,
+      skill_id: skill.id,
+      engine,
+      run_dir: run.workspace,
+      workspace_dir: run.workspace,
+      skill_dir: installedSkillDir(run, skill.id),
+      uploads_dir: run.uploads,
+      run_folder: run.root,
+    },
+    requireEngineJail: options.requireEngineJail,
+    signal: signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal,
+    emit(event) {
+      if (events.writable) events.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
+      runner.hooks.job.event.call(event, work);
+      options.onEvent?.(event, work);
+    },
+    warn(message) {
+      if (!warnings.includes(message)) warnings.push(message);
+    },
+  };
+  const uploads = Object.fromEntries(Object.entries(request.files ?? {}).map(([f, p]) => [f, { original_name: basename(p), from: p }]));
+  const runJson = {
+    job_id: jobId,
+    skill_id: skill.id,
+    skill_version: skill.version,
+    skill_dir: skill.dir,
+    engine,
+    created_at: startedAt.toISOString(),
+    request,
+    uploads,
+  };
+  writeFileSync(resolve(run.root, "run.json"), JSON.stringify(runJson, null, 2));
+  const result: JobResult = {
+    job_id: jobId,
+    skill_id: skill.id,
+    engine,
+    status: "running",
+    artifacts: [],
+    run_dir: run.root,
+    timings: { started_at: startedAt.toISOString() },
+  };
+  return { work, result, startedAt, warnings, events };
+}
+
+export async function closeJob(runner: Runner, job: JobRecord): Promise<JobResult> {
+  const { result } = job;
+  const finished = new Date();
+  result.timings.finished_at = finished.toISOString();
+  result.timings.duration_ms = finished.getTime() - job.startedAt.getTime();
+  if (job.engineMs !== undefined) {
+    result.timings.engine_ms = job.engineMs;
+    result.timings.overhead_ms = result.timings.duration_ms - job.engineMs;
+  }
+  if (job.warnings.length > 0) result.warnings = [...job.warnings];
+  await new Promise<void>((done) => job.events.end(done));
+  writeFileSync(resolve(job.work.run.root, "result.json"), `${JSON.stringify(result, null, 2)}\n`);
+  await runner.hooks.runEnd.promise({
+    kind: "job",
+    id: job.work.jobId,
+    startedAt: job.startedAt,
+    ok: result.status === "succeeded",
+    durationMs: result.timings.duration_ms,
+    result,
+  });
+  return result;
+}

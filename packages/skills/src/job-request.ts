@@ -1,0 +1,51 @@
+/**
+ * The checks a job request passes before anything is written: it names an engine, the skill exists and supports
+ * it, the skill can run unattended and a plugin runs the engine. Each failure is a SkillrigError thrown to the
+ * caller (no run folder exists yet). Returns the skill: the one given (loaded once by the caller), else the
+ * request's `skill_id` resolved.
+ */
+import { SkillrigError, type JobRequest, type Runner, type SkillManifest } from "@skillrig/core";
+import { resolveSkill } from "./load-skill.js";
+import { displayPath } from "./paths.js";
+
+export function checkJobRequest(runner: Runner, request: JobRequest, loaded?: SkillManifest): SkillManifest {
+  if (typeof request.engine !== "string" || request.engine === "") {
+    throw new SkillrigError("usage", "the job names no engine", { field: "engine", hint: "skillrig run <skill> --engine <name>" });
+  }
+  const skill = loaded ?? resolveSkill(runner, request.skill_id);
+  if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
+    throw new SkillrigError(
+      "engine_not_found",
+      `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`,
+      {
+        file: displayPath(skill.runnerFile),
+        pointer: "/engines",
+        field: "engine",
+      },
+    );
+  }
+  // A dry run only renders the prompt: it shows an interactive skill's prompt too, with any engine named.
+  if (request.options?.dry_run === true) return skill;
+  refuseInteractiveOnly(skill);
+  runner.requireClaim("engine", request.engine, { field: "engine" });
+  return skill;
+}
+
+/**
+ * A job runs unattended: nobody answers an agent's questions. A skill that only runs interactively would ask, wait
+ * and end as malformed_output minutes later; it is refused before anything runs.
+ */
+function refuseInteractiveOnly(skill: SkillManifest): void {
+  const modes = skill.runner.execution_modes;
+  if (!Array.isArray(modes) || modes.length === 0 || modes.includes("auto")) return;
+  throw new SkillrigError(
+    "invalid_skill",
+    `skill "${skill.id}" needs interactive answers (execution_modes: ${JSON.stringify(modes)}), and skillrig runs jobs unattended: nobody would answer the agent's questions`,
+    {
+      file: displayPath(skill.runnerFile),
+      pointer: "/execution_modes",
+      field: "execution_modes",
+      hint: 'add "auto" to execution_modes if the skill can work without asking (its SKILL.md then tells the agent not to ask)',
+    },
+  );
+}
