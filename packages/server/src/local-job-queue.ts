@@ -23,7 +23,7 @@ import {
   type JobQueue,
 } from "./job-queue.js";
 import { isTerminal, type JobRecord, type NewJob, type StoredEvent } from "./job-store.js";
-import { clearForRerun, runJobRecord } from "./run-job-record.js";
+import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
 import type { SqliteJobStore } from "./sqlite-job-store.js";
 
 export interface LocalJobQueueOptions {
@@ -31,8 +31,6 @@ export interface LocalJobQueueOptions {
   execution: JobExecution;
   /** Where run folders go: `<runsDir>/<jobId>`. */
   runsDir: string;
-  /** Where a skill job's extracted upload waits until the job runs: `<uploadsDir>/<jobId>/<field>`. */
-  uploadsDir: string;
   concurrency: number;
   onRestart: "fail" | "requeue";
   /** Jobs waiting longer than this for their upload are canceled. */
@@ -85,7 +83,6 @@ export class LocalJobQueue implements JobQueue {
       if (this.#options.onRestart === "requeue" && crashes >= MAX_WORKER_CRASHES) {
         const event = this.store.finish(job.id, quarantined(crashes));
         if (event) this.#publish(event);
-        await rm(join(this.#options.uploadsDir, job.id), { recursive: true, force: true });
         out.failed.push(job.id);
       } else if (this.#options.onRestart === "requeue") {
         await clearForRerun(job);
@@ -96,8 +93,7 @@ export class LocalJobQueue implements JobQueue {
       } else {
         const event = this.store.finish(job.id, { status: "failed", error: INTERRUPTED_ERROR, reason: "interrupted" });
         if (event) this.#publish(event);
-        // The job is over, so its staged upload will not be used again (runJob copies it into the run folder first thing).
-        await rm(join(this.#options.uploadsDir, job.id), { recursive: true, force: true });
+        // The run folder stays as the job left it, upload included: it shows what the job had got to.
         out.failed.push(job.id);
       }
     }
@@ -150,8 +146,8 @@ export class LocalJobQueue implements JobQueue {
     }
     const event = this.store.finish(id, CANCELED_BEFORE_RUN);
     this.#published(event);
-    // A queued skill job's staged upload will never be used now.
-    void rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
+    // A queued skill job's upload will never be used now.
+    void dropUpload(join(this.#options.runsDir, id));
     return event !== undefined || this.#running.has(id);
   }
 
@@ -184,7 +180,6 @@ export class LocalJobQueue implements JobQueue {
     entry.done = runJobRecord(job, {
       execution: this.#options.execution,
       runsDir: this.#options.runsDir,
-      uploadsDir: this.#options.uploadsDir,
       signal: controller.signal,
       onEvent: (type, data) => {
         if (!this.#closing) this.#recordNow(job.id, type, data);

@@ -16,7 +16,6 @@ export interface RedisBackendRole {
   worker: boolean;
   execution: JobExecution;
   runsDir: string;
-  uploadsDir: string;
   concurrency: number;
   onRestart: "fail" | "requeue";
   uploadWaitMs: number;

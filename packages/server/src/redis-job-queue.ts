@@ -34,7 +34,7 @@ import {
 import type { JobRecord, NewJob, StoredEvent } from "./job-store.js";
 import { uploadTimeout } from "./local-job-queue.js";
 import type { RedisJobStore } from "./redis-job-store.js";
-import { clearForRerun, runJobRecord } from "./run-job-record.js";
+import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
 
 /** A queued record whose BullMQ entry is missing this long (an API node died between the two writes) is added again. */
 const LOST_AFTER_MS = 30_000;
@@ -48,7 +48,6 @@ export interface RedisJobQueueOptions {
   worker: boolean;
   execution: JobExecution;
   runsDir: string;
-  uploadsDir: string;
   concurrency: number;
   onRestart: "fail" | "requeue";
   uploadWaitMs: number;
@@ -108,9 +107,9 @@ export class RedisJobQueue implements JobQueue {
   async cancel(id: string): Promise<boolean> {
     const answer = await this.store.requestCancel(id, CANCELED_BEFORE_RUN);
     if (answer.outcome === "canceled") {
-      // Not run now: its BullMQ entry would only be skipped, and its staged upload is not needed.
+      // Not run now: its BullMQ entry would only be skipped, and its upload is not needed.
       await this.#bull.remove(id).catch(() => undefined);
-      await rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
+      await dropUpload(join(this.#options.runsDir, id));
     }
     return answer.outcome !== "final";
   }
@@ -182,7 +181,6 @@ export class RedisJobQueue implements JobQueue {
               ? { status: "failed" as const, error: INTERRUPTED_ERROR, reason: "interrupted" }
               : quarantined(claim.restarts);
           await this.store.finish(id, ending);
-          await rm(join(this.#options.uploadsDir, id), { recursive: true, force: true });
           return;
         }
         await clearForRerun(job);
@@ -208,7 +206,6 @@ export class RedisJobQueue implements JobQueue {
       const ran = await runJobRecord(job, {
         execution: this.#options.execution,
         runsDir: this.#options.runsDir,
-        uploadsDir: this.#options.uploadsDir,
         signal: entry.controller.signal,
         onEvent: (type, data) => {
           if (!this.#closing) pendingEvents.push(this.store.appendEvent(job.id, type, data).catch(() => undefined));

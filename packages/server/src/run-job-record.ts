@@ -2,7 +2,7 @@
  * Runs one stored job through JobExecution and says how it ended; the same for the local queue and for a Redis
  * worker, so both backends produce the same results, run folders and events.
  */
-import { readdir, rm, writeFile } from "node:fs/promises";
+import { readdir, rm, rmdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { EngineEvent, JobRequest, SerializedError } from "@skillrig/core";
 import type { JobExecution, SolveAttemptRequest } from "./job-execution.js";
@@ -11,7 +11,6 @@ import type { JobRecord } from "./job-store.js";
 export interface RunJobRecordOptions {
   execution: JobExecution;
   runsDir: string;
-  uploadsDir: string;
   signal: AbortSignal;
   /** An event for the job's log: `engine`, `log` or `case`. */
   onEvent(type: string, data: unknown): void;
@@ -54,20 +53,14 @@ export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions)
     // only a cancellation ends the job otherwise.
     return { status: attempt.status === "canceled" ? "canceled" : "succeeded", result: attempt };
   }
-  const request = { ...(job.request as unknown as JobRequest) };
-  const uploads = join(options.uploadsDir, job.id);
-  // Only a job that waited for an upload has a staging folder; looking for one that cannot exist (a failed readdir,
-  // then a recursive rm) was a tenth of the main thread's time per job at 100 clients.
-  const files = job.needs_upload ? await readdir(uploads).catch(() => [] as string[]) : [];
-  if (files.length > 0) request.files = Object.fromEntries(files.map((name) => [name, join(uploads, name)]));
-  const result = await execution.runSkillJob(request, {
+  // The upload, if the skill has file inputs, is already in the run folder's uploads/ (the upload route unzipped it
+  // there); runJob makes the rest of the folder around it.
+  const result = await execution.runSkillJob(job.request as unknown as JobRequest, {
     jobId: job.id,
     runsDir: options.runsDir,
     signal,
     onEvent: (event: EngineEvent) => options.onEvent(event.type === "log" ? "log" : "engine", event),
   });
-  // The uploads now live in the run folder's uploads/; the staging copy is no longer needed.
-  if (job.needs_upload) await rm(uploads, { recursive: true, force: true });
   return {
     status: result.status === "succeeded" ? "succeeded" : result.status === "canceled" ? "canceled" : "failed",
     result,
@@ -75,11 +68,26 @@ export async function runJobRecord(job: JobRecord, options: RunJobRecordOptions)
   };
 }
 
+/** Where POST /v1/jobs/{id}/upload unzips a skill job's files: straight into its run folder. */
+export function uploadsOf(runDir: string): string {
+  return join(runDir, "uploads");
+}
+
 /**
  * Before a job that was interrupted runs again: runJob creates a skill job's (or a solve attempt's) run folder
- * afresh, so the half-done one would be in its way; an oracle run's folder holds its uploaded deliverable, which the
- * next attempt needs.
+ * afresh, so the half-done one would be in its way, all but the job's upload, which the next attempt reads again;
+ * an oracle run's folder holds its uploaded deliverable, which the next attempt needs.
  */
 export async function clearForRerun(job: JobRecord): Promise<void> {
-  if (job.kind !== "oracle") await rm(job.run_dir, { recursive: true, force: true });
+  if (job.kind === "oracle") return;
+  const entries = await readdir(job.run_dir).catch(() => [] as string[]);
+  await Promise.all(
+    entries.filter((name) => name !== "uploads").map((name) => rm(join(job.run_dir, name), { recursive: true, force: true })),
+  );
+}
+
+/** A job that will not run: its upload is dropped, and its run folder with it when nothing else is in it. */
+export async function dropUpload(runDir: string): Promise<void> {
+  await rm(uploadsOf(runDir), { recursive: true, force: true });
+  await rmdir(runDir).catch(() => undefined);
 }

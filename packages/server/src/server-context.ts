@@ -9,8 +9,6 @@ export interface ServerContext {
   runner: Runner;
   execution: JobExecution;
   queue: JobQueue;
-  /** `<dataDir>/runs` */
+  /** `<dataDir>/runs`: each job's run folder, its upload unzipped into it. */
   runsDir: string;
-  /** `<dataDir>/uploads` */
-  uploadsDir: string;
 }

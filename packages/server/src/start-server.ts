@@ -52,9 +52,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const { runner } = options;
   const settings = resolveServerSettings(runner.config, runner.configDir, options.overrides, runner.configFile);
   const runsDir = join(settings.dataDir, "runs");
-  const uploadsDir = join(settings.dataDir, "uploads");
   mkdirSync(runsDir, { recursive: true });
-  mkdirSync(uploadsDir, { recursive: true });
   const local = createJobExecution(runner);
   const runsJobs = settings.role !== "api";
   const pool =
@@ -70,7 +68,6 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
   const common = {
     execution,
     runsDir,
-    uploadsDir,
     concurrency: settings.concurrency,
     onRestart: settings.onRestart,
     uploadWaitMs: settings.uploadWaitMs,
@@ -86,7 +83,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     queue = new LocalJobQueue({ store, ...common });
     closeBackend = async () => store.close();
   }
-  const app = await buildApp({ settings, runner, execution, queue, runsDir, uploadsDir }, { logger: options.logger });
+  const app = await buildApp({ settings, runner, execution, queue, runsDir }, { logger: options.logger });
   let recovered: RunningServer["recovered"];
   try {
     recovered = await queue.recover();

@@ -45,11 +45,12 @@ describe.each(BACKENDS)("bad input (%s backend)", (backend) => {
 
   /** Nothing of a refused upload exists anywhere under the data folder, and the job still waits. */
   const expectNothingWritten = async (id: string) => {
-    expect(existsSync(join(dataDir, "uploads", id))).toBe(false);
-    expect(readdirSync(join(dataDir, "uploads")).filter((n) => n.includes("staging"))).toEqual([]);
+    // An upload is unzipped straight into the job's run folder: a refused one leaves no run folder at all.
+    expect(existsSync(join(dataDir, "runs", id))).toBe(false);
+    expect(readdirSync(join(dataDir, "runs")).filter((n) => n.includes("staging"))).toEqual([]);
     // With redis the records live in Redis, so the data folder holds only the shared files.
     const store = backend === "sqlite" ? ["skillrig-server.sqlite", "skillrig-server.sqlite-shm", "skillrig-server.sqlite-wal"] : [];
-    expect(readdirSync(dataDir).sort()).toEqual(["runs", ...store, "uploads"]);
+    expect(readdirSync(dataDir).sort()).toEqual(["runs", ...store]);
     expect((await client.json("GET", `/v1/jobs/${id}`)).body.status).toBe("waiting_upload");
   };
 

@@ -131,7 +131,8 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     expect(result.body).toMatchObject({ job_id: id, status: "succeeded", output: { words: 5, label: "ESSAY" } });
     const runDir: string = result.body.run_dir;
     expect(readFileSync(join(runDir, "uploads", "text_file"), "utf8")).toBe("one two three four five");
-    expect(existsSync(join(server.settings.dataDir, "uploads", id))).toBe(false);
+    // Unzipped straight into the run folder: no staged copy anywhere else.
+    expect(existsSync(join(server.settings.dataDir, "uploads"))).toBe(false);
 
     const artifacts = await client.json("GET", `/v1/jobs/${id}/artifacts`);
     expect(artifacts.body.artifacts).toEqual([

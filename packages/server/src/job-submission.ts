@@ -1,0 +1,127 @@
+/**
+ * Creating jobs: a skill job, an oracle run, a solve attempt. Each request is checked in full before anything is
+ * stored (a bad one is answered at once with every violation), then the job is created waiting for its upload or
+ * queued.
+ */
+import { randomUUID } from "node:crypto";
+import { join } from "node:path";
+import { isSkillrigError, SkillrigError, type JobRequest, type LoadedTask, type Violation } from "@skillrig/core";
+import { topLevelMemberText } from "@skillrig/oracle";
+import { SOLVE_SKILL_ID } from "@skillrig/solve";
+import type { SolveAttemptRequest } from "./job-execution.js";
+import type { JobKind, JobRecord } from "./job-store.js";
+import { checkJobRequest, checkSolveAttempt, skillInputs } from "./request-check.js";
+import type { ServerContext } from "./server-context.js";
+
+/** A body as Fastify parsed it, with its JSON text when the body was JSON (exact task values are read from it). */
+export interface SubmittedBody<B> {
+  body: B;
+  jsonText: string | null;
+}
+
+export async function createSkillJob(context: ServerContext, { body }: SubmittedBody<JobRequest>): Promise<JobRecord> {
+  const skill = context.execution.skill(body.skill_id);
+  checkJobRequest(context.runner, skill, body, context.settings.clientEngineOptions);
+  await checkQueueRoom(context);
+  const request: JobRequest = { skill_id: body.skill_id, engine: body.engine };
+  if (body.input) request.input = body.input;
+  if (body.parameter) request.parameter = body.parameter;
+  if (body.options) request.options = body.options;
+  return newJob(context, "skill", {
+    skill_id: skill.id,
+    engine: body.engine,
+    request: request as unknown as Record<string, unknown>,
+    needs_upload: skillInputs(skill).file.length > 0,
+  });
+}
+
+export async function createOracleRun(
+  context: ServerContext,
+  submitted: SubmittedBody<{ task: Record<string, unknown> }>,
+): Promise<JobRecord> {
+  const taskText = checkTask(context, submitted);
+  await checkQueueRoom(context);
+  return newJob(context, "oracle", { request: { task_text: taskText }, needs_upload: true });
+}
+
+export async function createSolveAttempt(
+  context: ServerContext,
+  submitted: SubmittedBody<SolveAttemptRequest & { task: Record<string, unknown> }>,
+): Promise<JobRecord> {
+  const { body } = submitted;
+  const taskText = checkTask(context, submitted);
+  checkSolveAttempt(context.runner, body.engine, context.settings.clientEngineOptions);
+  await checkQueueRoom(context);
+  const attempt: SolveAttemptRequest = {
+    task_text: taskText,
+    engine: {
+      name: body.engine.name,
+      label: body.engine.label ?? body.engine.name,
+      ...(body.engine.options ? { options: body.engine.options } : {}),
+    },
+    attempt: body.attempt,
+    ...(body.timeout_ms !== undefined ? { timeout_ms: body.timeout_ms } : {}),
+  };
+  return newJob(context, "solve", {
+    skill_id: SOLVE_SKILL_ID,
+    engine: body.engine.name,
+    request: attempt as unknown as Record<string, unknown>,
+    needs_upload: false,
+  });
+}
+
+async function checkQueueRoom(context: ServerContext): Promise<void> {
+  const waiting = await context.queue.store.pendingCount();
+  if (waiting >= context.settings.queueLimit) {
+    throw new SkillrigError(
+      "queue_full",
+      `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`,
+      {
+        hint: "retry later",
+        details: { waiting, queue_limit: context.settings.queueLimit },
+      },
+    );
+  }
+}
+
+function newJob(
+  context: ServerContext,
+  kind: JobKind,
+  fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean },
+): Promise<JobRecord> {
+  const id = randomUUID();
+  return context.queue.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
+}
+
+/**
+ * Reads and validates the task of a request body (`task`), violations pointing under /task. The task is read from
+ * the body's own text, as a local run reads a task file: numbers exactly as written (`3.0` stays a float, integers
+ * past 2^53 keep their digits, `1e400` is a float), keys repeated within an object refused. Returns that text, which
+ * is what the job stores and the worker reads again.
+ */
+function checkTask(context: ServerContext, { body, jsonText }: SubmittedBody<{ task: unknown }>): string {
+  const text = (jsonText !== null ? topLevelMemberText(jsonText, "task") : undefined) ?? JSON.stringify(body.task);
+  let loaded: LoadedTask;
+  try {
+    loaded = context.execution.loadTaskText(text);
+  } catch (error) {
+    if (isSkillrigError(error)) {
+      // The task sits under /task in the request body; say so in every pointer.
+      const violations: Violation[] = error.violations.map((v) => ({ ...v, pointer: `/task${v.pointer ?? ""}` }));
+      throw new SkillrigError(error.code, error.message, { pointer: `/task${error.pointer ?? ""}`, violations, hint: error.hint });
+    }
+    throw error;
+  }
+  const max = context.settings.taskMaxCases;
+  if (loaded.task.tests.length > max) {
+    const message = `the task has ${loaded.task.tests.length} test cases; this server takes at most ${max} (server.task_max_cases)`;
+    throw new SkillrigError("invalid_task", message, {
+      pointer: "/task/tests",
+      field: "tests",
+      violations: [{ pointer: "/task/tests", message, rule: "server.task_max_cases" }],
+      details: { limit: "server.task_max_cases", max },
+      hint: "split the task, or raise server.task_max_cases in the server's config",
+    });
+  }
+  return text;
+}
