@@ -51,17 +51,22 @@ function readBytes(path: string): Buffer | undefined {
   }
 }
 
-/** The pids of /proc (every process this one can see); empty where there is no /proc. */
-export function listPids(): number[] {
+/** The numeric entries of a /proc folder (pids, descriptors); empty when it is gone or unreadable. */
+function numericEntries(path: string): number[] {
   let names: string[];
   try {
-    names = readdirSync("/proc");
+    names = readdirSync(path);
   } catch {
     return [];
   }
-  const pids: number[] = [];
-  for (const name of names) if (/^\d+$/.test(name)) pids.push(Number(name));
-  return pids;
+  const numbers: number[] = [];
+  for (const name of names) if (/^\d+$/.test(name)) numbers.push(Number(name));
+  return numbers;
+}
+
+/** The pids of /proc (every process this one can see); empty where there is no /proc. */
+export function listPids(): number[] {
+  return numericEntries("/proc");
 }
 
 /** Parses the text of /proc/<pid>/stat; undefined when it is not one. */
@@ -143,13 +148,7 @@ export function readCwd(pid: ProcTarget): string | undefined {
 
 /** The open descriptors of a process (/proc/<pid>/fd). */
 export function listFds(pid: ProcTarget): number[] {
-  let names: string[];
-  try {
-    names = readdirSync(`/proc/${pid}/fd`);
-  } catch {
-    return [];
-  }
-  return names.map(Number).filter(Number.isInteger);
+  return numericEntries(`/proc/${pid}/fd`);
 }
 
 /** What a descriptor points at, followed (stat of /proc/<pid>/fd/<fd>). */
@@ -169,13 +168,7 @@ export function ownFdFlags(fd: number): number | undefined {
 
 /** This process's own descriptors, from /proc/self/fdinfo (the listing's own descriptor included). */
 export function listOwnFds(): number[] {
-  let names: string[];
-  try {
-    names = readdirSync("/proc/self/fdinfo");
-  } catch {
-    return [];
-  }
-  return names.map(Number).filter(Number.isInteger);
+  return numericEntries("/proc/self/fdinfo");
 }
 
 /**
