@@ -9,8 +9,10 @@ export {
   DEFAULT_IDLE_TIMEOUT_MS,
   MOCK_API_KEY,
 } from "./run-engine-job.js";
-export { runProcess, processTree, processGroupMembers } from "./run-process.js";
+export { runProcess } from "./run-process.js";
 export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
+// The tree look-ups moved to @skillrig/process with the runner; re-exported, as they were engine-kit's API.
+export { processTree, processGroupMembers, processesUsing, type LiveProcess } from "@skillrig/process";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
 export type { JsonOutputResult } from "./json-output.js";
 export { engineOptionsSchema, createOptionsValidator, BASE_OPTION_PROPERTIES } from "./options.js";
@@ -21,7 +23,6 @@ export { engineEnv } from "./env.js";
 export type { EngineEnvInput } from "./env.js";
 export { detectVersion, versionFromPackage } from "./version.js";
 export { resolvePackageBin } from "./package-bin.js";
-export { processesUsing, type LiveProcess } from "./processes-using.js";
 export { AGENT_FILE_MAX_BYTES, makeRunnerFolder, openForAgent, readAgentFile, removeAgentFile, writeRunnerFile } from "./agent-files.js";
 export { replayCapture, type RecordedRun } from "./replay-capture.js";
 export { confineEngine, writeLoginProfile, type AgentSandboxSource, type EngineJailInput } from "./engine-jail.js";

@@ -5,10 +5,11 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import type { AgentConfinement } from "@skillrig/core";
+import { pidsWhere, readArgv } from "@skillrig/process";
 
 export interface JailEscapeTargets {
   /** A task file with hidden tests (its text holds `secret`); it is also named on a decoy process's command line. */
@@ -197,19 +198,7 @@ export async function setUpJailEscapeTargets(
   return {
     targets,
     connections: () => connections,
-    sleepersLeft: () => {
-      const found: string[] = [];
-      for (const pid of readdirSync("/proc")) {
-        if (!/^\d+$/.test(pid)) continue;
-        try {
-          const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").replace(/\0/g, " ").trim();
-          if (cmd === `sleep ${targets.sleepSeconds}`) found.push(pid);
-        } catch {
-          // gone
-        }
-      }
-      return found;
-    },
+    sleepersLeft: () => pidsWhere((pid) => readArgv(pid)?.join(" ").trim() === `sleep ${targets.sleepSeconds}`).map(String),
     close: async () => {
       decoy.kill("SIGKILL");
       await new Promise((resolve) => listener.close(resolve));

@@ -3,6 +3,7 @@
  * failure classification can be tested against real transcripts without running the CLI: tier 1 of an engine's tests.
  */
 import type { EngineEvent } from "@skillrig/core";
+import { endingOfExit } from "@skillrig/process";
 import type { StreamParser } from "./adapter.js";
 import type { ProcessRunResult } from "./run-process.js";
 
@@ -29,6 +30,7 @@ export function replayCapture(parser: StreamParser, recorded: RecordedRun): { ev
     durationMs: 0,
     command: recorded.command,
     sweptPids: [],
+    ending: endingOfExit(recorded.exitCode, null),
   };
   return { events, run };
 }

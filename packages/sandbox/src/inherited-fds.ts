@@ -5,28 +5,18 @@
  * descriptors are closed right before the code starts (by `bash`, the one standard tool that closes descriptors
  * above 9; only when there are any, so the usual run pays nothing).
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { listOwnFds, ownFdFlags } from "@skillrig/process";
 
 const O_CLOEXEC = 0o2000000;
 
 /** Descriptors above stderr that this process holds open without close-on-exec; children inherit them. */
 export function inheritableDescriptors(): number[] {
   const found: number[] = [];
-  let entries: string[];
-  try {
-    entries = readdirSync("/proc/self/fdinfo");
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    const fd = Number(entry);
-    if (!Number.isInteger(fd) || fd <= 2) continue;
-    try {
-      const flags = /^flags:\s*([0-7]+)/m.exec(readFileSync(`/proc/self/fdinfo/${fd}`, "utf8"));
-      if (flags && (Number.parseInt(flags[1] as string, 8) & O_CLOEXEC) === 0) found.push(fd);
-    } catch {
-      // closed meanwhile (readdir's own descriptor, for one)
-    }
+  for (const fd of listOwnFds()) {
+    if (fd <= 2) continue;
+    // Closed meanwhile (readdir's own descriptor, for one): no flags, not inherited.
+    const flags = ownFdFlags(fd);
+    if (flags !== undefined && (flags & O_CLOEXEC) === 0) found.push(fd);
   }
   return found.sort((a, b) => a - b);
 }

@@ -5,8 +5,8 @@
  * once) of every process in the run's pid namespace and kills the tree past the cap. cgroups would do this in
  * the kernel, but they are often not writable (containers) and not ours to reorganise.
  */
-import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { totalmem } from "node:os";
+import { listPids, readNamespace, readProportionalBytes, readResidentBytes } from "@skillrig/process";
 
 // One scan (a readlink per process, statm per process of a watched run) is about 1 ms on a machine with ~150
 // processes; 100 ms keeps that near 1% of a core while runs are live.
@@ -29,40 +29,6 @@ export function treeMemoryCap(memoryBytes: number, maxProcesses: number, ceiling
   return memoryBytes * maxProcesses > ceiling ? ceiling : undefined;
 }
 
-function pidNamespace(pid: number): string | undefined {
-  try {
-    return readlinkSync(`/proc/${pid}/ns/pid`);
-  } catch {
-    return undefined;
-  }
-}
-
-function proportionalSetSize(pid: number): number {
-  try {
-    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
-    const match = /^Pss:\s+(\d+) kB/m.exec(rollup);
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
-
-const PAGE_BYTES = 4096;
-
-/**
- * Resident set size from /proc/<pid>/statm: a counter the kernel keeps, so reading it costs nothing like PSS, which
- * walks the process's page tables. RSS counts a shared page in every process that maps it, so a sum of RSS is never
- * below the sum of PSS: under the cap, PSS is too, and is not read.
- */
-function residentSetSize(pid: number): number {
-  try {
-    const resident = Number(readFileSync(`/proc/${pid}/statm`, "utf8").split(" ")[1]);
-    return Number.isFinite(resident) ? resident * PAGE_BYTES : 0;
-  } catch {
-    return 0;
-  }
-}
-
 const watches = new Set<TreeMemoryWatch>();
 let ticker: NodeJS.Timeout | undefined;
 
@@ -71,24 +37,24 @@ function tick(): void {
   const byNamespace = new Map<string, TreeMemoryWatch>();
   for (const watch of watches) {
     const init = watch.namespaceInit();
-    const namespace = init === undefined ? undefined : pidNamespace(init);
+    const namespace = init === undefined ? undefined : readNamespace(init, "pid");
     if (namespace) byNamespace.set(namespace, watch);
   }
   if (byNamespace.size === 0) return;
   const members = new Map<TreeMemoryWatch, number[]>();
-  for (const entry of readdirSync("/proc")) {
-    if (!/^\d+$/.test(entry)) continue;
-    const watch = byNamespace.get(pidNamespace(Number(entry)) ?? "");
+  for (const pid of listPids()) {
+    const watch = byNamespace.get(readNamespace(pid, "pid") ?? "");
     if (!watch) continue;
     const pids = members.get(watch);
-    if (pids) pids.push(Number(entry));
-    else members.set(watch, [Number(entry)]);
+    if (pids) pids.push(pid);
+    else members.set(watch, [pid]);
   }
   for (const [watch, pids] of members) {
     // RSS first (cheap, never below PSS); PSS, shared pages counted once, only for a tree whose RSS is over the cap.
-    const resident = pids.reduce((sum, pid) => sum + residentSetSize(pid), 0);
+    // RSS (/proc/<pid>/statm) is a counter the kernel keeps; PSS walks the page tables.
+    const resident = pids.reduce((sum, pid) => sum + readResidentBytes(pid), 0);
     if (resident <= watch.capBytes) continue;
-    const proportional = pids.reduce((sum, pid) => sum + proportionalSetSize(pid), 0);
+    const proportional = pids.reduce((sum, pid) => sum + readProportionalBytes(pid), 0);
     if (proportional > watch.capBytes) {
       watches.delete(watch);
       watch.onExceeded();

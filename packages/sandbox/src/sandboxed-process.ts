@@ -10,11 +10,12 @@ import { PassThrough, type Readable, Transform, type Writable } from "node:strea
 import { constants as osConstants } from "node:os";
 import { spawn } from "node:child_process";
 import { DISK_ENTRY_LIMIT, type SandboxResult } from "@skillrig/core";
+import { cleanUpOnExit, isAlive, signalQuietly, waitUntilGone } from "@skillrig/process";
 import { giveCaseFolderTo, makeReachable } from "./folder-access.js";
 import type { LaunchPlan } from "./launch-plan.js";
 import type { EffectiveLimits } from "./limits.js";
 import { treeMemoryCap, watchTreeMemory } from "./memory-watchdog.js";
-import { isAlive, signalQuietly, sweepMarkedProcesses, waitUntilGone } from "./process-tree.js";
+import { sweepMarkedProcesses } from "./process-tree.js";
 import { folderUsage, watchTreeUsage } from "./usage-watchdog.js";
 
 export interface StartOptions {
@@ -39,17 +40,6 @@ export interface StartedProcess {
   pid: number | undefined;
   kill(): void;
   exited: Promise<SandboxResult>;
-}
-
-/** Every tree still running, killed if the runner's own process exits first. */
-const liveTrees = new Set<() => void>();
-let exitHookInstalled = false;
-function installExitHook(): void {
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.on("exit", () => {
-    for (const kill of liveTrees) kill();
-  });
 }
 
 const SIGNAL_NAMES = new Map<number, string>(Object.entries(osConstants.signals).map(([name, number]) => [number as number, name]));
@@ -80,7 +70,6 @@ const FILE_SIZE_EVIDENCE = /File too large|\bEFBIG\b|\[Errno 27\]/;
 
 export function startSandboxedProcess(options: StartOptions): StartedProcess {
   const { plan, limits } = options;
-  installExitHook();
   if (plan.caseOwner !== undefined) giveCaseFolderTo(options.cwd, plan.caseOwner);
   if (plan.mustReach) makeReachable(options.cwd, plan.mustReach);
 
@@ -125,7 +114,8 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
     if (plan.marker) sweepMarkedProcesses(plan.marker);
   };
-  liveTrees.add(killTree);
+  // Killed if the runner's own process exits (or is ended by a signal) first.
+  const forgetTree = cleanUpOnExit(killTree);
 
   if (plan.infoFd) {
     const info = subprocess.stdio[3] as Readable | undefined;
@@ -256,7 +246,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     // killed the monitor first; then wait for the namespace to empty.
     if (namespaceInit !== undefined) await waitUntilGone(namespaceInit);
     if (plan.marker !== undefined) sweepMarkedProcesses(plan.marker);
-    liveTrees.delete(killTree);
+    forgetTree();
     const durationMs = performance.now() - started;
     // Once more now the tree is gone and nothing changes the folder: what it left is over the cap or not, whatever
     // the samples saw.

@@ -17,19 +17,13 @@
 import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { readStat, readUidMap } from "@skillrig/process";
 
 /** How many uids from 0 up this process can use (a container may map only 65536 of them). */
 function mappedUidCount(): number {
-  try {
-    let count = 0;
-    for (const line of readFileSync("/proc/self/uid_map", "utf8").trim().split("\n")) {
-      const [inside, , length] = line.trim().split(/\s+/).map(Number);
-      if (inside === count && length !== undefined) count += length;
-    }
-    return count > 0 ? count : 65_536;
-  } catch {
-    return 65_536;
-  }
+  let count = 0;
+  for (const { inside, length } of readUidMap("self") ?? []) if (inside === count && !Number.isNaN(length)) count += length;
+  return count > 0 ? count : 65_536;
 }
 
 function uidRange(): { first: number; last: number } {
@@ -77,12 +71,7 @@ function ensureLockFolder(): string {
 
 /** Field 22 of /proc/<pid>/stat: when the process started, so a reused pid is not taken for the owner. */
 function processStartTime(pid: number): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
+  return readStat(pid)?.startTime;
 }
 
 const OWNER = `${process.pid}:${processStartTime(process.pid) ?? "?"}`;

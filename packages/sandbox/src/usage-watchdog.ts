@@ -16,12 +16,11 @@
  * tree can pass a limit by what it uses in one tick. cgroups would count both in the kernel, but they are often not
  * writable (containers) and not ours to reorganise.
  */
-import { lstatSync, readdirSync, readFileSync, chmodSync, statSync } from "node:fs";
+import { chmodSync, lstatSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { CLOCK_TICKS_PER_SECOND, type ProcStat, childrenByParent, descendantsOf, listFds, readAllStats, statFd } from "@skillrig/process";
 
 const TICK_MS = 100;
-// USER_HZ, the unit of /proc/<pid>/stat's times: 100 on every architecture Linux exports them for.
-const CLOCK_TICKS_PER_SECOND = 100;
 
 export type UsageExceeded = "cpu" | "disk" | "entries";
 
@@ -48,43 +47,6 @@ interface WatchState {
   nextDeletedCheck: number;
 }
 const DELETED_CHECK_MS = 1000;
-
-interface ProcessEntry {
-  parent: number;
-  cpuTicks: number;
-}
-
-/** Every process of /proc: its parent and its CPU time (own and reaped children's), in clock ticks. */
-function scanProcesses(): Map<number, ProcessEntry> {
-  const found = new Map<number, ProcessEntry>();
-  let names: string[];
-  try {
-    names = readdirSync("/proc");
-  } catch {
-    return found;
-  }
-  for (const name of names) {
-    if (!/^\d+$/.test(name)) continue;
-    try {
-      const stat = readFileSync(`/proc/${name}/stat`, "latin1");
-      // Fields after the command name (which may hold spaces or parens): state, ppid, ..., utime at index 11.
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const cpuTicks = Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]);
-      found.set(Number(name), { parent: Number(fields[1]), cpuTicks: Number.isFinite(cpuTicks) ? cpuTicks : 0 });
-    } catch {
-      // Gone meanwhile.
-    }
-  }
-  return found;
-}
-
-/** The root and every process descending from it. */
-function treeOf(root: number, processes: Map<number, ProcessEntry>, children: Map<number, number[]>): number[] {
-  if (!processes.has(root)) return [];
-  const tree = [root];
-  for (let i = 0; i < tree.length; i++) for (const child of children.get(tree[i] as number) ?? []) tree.push(child);
-  return tree;
-}
 
 /** Allocated bytes and entries under `folder`; stops counting once past the caps. */
 export function folderUsage(folder: string, capBytes: number, capEntries: number): { bytes: number; entries: number } {
@@ -125,22 +87,19 @@ export function folderUsage(folder: string, capBytes: number, capEntries: number
 function deletedOpenBytes(pids: number[]): number {
   let bytes = 0;
   for (const pid of pids) {
-    let fds: string[];
-    try {
-      fds = readdirSync(`/proc/${pid}/fd`);
-    } catch {
-      continue;
-    }
-    for (const fd of fds) {
-      try {
-        const stat = statSync(`/proc/${pid}/fd/${fd}`);
-        if (stat.isFile() && stat.nlink === 0) bytes += stat.blocks * 512;
-      } catch {
-        // Closed meanwhile.
-      }
+    for (const fd of listFds(pid)) {
+      const stat = statFd(pid, fd);
+      if (stat?.isFile() && stat.nlink === 0) bytes += stat.blocks * 512;
     }
   }
   return bytes;
+}
+
+/** CPU time of a process (own and reaped children's, threads included), in clock ticks. */
+function cpuTicks(stat: ProcStat | undefined): number {
+  if (!stat) return 0;
+  const ticks = stat.utime + stat.stime + stat.cutime + stat.cstime;
+  return Number.isFinite(ticks) ? ticks : 0;
 }
 
 const watches = new Map<TreeUsageWatch, WatchState>();
@@ -155,19 +114,14 @@ function tick(): void {
   const needsTree = due.some(
     ([watch, state]) => Number.isFinite(watch.cpuLimitMs) || (Number.isFinite(watch.diskBytes) && now >= state.nextDeletedCheck),
   );
-  const processes = needsTree ? scanProcesses() : new Map<number, ProcessEntry>();
-  const children = new Map<number, number[]>();
-  for (const [pid, entry] of processes) {
-    const siblings = children.get(entry.parent);
-    if (siblings) siblings.push(pid);
-    else children.set(entry.parent, [pid]);
-  }
+  const processes = needsTree ? readAllStats() : new Map<number, ProcStat>();
+  const children = childrenByParent(processes);
   for (const [watch, state] of due) {
     const root = watch.root();
     if (root === undefined) continue;
-    const tree = needsTree ? treeOf(root, processes, children) : [];
+    const tree = needsTree && processes.has(root) ? descendantsOf(root, children) : [];
     if (Number.isFinite(watch.cpuLimitMs)) {
-      const ticks = tree.reduce((sum, pid) => sum + (processes.get(pid)?.cpuTicks ?? 0), 0);
+      const ticks = tree.reduce((sum, pid) => sum + cpuTicks(processes.get(pid)), 0);
       if ((ticks * 1000) / CLOCK_TICKS_PER_SECOND > watch.cpuLimitMs) {
         watches.delete(watch);
         watch.onExceeded("cpu");

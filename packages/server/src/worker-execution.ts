@@ -6,6 +6,7 @@
 import { Worker } from "node:worker_threads";
 import { SkillrigError, type CaseVerdict, type EngineEvent, type SerializedError } from "@skillrig/core";
 import { exactTaskText } from "@skillrig/oracle";
+import { describeProcessEnding } from "@skillrig/process";
 import type { JobExecution } from "./job-execution.js";
 import type { JobWorkerData } from "./job-worker.js";
 
@@ -87,7 +88,7 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
         hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
       });
     worker.on("error", (error) => drop(crashed(`it threw ${error.message}`)));
-    worker.on("exit", (code) => drop(crashed(`it exited with code ${code}`)));
+    worker.on("exit", (code) => drop(crashed(`it ${describeProcessEnding({ kind: "exited", code })}`)));
     pool.push(pooled);
     return pooled;
   };

@@ -1,7 +1,7 @@
 /** The process runner with real processes: streaming, timeouts, the idle watchdog and process-group cleanup. */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runProcess } from "@skillrig/engine-kit";
+import { runProcess } from "@skillrig/process/run-process";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
@@ -36,7 +36,7 @@ describe("runProcess", () => {
       onStdoutLine: (l) => out.push(l),
       onStderrLine: (l) => err.push(l),
     });
-    expect(r).toMatchObject({ end: "exited", exitCode: 3 });
+    expect(r).toMatchObject({ end: "exited", exitCode: 3, ending: { kind: "exited", code: 3 } });
     expect(out).toEqual(["one", "three"]);
     expect(err).toEqual(["two"]);
     expect(r.stderrTail).toBe("two\n");
@@ -61,6 +61,7 @@ describe("runProcess", () => {
       onStdoutLine: (l) => /^\d+$/.test(l) && pids.push(Number(l)),
     });
     expect(r.end).toBe("timeout");
+    expect(r.ending).toEqual({ kind: "timeout", limitMs: 800 });
     expect(pids).toHaveLength(1);
     expect(await waitGone(pids[0]!)).toBe(true);
   });
@@ -68,6 +69,7 @@ describe("runProcess", () => {
   it("kills a silent process at the idle timeout", async () => {
     const r = await runProcess({ file: "sh", args: ["-c", "echo start; sleep 30"], cwd: "/", env, timeoutMs: 20_000, idleTimeoutMs: 400 });
     expect(r.end).toBe("idle_timeout");
+    expect(r.ending).toEqual({ kind: "idle_timeout", idleMs: 400 });
     expect(r.durationMs).toBeLessThan(10_000);
   });
 
@@ -91,12 +93,13 @@ describe("runProcess", () => {
     setTimeout(() => controller.abort(), 200);
     const canceled = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: controller.signal });
     expect(canceled.end).toBe("canceled");
+    expect(canceled.ending).toEqual({ kind: "canceled" });
     const timedOut = await runProcess({ file: "sleep", args: ["30"], cwd: "/", env, timeoutMs: 20_000, signal: AbortSignal.timeout(200) });
     expect(timedOut).toMatchObject({ end: "timeout", timedOutBySignal: true });
   });
 
   it("kills the CLI's group when skillrig itself is interrupted (the CLI runs detached, so Ctrl-C would miss it)", async () => {
-    const script = `import { runProcess } from "@skillrig/engine-kit";
+    const script = `import { runProcess } from "@skillrig/process/run-process";
       await runProcess({ file: "sh", args: ["-c", "echo $$; sleep 60"], cwd: "/", env: { PATH: process.env.PATH }, timeoutMs: 60000,
         onStdoutLine: (l) => console.log("child " + l) });`;
     const { execa } = await import("execa");
@@ -114,9 +117,24 @@ describe("runProcess", () => {
     expect(await waitGone(childPid)).toBe(true);
   });
 
+  it("ends as gave_up, with the reason, when shouldStop names one after a line", async () => {
+    let lines = 0;
+    const r = await runProcess({
+      file: "sh",
+      args: ["-c", "while :; do echo retrying; sleep 0.1; done"],
+      cwd: "/",
+      env,
+      timeoutMs: 60_000,
+      onStdoutLine: () => lines++,
+      shouldStop: () => (lines >= 3 ? "stuck retrying" : undefined),
+    });
+    expect(r).toMatchObject({ end: "gave_up", stopReason: "stuck retrying", ending: { kind: "stopped", reason: "stuck retrying" } });
+  });
+
   it("reports a binary that does not exist as spawn_failed", async () => {
     const r = await runProcess({ file: "/nonexistent/gemini", args: [], cwd: "/", env, timeoutMs: 5000 });
     expect(r.end).toBe("spawn_failed");
     expect(r.spawnError).toMatch(/ENOENT/);
+    expect(r.ending).toMatchObject({ kind: "spawn_failed", message: expect.stringMatching(/ENOENT/) });
   });
 });

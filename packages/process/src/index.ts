@@ -1,0 +1,38 @@
+export {
+  CLOCK_TICKS_PER_SECOND,
+  environHas,
+  listFds,
+  listOwnFds,
+  listPids,
+  ownFdFlags,
+  parseStat,
+  readAllStats,
+  readArgv,
+  readCwd,
+  readEnviron,
+  readNamespace,
+  readProportionalBytes,
+  readRealUid,
+  readResidentBytes,
+  readStat,
+  readUidMap,
+  statFd,
+  type IdMapRange,
+  type ProcStat,
+  type ProcTarget,
+} from "./proc-fs.js";
+export {
+  childrenByParent,
+  descendantsOf,
+  isAlive,
+  pidsWhere,
+  processGroupMembers,
+  processTree,
+  processesOfUid,
+  processesUsing,
+  processesWithEnvironment,
+  type LiveProcess,
+} from "./process-tree.js";
+export { signalGroupAndKnown, signalQuietly, stopThenKill, sweepTree, terminateTree, waitUntilGone } from "./stop.js";
+export { cleanUpOnExit, pendingExitCleanups } from "./exit-handlers.js";
+export { describeProcessEnding, endingOfExit, type ProcessEnding } from "./process-end.js";
