@@ -8,19 +8,21 @@ import { describeEngine } from "@skillrig/engine-kit/testing";
 import { claude } from "./settings.js";
 
 describeEngine(claude, {
-  preflight: {
-    missingKey: { says: (variable) => `Claude Code has no API key: the environment variable ${variable} is not set` },
-    badOptions: {
-      inConstructor: [
-        {
-          options: { permission_mode: "yolo" },
-          throws:
-            /@skillrig\/engine-claude options: permission_mode: must be one of "acceptEdits", "bypassPermissions", "dontAsk", "default"/,
-        },
-        { options: { allowed_tools: "Bash" }, throws: /allowed_tools: must be array/ },
-      ],
-      perJob: { options: { retries: -1 }, says: /engine options of job .*: retries: must be >= 0/ },
-    },
+  badOptions: {
+    inConstructor: [
+      {
+        options: { permission_mode: "yolo" },
+        throws:
+          /@skillrig\/engine-claude options: permission_mode: must be one of "acceptEdits", "bypassPermissions", "dontAsk", "default"/,
+      },
+      { options: { allowed_tools: "Bash" }, throws: /allowed_tools: must be array/ },
+    ],
+    perJob: { options: { retries: -1 }, says: /engine options of job .*: retries: must be >= 0/ },
+  },
+  // With retries 0 (the settings' againstMock) Claude Code exits on the 401 with its own words, not the API's message.
+  rejectedKey: {
+    message: "invalid x-api-key",
+    says: ["Claude Code could not authenticate: Invalid API key · Fix external API key [exit code 1, HTTP 401]"],
   },
   hang: { timeout_ms: 8000 },
   unreachable: {
@@ -35,4 +37,5 @@ describeEngine(claude, {
     says: /malformed_output.*no JSON object.*I would rather not/,
   },
   jail: { userNamespaces: false },
+  drift: true,
 });

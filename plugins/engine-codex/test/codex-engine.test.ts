@@ -16,17 +16,14 @@ describeEngine(codex, {
       expect(events).toContainEqual({ type: "message", role: "assistant", text: "hi" });
     },
   },
-  preflight: {
-    missingKey: { says: (variable) => `the environment variable ${variable} is not set` },
-    badOptions: {
-      inConstructor: [
-        {
-          options: { sandbox: "full-auto" },
-          throws: /@skillrig\/engine-codex options: sandbox: must be one of "read-only", "workspace-write", "danger-full-access"/,
-        },
-      ],
-      perJob: { options: { timeout_ms: "soon" }, says: /engine options of job .*: timeout_ms: must be integer/ },
-    },
+  badOptions: {
+    inConstructor: [
+      {
+        options: { sandbox: "full-auto" },
+        throws: /@skillrig\/engine-codex options: sandbox: must be one of "read-only", "workspace-write", "danger-full-access"/,
+      },
+    ],
+    perJob: { options: { timeout_ms: "soon" }, says: /engine options of job .*: timeout_ms: must be integer/ },
   },
   rejectedKey: { message: "Incorrect API key provided: sk-test-codex.", says: ["Incorrect API key provided: sk-test-codex.", "401"] },
   hang: { timeout_ms: 4000 },

@@ -17,6 +17,15 @@ describeEngine(gemini, {
       expect(events).toContainEqual({ type: "message", role: "user", text: "say hi" });
     },
   },
+  badOptions: {
+    inConstructor: [
+      {
+        options: { approval_mode: "always" },
+        throws: /@skillrig\/engine-gemini options: approval_mode: must be one of "auto_edit", "yolo"/,
+      },
+    ],
+    perJob: { options: { timeout_ms: "soon" }, says: /engine options of job .*: timeout_ms: must be integer/ },
+  },
   rejectedKey: { message: "Request had invalid authentication credentials.", says: ["Request had invalid authentication credentials."] },
   hang: { timeout_ms: 6000 },
   unreachable: { timeout_ms: 150_000, says: /cannot reach the model API \(4 requests failed with "fetch failed"/ },

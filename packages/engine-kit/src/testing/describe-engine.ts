@@ -40,18 +40,13 @@ import { type Replayed, transcriptReplayer } from "./transcripts.js";
 
 /** What the cases expect of this engine, where engines differ; a case whose entry is missing is not registered. */
 export interface EngineSuiteCases<O extends BaseEngineOptions = BaseEngineOptions, P extends StreamParser = StreamParser> {
-  /** Problems found before the CLI runs. */
-  preflight?: {
-    /** The engine checks its key variable before it starts the CLI; `says` words the message for `variable`. */
-    missingKey?: { says(variable: string): string };
-    /** Options the plugin's constructor refuses, and an engine option a job may not pass. */
-    badOptions?: {
-      inConstructor: Array<{ options: Record<string, unknown>; throws: RegExp }>;
-      perJob: { options: Record<string, unknown>; says: RegExp };
-    };
+  /** Options the plugin's constructor refuses (its own options), and an engine option a job may not pass. */
+  badOptions: {
+    inConstructor: Array<{ options: Record<string, unknown>; throws: RegExp }>;
+    perJob: { options: Record<string, unknown>; says: RegExp };
   };
   /** The model API answers 401 with `message`: engine_auth_failed, the message saying each of `says`. */
-  rejectedKey?: { message: string; says: string[] };
+  rejectedKey: { message: string; says: string[] };
   /** The model hangs: the job's time limit (`timeout_ms`) ends the run. */
   hang: { timeout_ms: number };
   /**
@@ -64,7 +59,7 @@ export interface EngineSuiteCases<O extends BaseEngineOptions = BaseEngineOption
   /** The agent jail: whether the jailed CLI may make user namespaces, and options to run it unconfined (jail "none"). */
   jail: { userNamespaces: boolean; unconfined?: Partial<TestEngineOptions<O>> };
   /** Compare the pinned CLI's event stream with fixtures/event-shape.json (re-record with SKILLRIG_RECORD_SHAPES=1). */
-  drift?: boolean;
+  drift: true;
   /**
    * Recorded transcripts (fixtures/transcripts): `success` names one of a run that succeeded, which must replay to no
    * failure, its `finalMessage` and its `usage`; `also` adds the engine's own assertions on the same replay.
@@ -85,7 +80,7 @@ export function describeEngine<O extends BaseEngineOptions, P extends StreamPars
   describePreflight(settings, cases);
   describeAgainstMockModel(settings, cases);
   describeJail(settings, cases);
-  if (cases.drift) describeDrift(settings);
+  describeDrift(settings);
   if (cases.live) describeLive(settings, cases.live);
 }
 
@@ -110,13 +105,11 @@ function describePreflight<O extends BaseEngineOptions>(settings: EngineTestSett
   const { engine, displayName, plugin: Plugin } = settings;
   const unsetKey = "SKILLRIG_UNSET_KEY_FOR_TEST";
   describe(`${engine} engine: problems found before the CLI runs`, () => {
-    const missingKey = cases.preflight?.missingKey;
-    if (missingKey)
-      it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
-        const { result } = await runGreeting(settings, { api_key_env: unsetKey } as TestEngineOptions<O>);
-        expect(jobFailure(result).code).toBe("engine_auth_failed");
-        expect(jobFailure(result).message).toContain(missingKey.says(unsetKey));
-      });
+    it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
+      const { result } = await runGreeting(settings, { api_key_env: unsetKey } as TestEngineOptions<O>);
+      expect(jobFailure(result).code).toBe("engine_auth_failed");
+      expect(jobFailure(result).message).toContain(`${displayName} has no API key: the environment variable ${unsetKey} is not set`);
+    });
 
     it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
       const { result } = await runGreeting(settings, {
@@ -128,15 +121,14 @@ function describePreflight<O extends BaseEngineOptions>(settings: EngineTestSett
       expect(jobFailure(result).message).toMatch(new RegExp(`cannot start ${displayName} at ${path}: .*ENOENT.*"binary" option`));
     });
 
-    const badOptions = cases.preflight?.badOptions;
-    if (badOptions)
-      it("bad options: in the constructor (config load) and per job (request engine options), each named", async () => {
-        for (const { options, throws } of badOptions.inConstructor) expect(() => new Plugin(options as O)).toThrow(throws);
-        const { runner } = engineRunner(settings, new Plugin({ mock_scenario: { turns: [{ text: "{}" }] } } as O));
-        const result = await runJob(runner, greetingJob(settings, { engine: badOptions.perJob.options }));
-        expect(jobFailure(result).code).toBe("invalid_config");
-        expect(jobFailure(result).message).toMatch(badOptions.perJob.says);
-      });
+    it("bad options: in the constructor (config load) and per job (request engine options), each named", async () => {
+      const { badOptions } = cases;
+      for (const { options, throws } of badOptions.inConstructor) expect(() => new Plugin(options as O)).toThrow(throws);
+      const { runner } = engineRunner(settings, new Plugin({ mock_scenario: { turns: [{ text: "{}" }] } } as O));
+      const result = await runJob(runner, greetingJob(settings, { engine: badOptions.perJob.options }));
+      expect(jobFailure(result).code).toBe("invalid_config");
+      expect(jobFailure(result).message).toMatch(badOptions.perJob.says);
+    });
   });
 }
 
@@ -146,14 +138,13 @@ function describeAgainstMockModel<O extends BaseEngineOptions>(
 ): void {
   const { engine, displayName } = settings;
   describe(`${engine} engine against the mock model`, () => {
-    const rejectedKey = cases.rejectedKey;
-    if (rejectedKey)
-      it("ends a 401 as engine_auth_failed with the CLI's message", async () => {
-        const { result } = await runAgainstMock(settings, { turns: [{ error: { status: 401, message: rejectedKey.message } }] });
-        expect(result.status).toBe("failed");
-        expect(jobFailure(result).code).toBe("engine_auth_failed");
-        for (const part of rejectedKey.says) expect(jobFailure(result).message).toContain(part);
-      });
+    it("ends a 401 as engine_auth_failed with the CLI's message", async () => {
+      const { rejectedKey } = cases;
+      const { result } = await runAgainstMock(settings, { turns: [{ error: { status: 401, message: rejectedKey.message } }] });
+      expect(result.status).toBe("failed");
+      expect(jobFailure(result).code).toBe("engine_auth_failed");
+      for (const part of rejectedKey.says) expect(jobFailure(result).message).toContain(part);
+    });
 
     it("ends a hanging model as a timeout and leaves no process behind", async () => {
       const { timeout_ms } = cases.hang;
@@ -270,11 +261,11 @@ function describeDrift<O extends BaseEngineOptions>(settings: EngineTestSettings
       );
       expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
       const actual = eventShape(readFileSync(join(result.run_dir, `logs/${settings.engine}.stdout.log`), "utf8"));
-      const recorded = JSON.parse(readFileSync(shapeFile, "utf8")) as { version: string; shape: EventShape };
       if (process.env.SKILLRIG_RECORD_SHAPES === "1") {
         writeFileSync(shapeFile, `${JSON.stringify({ version: result.engine_version, shape: actual }, null, 2)}\n`);
         return;
       }
+      const recorded = JSON.parse(readFileSync(shapeFile, "utf8")) as { version: string; shape: EventShape };
       const diff = eventShapeDiff(recorded.shape, actual);
       expect(
         diff,
