@@ -1,79 +1,22 @@
 /**
- * Tier 2: the real claude binary (@anthropic-ai/claude-code 2.1.330, a dev dependency) against @skillrig/mock-model
- * on loopback speaking Anthropic's Messages API, through the skills package's runJob, so the artifact is collected
- * by the real collectArtifacts and the output validated against the skill's schema.
+ * Claude Code's own cases with the real claude binary against @skillrig/mock-model (the cases every engine runs are
+ * engine-kit's shared suite, in claude-engine.test.ts): its Write and StructuredOutput tools, a fenced answer without
+ * --json-schema, allowed_tools, how it retries a 401, and bypassPermissions as root.
  */
 import { existsSync, lstatSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EngineEvent } from "@skillrig/core";
+import { describe, expect, it } from "vitest";
+import { processesUsing } from "@skillrig/engine-kit";
+import { engineRunner, greetingJob, runAgainstMock } from "@skillrig/engine-kit/testing";
 import { runJob } from "@skillrig/skills";
-import { type Scenario, scenario, startMockModel, turn } from "@skillrig/mock-model";
+import { scenario, turn } from "@skillrig/mock-model";
 import ClaudeEnginePlugin from "@skillrig/engine-claude";
-import { engineRunner, processesUsing } from "./support.js";
-
-const KEY_ENV = "SKILLRIG_CLAUDE_TEST_KEY";
-beforeAll(() => {
-  process.env[KEY_ENV] = "sk-ant-test-key";
-});
-afterAll(() => {
-  delete process.env[KEY_ENV];
-});
-
-/** One job against a mock model the test starts itself (base_url), so the requests can be inspected. */
-async function run(play: Scenario, options: { timeout_ms?: number; engine?: Record<string, unknown> } = {}) {
-  const mock = await startMockModel({ scenario: play });
-  try {
-    const { runner } = engineRunner(
-      new ClaudeEnginePlugin({ base_url: mock.url, api_key_env: KEY_ENV, model: "claude-sonnet-4-5", retries: 0, ...options.engine }),
-    );
-    const events: EngineEvent[] = [];
-    const result = await runJob(
-      runner,
-      { skill_id: "write-greeting", engine: "claude", input: { name: "Ada" }, options: { timeout_ms: options.timeout_ms } },
-      { onEvent: (e) => events.push(e) },
-    );
-    return { result, events, requests: [...mock.requests] };
-  } finally {
-    await mock.close();
-  }
-}
-
-describe("claude engine: problems found before the CLI runs", () => {
-  it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
-    const { runner } = engineRunner(new ClaudeEnginePlugin({ api_key_env: "SKILLRIG_UNSET_KEY_FOR_TEST" }));
-    const result = await runJob(runner, { skill_id: "write-greeting", engine: "claude", input: { name: "Ada" } });
-    expect(result.error?.code).toBe("engine_auth_failed");
-    expect(result.error?.message).toContain("Claude Code has no API key: the environment variable SKILLRIG_UNSET_KEY_FOR_TEST is not set");
-  });
-
-  it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
-    const { runner } = engineRunner(new ClaudeEnginePlugin({ binary: "/nonexistent/claude", mock_scenario: { turns: [{ text: "{}" }] } }));
-    const result = await runJob(runner, { skill_id: "write-greeting", engine: "claude", input: { name: "Ada" } });
-    expect(result.error?.code).toBe("engine_not_found");
-    expect(result.error?.message).toMatch(/cannot start Claude Code at \/nonexistent\/claude: .*ENOENT.*"binary" option/);
-  });
-
-  it("bad options are named: in the constructor and per job", async () => {
-    expect(() => new ClaudeEnginePlugin({ permission_mode: "yolo" } as never)).toThrow(
-      /@skillrig\/engine-claude options: permission_mode: must be one of "acceptEdits", "bypassPermissions", "dontAsk", "default"/,
-    );
-    expect(() => new ClaudeEnginePlugin({ allowed_tools: "Bash" } as never)).toThrow(/allowed_tools: must be array/);
-    const { runner } = engineRunner(new ClaudeEnginePlugin({ mock_scenario: { turns: [{ text: "{}" }] } }));
-    const result = await runJob(runner, {
-      skill_id: "write-greeting",
-      engine: "claude",
-      input: { name: "Ada" },
-      options: { engine: { retries: -1 } },
-    });
-    expect(result.error?.code).toBe("invalid_config");
-    expect(result.error?.message).toMatch(/engine options of job .*: retries: must be >= 0/);
-  });
-});
+import { claude } from "./settings.js";
 
 describe("claude engine against the mock model", () => {
   it("writes the artifact with Claude Code's Write tool and answers through StructuredOutput, validated twice", async () => {
-    const { result, events, requests } = await run(
+    const { result, events, requests } = await runAgainstMock(
+      claude,
       scenario(
         turn.writeFile("greeting.txt", "Hello, Ada!\n"),
         // Breaks the schema (minLength 1): Claude Code's own validation sends it back, as it would to a real model.
@@ -82,7 +25,7 @@ describe("claude engine against the mock model", () => {
       ),
     );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
-    expect(result.engine_version).toBe("2.1.330");
+    expect(result.engine_version).toBe(claude.version);
     expect(result.output).toEqual({ greeting_file: expect.stringMatching(/greeting\.txt$/), message: "Hello, Ada!", word_count: 2 });
     expect(result.warnings ?? []).not.toContainEqual(expect.stringMatching(/repaired/));
     expect(result.artifacts).toHaveLength(1);
@@ -110,7 +53,8 @@ describe("claude engine against the mock model", () => {
   });
 
   it("without --json-schema takes the last message and repairs a fenced answer", async () => {
-    const { result } = await run(
+    const { result } = await runAgainstMock(
+      claude,
       scenario(
         turn.writeFile("greeting.txt", "Hi Ada\n"),
         turn.text('Done.\n```json\n{"greeting_file": "greeting.txt", "message": "Hi Ada"}\n```'),
@@ -127,11 +71,11 @@ describe("claude engine against the mock model", () => {
       turn.shell("python3 -c 'print(6*7)' > answer.txt && echo wrote"),
       turn.json({ greeting_file: "answer.txt", message: "42" }),
     );
-    const allowed = await run(play, { engine: { allowed_tools: ["Bash"] } });
+    const allowed = await runAgainstMock(claude, play, { engine: { allowed_tools: ["Bash"] } });
     expect(allowed.result.status, JSON.stringify(allowed.result.error)).toBe("succeeded");
     expect(readFileSync(allowed.result.artifacts[0]!.path, "utf8")).toBe("42\n");
 
-    const denied = await run(play);
+    const denied = await runAgainstMock(claude, play);
     expect(denied.events).toContainEqual(
       expect.objectContaining({ type: "status", status: "warning", message: expect.stringContaining("permission denied for Bash") }),
     );
@@ -140,8 +84,8 @@ describe("claude engine against the mock model", () => {
   });
 
   it("ends a 401 as engine_auth_failed: at once when the CLI does not retry (mock_scenario sets retries 0)", async () => {
-    const { runner } = engineRunner(new ClaudeEnginePlugin({ mock_scenario: scenario(turn.error(401)) }));
-    const result = await runJob(runner, { skill_id: "write-greeting", engine: "claude", input: { name: "Ada" } });
+    const { runner } = engineRunner(claude, new ClaudeEnginePlugin({ mock_scenario: scenario(turn.error(401)) }));
+    const result = await runJob(runner, greetingJob(claude));
     expect(result.error?.code).toBe("engine_auth_failed");
     expect(result.error?.message).toContain(
       "Claude Code could not authenticate: Invalid API key · Fix external API key [exit code 1, HTTP 401]",
@@ -149,57 +93,27 @@ describe("claude engine against the mock model", () => {
   });
 
   it("ends a 401 as engine_auth_failed on the CLI's first retry instead of ten retries with backoff", async () => {
-    const { result, requests } = await run(scenario(turn.error(401, "invalid x-api-key")), { engine: { retries: 10 } });
+    const { result, requests } = await runAgainstMock(claude, scenario(turn.error(401, "invalid x-api-key")), { engine: { retries: 10 } });
     expect(result.error?.code).toBe("engine_auth_failed");
     expect(result.error?.message).toContain("Claude Code was stopped: the model API rejected the key (HTTP 401 authentication_failed)");
     expect(requests.length).toBeLessThanOrEqual(3);
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 
-  it("ends a hanging model as a timeout and leaves no process behind", async () => {
-    const { result } = await run(scenario(turn.hang()), { timeout_ms: 8000 });
-    expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("timeout");
-    expect(result.error?.message).toContain("Claude Code did not finish within the job's time limit (8000 ms)");
-    expect(processesUsing(result.run_dir)).toEqual([]);
-  });
-
-  it("stops Claude Code when it cannot reach the model API instead of minutes of retries", async () => {
-    const closed = await startMockModel({ scenario: scenario(turn.text("x")) });
-    await closed.close();
-    const { runner } = engineRunner(new ClaudeEnginePlugin({ base_url: closed.url, api_key_env: KEY_ENV }));
-    const result = await runJob(runner, {
-      skill_id: "write-greeting",
-      engine: "claude",
-      input: { name: "Ada" },
-      options: { timeout_ms: 120_000 },
-    });
-    expect(result.error?.code).toBe("engine_failed");
-    expect(result.error?.message).toMatch(/cannot reach the model API \(4 requests failed without a connection/);
-    expect(processesUsing(result.run_dir)).toEqual([]);
-  });
-
   it("bypassPermissions: refused when Claude Code runs as root (unjailed) with a message that says what to do; jailed it never is root; with IS_SANDBOX=1 every tool runs", async () => {
     const play = scenario(turn.shell("printf 'Hi Ada' > greeting.txt"), turn.json({ greeting_file: "greeting.txt", message: "Hi Ada" }));
     // In the agent jail the CLI runs as a per-run uid (root runner) or the runner's own: never root.
-    const jailed = await run(play, { engine: { permission_mode: "bypassPermissions" } });
+    const jailed = await runAgainstMock(claude, play, { engine: { permission_mode: "bypassPermissions" } });
     expect(jailed.result.status, JSON.stringify(jailed.result.error)).toBe("succeeded");
-    const plain = await run(play, { engine: { permission_mode: "bypassPermissions", jail: "none" } });
+    const plain = await runAgainstMock(claude, play, { engine: { permission_mode: "bypassPermissions", jail: "none" } });
     if (process.getuid?.() === 0) {
       expect(plain.result.error?.code).toBe("engine_failed");
       expect(plain.result.error?.message).toContain('Claude Code refuses permission_mode "bypassPermissions" when run as root');
     } else {
       expect(plain.result.status, JSON.stringify(plain.result.error)).toBe("succeeded");
     }
-    const sandboxed = await run(play, { engine: { permission_mode: "bypassPermissions", env: { IS_SANDBOX: "1" } } });
+    const sandboxed = await runAgainstMock(claude, play, { engine: { permission_mode: "bypassPermissions", env: { IS_SANDBOX: "1" } } });
     expect(sandboxed.result.status, JSON.stringify(sandboxed.result.error)).toBe("succeeded");
     expect(readFileSync(sandboxed.result.artifacts[0]!.path, "utf8")).toBe("Hi Ada");
-  });
-
-  it("ends as malformed output when the final answer holds no JSON", async () => {
-    const { result } = await run(scenario(turn.text("I would rather not.")), { engine: { output_schema: false } });
-    expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("engine_failed");
-    expect(result.error?.message).toMatch(/malformed_output.*no JSON object.*I would rather not/);
   });
 });

@@ -2,32 +2,13 @@
  * Tier 1: the claude stream parser and failure classification on transcripts recorded from the real Claude Code
  * 2.1.330 against @skillrig/mock-model (scripts/record-transcripts.mjs wrote test/fixtures/transcripts/).
  */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { replayCapture } from "@skillrig/engine-kit";
-import {
-  classifyClaudeRun,
-  claudeAdapter,
-  CONNECTION_FAILURE_LIMIT,
-  createClaudeStreamParser,
-  toClaudeSchema,
-} from "@skillrig/engine-claude";
+import { feedUntilGiveUp, transcriptReplayer, transcriptsDir } from "@skillrig/engine-kit/testing";
+import { claudeAdapter, CONNECTION_FAILURE_LIMIT, createClaudeStreamParser, toClaudeSchema } from "@skillrig/engine-claude";
+import { claude } from "./settings.js";
 
-const TRANSCRIPTS = resolve(import.meta.dirname, "fixtures/transcripts");
-
-function replay(name: string) {
-  const read = (ext: string) => readFileSync(resolve(TRANSCRIPTS, `${name}.${ext}`), "utf8");
-  const meta = JSON.parse(read("json")) as { exitCode: number | null; command: string };
-  const parser = createClaudeStreamParser(`/run/${name}/workspace`);
-  const { events, run } = replayCapture(parser, {
-    stdout: read("stdout"),
-    stderr: read("stderr"),
-    exitCode: meta.exitCode,
-    command: meta.command,
-  });
-  return { parser, events, run, failure: classifyClaudeRun(run, parser) };
-}
+const replay = transcriptReplayer(claude);
 
 describe("claude stream-json transcripts", () => {
   it("ok_write_structured: Write becomes a tool call, a result and a file change; the answer is the validated StructuredOutput", () => {
@@ -87,11 +68,7 @@ describe("claude stream-json transcripts", () => {
 
   it("auth_401_retrying: the parser gives up as auth on the first 401 retry instead of ten retries with backoff", () => {
     const parser = createClaudeStreamParser("/run/x/workspace");
-    const lines = readFileSync(resolve(TRANSCRIPTS, "auth_401_retrying.stdout"), "utf8").split("\n");
-    const at = lines.findIndex((line) => {
-      parser.stdoutLine(line);
-      return parser.giveUp?.() !== undefined;
-    });
+    const { lines, at } = feedUntilGiveUp(parser, join(transcriptsDir(claude), "auth_401_retrying.stdout"));
     expect(JSON.parse(lines[at]!)).toMatchObject({ type: "system", subtype: "api_retry", attempt: 1, error_status: 401 });
     expect(parser.giveUp?.()).toEqual({ kind: "auth", message: "the model API rejected the key (HTTP 401 authentication_failed)" });
   });
@@ -104,11 +81,7 @@ describe("claude stream-json transcripts", () => {
 
   it(`no_network: the parser stops Claude Code at its ${CONNECTION_FAILURE_LIMIT}th failed connection`, () => {
     const parser = createClaudeStreamParser("/run/x/workspace");
-    const lines = readFileSync(resolve(TRANSCRIPTS, "no_network.stdout"), "utf8").split("\n");
-    const at = lines.findIndex((line) => {
-      parser.stdoutLine(line);
-      return parser.giveUp?.() !== undefined;
-    });
+    const { lines, at } = feedUntilGiveUp(parser, join(transcriptsDir(claude), "no_network.stdout"));
     expect(JSON.parse(lines[at]!)).toMatchObject({ subtype: "api_retry", attempt: CONNECTION_FAILURE_LIMIT, error_status: null });
     expect(parser.giveUp?.()).toMatch(/cannot reach the model API \(4 requests failed without a connection/);
     // Run to the end (as with retries: 4) it is a crash quoting the CLI's own explanation.

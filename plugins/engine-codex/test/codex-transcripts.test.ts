@@ -1,24 +1,12 @@
 /** Tier 1: the codex stream parser and failure classification against real codex-cli 0.169.0 transcripts. */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { parseJsonOutput, replayCapture } from "@skillrig/engine-kit";
+import { feedUntilGiveUp, transcriptReplayer, transcriptsDir } from "@skillrig/engine-kit/testing";
 import { classifyCodexRun, createCodexStreamParser } from "@skillrig/engine-codex";
+import { codex } from "./settings.js";
 
-const CAPTURES = resolve(import.meta.dirname, "fixtures/engine-captures");
-
-function replay(name: string, exitCode: number | null) {
-  const read = (ext: string) => {
-    try {
-      return readFileSync(resolve(CAPTURES, `${name}.${ext}`), "utf8");
-    } catch {
-      return "";
-    }
-  };
-  const parser = createCodexStreamParser();
-  const { events, run } = replayCapture(parser, { stdout: read("stdout"), stderr: read("stderr"), exitCode, command: "codex" });
-  return { parser, events, failure: classifyCodexRun(run, parser) };
-}
+const replay = transcriptReplayer(codex);
 
 describe("codex exec --json transcripts", () => {
   it("codex without its key variable (codex 0.169.0's own words) is an auth failure, not a crash", () => {
@@ -37,15 +25,6 @@ describe("codex exec --json transcripts", () => {
     const failure = classifyCodexRun(run, parser);
     expect(failure?.kind).toBe("auth");
     expect(failure?.message).toContain("Missing environment variable: `CODEX_API_KEY`");
-  });
-
-  it("codex_ok: the agent message, usage and a completed turn", () => {
-    const { parser, events, failure } = replay("codex_ok", 0);
-    expect(failure).toBeUndefined();
-    expect(parser.finalMessage()).toBe("hi");
-    expect(parser.usage()).toEqual({ inputTokens: 120, outputTokens: 7, totalTokens: 127 });
-    expect(parser.threadId()).toBe("01a203b3-268e-7e02-80a7-d83c9b478473");
-    expect(events).toContainEqual({ type: "message", role: "assistant", text: "hi" });
   });
 
   it("codex_tool_ww: a shell command is a tool call and its result", () => {
@@ -95,11 +74,7 @@ describe("codex exec --json transcripts", () => {
 
   it("codex_long_nonetwork: without network it never completes; the parser gives up after three waits for network", () => {
     const parser = createCodexStreamParser();
-    const lines = readFileSync(resolve(CAPTURES, "codex_long_nonetwork.stdout"), "utf8").split("\n");
-    const givenUpAt = lines.findIndex((line) => {
-      parser.stdoutLine(line);
-      return parser.giveUp?.() !== undefined;
-    });
+    const { lines, at: givenUpAt } = feedUntilGiveUp(parser, join(transcriptsDir(codex), "codex_long_nonetwork.stdout"));
     // The five websocket reconnects and the HTTPS fallback are not enough to give up; the third network wait is.
     expect(lines[givenUpAt]).toContain("waiting for network");
     expect(lines.slice(0, givenUpAt + 1).filter((l) => l.includes("waiting for network"))).toHaveLength(3);

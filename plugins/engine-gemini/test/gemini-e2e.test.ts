@@ -1,52 +1,26 @@
 /**
- * Tier 2: the real gemini binary (@google/gemini-cli 0.61.0, a dev dependency) against @skillrig/mock-model
- * on loopback, through the skills package's runJob, so the artifact is collected by the real collectArtifacts.
+ * Gemini's own cases with the real gemini binary against @skillrig/mock-model (the cases every engine runs are
+ * engine-kit's shared suite, in gemini-engine.test.ts): its write_file tool and a fenced final answer, the output
+ * file the prompt's contract names, and exit code 144 for an HTTP 400.
  */
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { EngineEvent } from "@skillrig/core";
+import { describe, expect, it } from "vitest";
 import { runJob } from "@skillrig/skills";
-import { startMockModel, type Scenario } from "@skillrig/mock-model";
+import { engineRunner, greetingJob, jobFailure, runAgainstMock, tempDir } from "@skillrig/engine-kit/testing";
 import GeminiEnginePlugin from "@skillrig/engine-gemini";
-import { engineRunner, processesUsing, tempDir } from "./support.js";
-
-const KEY_ENV = "SKILLRIG_GEMINI_TEST_KEY";
-beforeAll(() => {
-  process.env[KEY_ENV] = "gm-test-key";
-});
-afterAll(() => {
-  delete process.env[KEY_ENV];
-});
-
-async function run(scenario: Scenario, options: { timeout_ms?: number; engine?: Record<string, unknown> } = {}) {
-  const mock = await startMockModel({ scenario });
-  try {
-    const { runner } = engineRunner(
-      new GeminiEnginePlugin({ base_url: mock.url, api_key_env: KEY_ENV, model: "gemini-2.5-flash", ...options.engine }),
-    );
-    const events: EngineEvent[] = [];
-    const result = await runJob(
-      runner,
-      { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" }, options: { timeout_ms: options.timeout_ms } },
-      { onEvent: (e) => events.push(e) },
-    );
-    return { result, events, requests: [...mock.requests] };
-  } finally {
-    await mock.close();
-  }
-}
+import { gemini } from "./settings.js";
 
 describe("gemini engine against the mock model", () => {
   it("writes the artifact with gemini's write_file, repairs a fenced final answer and reports the repair", async () => {
-    const { result, events, requests } = await run({
+    const { result, events, requests } = await runAgainstMock(gemini, {
       turns: [
         { write_file: { path: "greeting.txt", content: "Hello, Ada!\n" } },
         { text: 'Done. Here is the result:\n```json\n{"greeting_file": "greeting.txt", "message": "Hello, Ada!"}\n```' },
       ],
     });
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
-    expect(result.engine_version).toBe("0.61.0");
+    expect(result.engine_version).toBe(gemini.version);
     expect(result.output).toEqual({ greeting_file: expect.stringMatching(/greeting\.txt$/), message: "Hello, Ada!" });
     expect(result.artifacts).toHaveLength(1);
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hello, Ada!\n");
@@ -88,54 +62,18 @@ describe("gemini engine against the mock model", () => {
         ],
       }),
     );
-    const { runner } = engineRunner(new GeminiEnginePlugin({ mock_scenario: scenarioFile }));
-    const result = await runJob(runner, { skill_id: "write-greeting", engine: "gemini", input: { name: "Ada" } });
+    const { runner } = engineRunner(gemini, new GeminiEnginePlugin({ mock_scenario: scenarioFile }));
+    const result = await runJob(runner, greetingJob(gemini));
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.output).toMatchObject({ message: "Hi Ada", word_count: 2 });
     expect(result.warnings ?? []).not.toContainEqual(expect.stringMatching(/repaired/));
     expect(readFileSync(result.artifacts[0]!.path, "utf8")).toBe("Hi Ada\n");
   });
 
-  it("ends a 401 as engine_auth_failed with the CLI's message", async () => {
-    const { result } = await run({ turns: [{ error: { status: 401, message: "Request had invalid authentication credentials." } }] });
-    expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("engine_auth_failed");
-    expect(result.error?.message).toContain("Request had invalid authentication credentials.");
-  });
-
   it("ends a 400 API_KEY_INVALID (exit code 144 = 400 & 255) as engine_auth_failed", async () => {
-    const { result } = await run({ turns: [{ error: { status: 400 } }] });
-    expect(result.error?.code).toBe("engine_auth_failed");
-    expect(result.error?.message).toContain("API key not valid. Please pass a valid API key.");
-    expect(result.error?.message).toContain("exit code 144 (HTTP 400 truncated to 8 bits)");
-  });
-
-  it("ends a hanging model as a timeout and leaves no process behind", async () => {
-    const { result } = await run({ turns: [{ hang: true }] }, { timeout_ms: 6000 });
-    expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("timeout");
-    expect(processesUsing(result.run_dir)).toEqual([]);
-  });
-
-  it("stops gemini when it cannot reach the model API instead of minutes of backoff", async () => {
-    const closed = await startMockModel({ scenario: { turns: [{ text: "x" }] } });
-    await closed.close();
-    const { runner } = engineRunner(new GeminiEnginePlugin({ base_url: closed.url, api_key_env: KEY_ENV, model: "gemini-2.5-flash" }));
-    const result = await runJob(runner, {
-      skill_id: "write-greeting",
-      engine: "gemini",
-      input: { name: "Ada" },
-      options: { timeout_ms: 150_000 },
-    });
-    expect(result.error?.code).toBe("engine_failed");
-    expect(result.error?.message).toMatch(/cannot reach the model API \(4 requests failed with "fetch failed"/);
-    expect(processesUsing(result.run_dir)).toEqual([]);
-  });
-
-  it("ends as malformed output when the final answer holds no JSON", async () => {
-    const { result } = await run({ turns: [{ text: "I would rather not." }] });
-    expect(result.status).toBe("failed");
-    expect(result.error?.code).toBe("engine_failed");
-    expect(result.error?.message).toMatch(/malformed_output.*no JSON object.*I would rather not/);
+    const { result } = await runAgainstMock(gemini, { turns: [{ error: { status: 400 } }] });
+    expect(jobFailure(result).code).toBe("engine_auth_failed");
+    expect(jobFailure(result).message).toContain("API key not valid. Please pass a valid API key.");
+    expect(jobFailure(result).message).toContain("exit code 144 (HTTP 400 truncated to 8 bits)");
   });
 });

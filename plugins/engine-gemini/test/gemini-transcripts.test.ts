@@ -1,36 +1,13 @@
 /** Tier 1: the gemini stream parser and failure classification against real gemini-cli 0.61.0 transcripts. */
-import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { replayCapture } from "@skillrig/engine-kit";
-import { classifyGeminiRun, createGeminiStreamParser, httpStatusOfExit } from "@skillrig/engine-gemini";
+import { feedUntilGiveUp, transcriptReplayer, transcriptsDir } from "@skillrig/engine-kit/testing";
+import { createGeminiStreamParser, httpStatusOfExit } from "@skillrig/engine-gemini";
+import { gemini } from "./settings.js";
 
-const CAPTURES = resolve(import.meta.dirname, "fixtures/engine-captures");
-
-function replay(name: string, exitCode: number | null) {
-  const read = (ext: string) => {
-    try {
-      return readFileSync(resolve(CAPTURES, `${name}.${ext}`), "utf8");
-    } catch {
-      return "";
-    }
-  };
-  const parser = createGeminiStreamParser(`/run/${name}/cwd`);
-  const { events, run } = replayCapture(parser, { stdout: read("stdout"), stderr: read("stderr"), exitCode, command: "gemini" });
-  return { parser, events, failure: classifyGeminiRun(run, parser) };
-}
+const replay = transcriptReplayer(gemini);
 
 describe("gemini stream-json transcripts", () => {
-  it("gem_ok_stream: the assistant's reply, usage, success", () => {
-    const { parser, events, failure } = replay("gem_ok_stream", 0);
-    expect(failure).toBeUndefined();
-    expect(parser.finalMessage()).toBe("hi");
-    expect(parser.usage()).toEqual({ inputTokens: 100, outputTokens: 5, totalTokens: 105 });
-    expect(parser.model()).toBe("gemini-2.5-flash");
-    expect(events).toContainEqual({ type: "message", role: "assistant", text: "hi", delta: true });
-    expect(events).toContainEqual({ type: "message", role: "user", text: "say hi" });
-  });
-
   it("gem_tool_autoedit: a write_file call becomes tool_call, tool_result and a file change in the workspace", () => {
     const { events, failure } = replay("gem_tool_autoedit", 0);
     expect(failure).toBeUndefined();
@@ -82,11 +59,7 @@ describe("gemini stream-json transcripts", () => {
 
   it("gem_long_nonetwork: the parser gives up on the fourth failed fetch instead of minutes of backoff", () => {
     const parser = createGeminiStreamParser("/run/x/cwd");
-    const lines = readFileSync(resolve(CAPTURES, "gem_long_nonetwork.stderr"), "utf8").split("\n");
-    const at = lines.findIndex((line) => {
-      parser.stderrLine?.(line);
-      return parser.giveUp?.() !== undefined;
-    });
+    const { lines, at } = feedUntilGiveUp(parser, join(transcriptsDir(gemini), "gem_long_nonetwork.stderr"));
     expect(lines[at]).toMatch(/^Attempt \d+ failed\. Retrying with backoff.*fetch failed/);
     expect(lines.slice(0, at + 1).filter((l) => l.startsWith("Attempt "))).toHaveLength(4);
     expect(parser.giveUp?.()).toMatch(/cannot reach the model API \(4 requests failed with "fetch failed"/);

@@ -8,7 +8,7 @@ import { execa } from "execa";
 import { describe, expect, it } from "vitest";
 import { createRunner, loadConfig } from "@skillrig/core";
 import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
-import { tempDir } from "./support.js";
+import { tempDir } from "@skillrig/engine-kit/testing";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const EXAMPLE = join(REPO, "examples/hello-skill");
