@@ -23,7 +23,7 @@ import {
   type JailEscapeSetup,
 } from "../jail-escape-probes.js";
 import type { BaseEngineOptions } from "../options.js";
-import { processesUsing } from "../processes-using.js";
+import { processesUsing } from "@skillrig/process";
 import {
   engineRunner,
   greetingJob,
