@@ -31,7 +31,7 @@ import { displayPath, isSafeRelativePath } from "./paths.js";
 import { ensurePythonEnv } from "./python-env.js";
 import { MISSING_FILE_RULE } from "./resolve-input.js";
 import { createRunFolder, installedSkillDir, installSkill, newJobId } from "./run-folder.js";
-import { inputFields } from "./schema-fields.js";
+import { fileInputNames, unsupportedEngineMessage } from "./protocol.js";
 
 export interface RunJobOptions {
   /** The skill, already loaded (e.g. from a path); default: `resolveSkill(runner, request.skill_id)`. */
@@ -129,11 +129,7 @@ const PROBLEM_ORDER = ["result_missing", "artifact_missing", "schema_violation"]
 /** Copies `request.files` into uploads/; returns the problems instead of throwing so all are listed. */
 function copyUploads(request: JobRequest, skill: SkillManifest, uploads: string, cwd: string): Violation[] {
   const violations: Violation[] = [];
-  const fileFields = new Set(
-    inputFields(skill)
-      .filter((f) => f.source === "file")
-      .map((f) => f.name),
-  );
+  const fileFields = new Set(fileInputNames(skill));
   for (const [field, hostPath] of Object.entries(request.files ?? {})) {
     const at = `/files/${escapePointerToken(field)}`;
     if (!isSafeRelativePath(field) || field.includes("/") || field.includes("\\")) {
@@ -171,8 +167,9 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   }
   const skill = options.skill ?? resolveSkill(runner, request.skill_id);
   const engine = request.engine;
-  if (skill.engines.length > 0 && !skill.engines.includes(engine)) {
-    throw new SkillrigError("engine_not_found", `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${engine}"`, {
+  const unsupported = unsupportedEngineMessage(skill, engine);
+  if (unsupported) {
+    throw new SkillrigError("engine_not_found", unsupported, {
       file: displayPath(skill.runnerFile),
       pointer: "/engines",
       field: "engine",
