@@ -2,10 +2,11 @@
 import { randomUUID } from "node:crypto";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { escapePointerToken, isSkillrigError, SkillrigError, type JobRequest, type LoadedTask, type Violation } from "@skillrig/core";
+import { isSkillrigError, SkillrigError, type JobRequest, type LoadedTask, type Violation } from "@skillrig/core";
 import { topLevelMemberText } from "@skillrig/oracle";
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import { SOLVE_SKILL_ID } from "@skillrig/solve";
+import { checkUploadNames, fileInputNames } from "@skillrig/skills/protocol";
 import {
   createJobBody,
   createOracleRunBody,
@@ -18,7 +19,7 @@ import {
 import { isTerminal, type JobKind } from "../job-store.js";
 import { jobView, requireJob } from "../job-view.js";
 import type { SolveAttemptRequest } from "../job-execution.js";
-import { checkJobRequest, checkSolveAttempt, skillInputs } from "../request-check.js";
+import { checkJobRequest, checkSolveAttempt } from "../request-check.js";
 import type { ServerContext } from "../server-context.js";
 import { extractZip, looksLikeZip } from "../upload-zip.js";
 
@@ -106,7 +107,7 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
         skill_id: skill.id,
         engine: body.engine,
         request: jobRequest as unknown as Record<string, unknown>,
-        needs_upload: skillInputs(skill).file.length > 0,
+        needs_upload: fileInputNames(skill).length > 0,
       });
       return reply.code(201).header("location", `/v1/jobs/${job.id}`).send(jobView(job));
     },
@@ -238,41 +239,16 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
       let accept: ((paths: string[]) => void) | undefined;
       if (job.kind === "skill") {
         const skill = context.execution.skill(job.skill_id!);
-        const inputs = skillInputs(skill);
         target = join(context.uploadsDir, job.id);
         accept = (paths) => {
-          const violations: Violation[] = [];
-          for (const path of paths) {
-            if (!inputs.file.includes(path)) {
-              violations.push({
-                pointer: `/${escapePointerToken(path)}`,
-                field: path,
-                message: `"${path}" is not a file input of skill "${skill.id}" (file inputs: ${inputs.file.join(", ") || "none"}); each file is named exactly as its field, at the top of the zip`,
-              });
-            }
-          }
-          for (const field of inputs.requiredFiles) {
-            if (!paths.includes(field)) {
-              violations.push({
-                pointer: `/input/${escapePointerToken(field)}`,
-                field,
-                rule: "input_missing_file",
-                message: `the required file input "${field}" is not in the zip`,
-              });
-            }
-          }
-          if (violations.length > 0) {
-            const missing = violations.some((v) => v.rule === "input_missing_file");
-            throw new SkillrigError(
-              missing ? "input_missing_file" : "input_invalid",
-              `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`,
-              {
-                pointer: violations[0]?.pointer,
-                field: violations[0]?.field,
-                violations,
-                hint: "nothing of this upload was written; the job still waits for an upload",
-              },
-            );
+          const problem = checkUploadNames(skill, paths);
+          if (problem) {
+            throw new SkillrigError(problem.code, problem.message, {
+              pointer: problem.violations[0]?.pointer,
+              field: problem.violations[0]?.field,
+              violations: problem.violations,
+              hint: "nothing of this upload was written; the job still waits for an upload",
+            });
           }
         };
       } else {
