@@ -203,6 +203,24 @@ describe("skillrig view in Chromium", () => {
     await page.locator("tbody tr .status", { hasText: "succeeded" }).first().waitFor();
   });
 
+  it("renders an input without x-input-source as a file upload, the protocol's default (parameters never)", async () => {
+    const { page } = await open("#/server/new/word-count");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    expect(await page.locator("#f-input-text_file").getAttribute("type")).toBe("file");
+    expect(await page.locator("#f-input-stopwords").getAttribute("type")).toBe("file");
+    expect(await page.locator("#f-input-label").getAttribute("type")).toBe("text");
+    expect(await page.locator("#f-parameter-delay_ms").getAttribute("type")).toBe("number");
+    // And it goes up in the zip under its field's name, beside the other file input.
+    await page.selectOption("#f-engine", "echo");
+    await page.setInputFiles("#f-input-text_file", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("one two") });
+    await page.setInputFiles("#f-input-stopwords", { name: "stop.txt", mimeType: "text/plain", buffer: Buffer.from("the") });
+    await page.fill("#f-input-label", "notes");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await page.getByText("upload extracted: text_file, stopwords").waitFor();
+  });
+
   it("shows the jobs server's refusal of a bad request, with its pointer", async () => {
     const { page, allow } = await open("#/server/new/word-count");
     // Chromium logs every 4xx response; this one is provoked on purpose.
