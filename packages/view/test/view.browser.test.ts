@@ -221,6 +221,17 @@ describe("skillrig view in Chromium", () => {
     await page.getByText("upload extracted: text_file, stopwords").waitFor();
   });
 
+  it("offers every served engine for a skill that lists none (runner.json without engines runs on any)", async () => {
+    const { page } = await open("#/server/new/echo-message");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    await page.locator('#f-engine option[value="echo"]').waitFor({ state: "attached" });
+    await page.selectOption("#f-engine", "echo");
+    await page.fill("#f-input-message", "hello from the form");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+  });
+
   it("shows the jobs server's refusal of a bad request, with its pointer", async () => {
     const { page, allow } = await open("#/server/new/word-count");
     // Chromium logs every 4xx response; this one is provoked on purpose.

@@ -347,8 +347,10 @@ export function SubmitJob({ skillId }: { skillId: string }) {
   if (skill.error) return <main>{<ErrorBox error={skill.error} />}</main>;
   if (!skill.data) return <Loading what="the skill" />;
   const s = skill.data;
-  const served = new Set((engines.data?.engines ?? []).map((e) => e.name));
-  const usable = s.engines.filter((e) => served.size === 0 || served.has(e));
+  const served = (engines.data?.engines ?? []).map((e) => e.name);
+  // The skill's engines in its order, or, when it lists none (any engine may run it), every served engine.
+  const offered = s.engines.length > 0 ? s.engines : served;
+  const usable = offered.filter((e) => served.length === 0 || served.includes(e));
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
