@@ -232,6 +232,35 @@ describe("skillrig view in Chromium", () => {
     await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
   });
 
+  it("a job page whose first answer is older than the stream still shows the final status", async () => {
+    const { page } = await open("#/server/new/echo-message");
+    // The race made certain: the job's first GET is held until the page has read the stream to its end (it closes
+    // the stream on the final status), then answered with the status the job had while it ran.
+    const jobGet = /^\/api\/server\/jobs\/([^/]+)$/;
+    const streamEnded = (id: string) =>
+      new Promise<void>((done) => {
+        const ended = (r: { url(): string }) => r.url().endsWith(`/api/server/jobs/${encodeURIComponent(id)}/events`) && done();
+        page.on("requestfinished", ended);
+        page.on("requestfailed", ended);
+      });
+    await page.route(
+      (url) => jobGet.test(url.pathname),
+      async (route) => {
+        const id = decodeURIComponent(jobGet.exec(new URL(route.request().url()).pathname)![1]!);
+        const ended = streamEnded(id);
+        const response = await route.fetch();
+        const job = (await response.json()) as Record<string, unknown>;
+        await ended;
+        await route.fulfill({ response, json: { ...job, status: "running" } });
+      },
+    );
+    await page.selectOption("#f-engine", "echo");
+    await page.fill("#f-input-message", "fast");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+  });
+
   it("shows the jobs server's refusal of a bad request, with its pointer", async () => {
     const { page, allow } = await open("#/server/new/word-count");
     // Chromium logs every 4xx response; this one is provoked on purpose.

@@ -140,13 +140,22 @@ export function ServerJob({ id }: { id: string }) {
   const [error, setError] = useState<Error | undefined>();
   const base = `/api/server/jobs/${encodeURIComponent(id)}`;
   useEffect(() => {
-    getJson<JobView>(base).then(setJob, setError);
+    // The stream can say the job ended before the job's first answer arrives (a fast job); that answer is then
+    // older than the stream, and the stream, closed on the final status, would never correct it.
+    let streamed: string | undefined;
+    getJson<JobView>(base).then(
+      (answer) => setJob(streamed !== undefined && TERMINAL.has(streamed) ? { ...answer, status: streamed } : answer),
+      setError,
+    );
     setEvents([]);
     return followJob(id, (p) => {
       const event: TimelineEvent =
         p.type === "engine" ? { at: p.at, ...(p.data as { type: string }) } : { at: p.at, ...p.data, type: p.type };
       setEvents((prev) => [...prev, event]);
-      if (p.type === "status") setJob((prev) => (prev ? { ...prev, status: String(p.data.status) } : prev));
+      if (p.type !== "status") return;
+      const status = String(p.data.status);
+      streamed = status;
+      setJob((prev) => (prev ? { ...prev, status } : prev));
     });
   }, [id, base]);
   const finished = job !== undefined && TERMINAL.has(job.status);
