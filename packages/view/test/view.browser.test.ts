@@ -74,6 +74,15 @@ describe("skillrig view in Chromium", () => {
     await jobs?.stop();
   });
 
+  /** Submits the echo-message skill's form with the echo engine and waits for its job page to say succeeded. */
+  const submitEchoMessage = async (page: WatchedPage["page"], message: string) => {
+    await page.selectOption("#f-engine", "echo");
+    await page.fill("#f-input-message", message);
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+  };
+
   it("prints its URL on 127.0.0.1 as JSON, with the runs folder and the jobs server", () => {
     expect(view.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(view.info.runs_dir).toBe(runsDir);
@@ -225,11 +234,7 @@ describe("skillrig view in Chromium", () => {
     const { page } = await open("#/server/new/echo-message");
     await page.getByRole("heading", { name: /New job/ }).waitFor();
     await page.locator('#f-engine option[value="echo"]').waitFor({ state: "attached" });
-    await page.selectOption("#f-engine", "echo");
-    await page.fill("#f-input-message", "hello from the form");
-    await page.getByRole("button", { name: "submit job" }).click();
-    await page.waitForURL(/#\/server\/job\//);
-    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await submitEchoMessage(page, "hello from the form");
   });
 
   it("a job page whose first answer is older than the stream still shows the final status", async () => {
@@ -254,11 +259,7 @@ describe("skillrig view in Chromium", () => {
         await route.fulfill({ response, json: { ...job, status: "running" } });
       },
     );
-    await page.selectOption("#f-engine", "echo");
-    await page.fill("#f-input-message", "fast");
-    await page.getByRole("button", { name: "submit job" }).click();
-    await page.waitForURL(/#\/server\/job\//);
-    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await submitEchoMessage(page, "fast");
   });
 
   it("shows the jobs server's refusal of a bad request, with its pointer", async () => {
