@@ -28,6 +28,7 @@ import {
   isInputSource,
   parameterNames,
   schemaProperties,
+  supportsEngine,
 } from "./protocol.js";
 import { checkTemplate } from "./template.js";
 
@@ -206,7 +207,7 @@ export function checkSkill(dirPath: string): SkillCheck {
       const e = error as SkillrigError;
       errors.push({ file: runnerLabel, pointer: at, line: e.line, message: e.message, rule: "template_error" });
     }
-    if (engines.length > 0 && !engines.includes(engine)) {
+    if (!supportsEngine({ engines }, engine)) {
       warnings.push({ file: runnerLabel, pointer: at, message: `a prompt for engine "${engine}", which "engines" does not list` });
     }
   }
