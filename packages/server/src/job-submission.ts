@@ -10,7 +10,8 @@ import { topLevelMemberText } from "@skillrig/oracle";
 import { SOLVE_SKILL_ID } from "@skillrig/solve";
 import type { SolveAttemptRequest } from "./job-execution.js";
 import type { JobKind, JobRecord } from "./job-store.js";
-import { checkJobRequest, checkSolveAttempt, skillInputs } from "./request-check.js";
+import { fileInputNames } from "@skillrig/skills/protocol";
+import { checkJobRequest, checkSolveAttempt } from "./request-check.js";
 import type { ServerContext } from "./server-context.js";
 
 /** A body as Fastify parsed it, with its JSON text when the body was JSON (exact task values are read from it). */
@@ -31,7 +32,7 @@ export async function createSkillJob(context: ServerContext, { body }: Submitted
     skill_id: skill.id,
     engine: body.engine,
     request: request as unknown as Record<string, unknown>,
-    needs_upload: skillInputs(skill).file.length > 0,
+    needs_upload: fileInputNames(skill).length > 0,
   });
 }
 

@@ -5,10 +5,10 @@
  */
 import { rm, rmdir } from "node:fs/promises";
 import { join } from "node:path";
-import { escapePointerToken, SkillrigError, type SkillManifest, type Violation } from "@skillrig/core";
+import { SkillrigError, type SkillManifest } from "@skillrig/core";
+import { checkUploadNames } from "@skillrig/skills/protocol";
 import type { FastifyRequest } from "fastify";
 import type { JobRecord } from "./job-store.js";
-import { skillInputs } from "./request-check.js";
 import { uploadsOf } from "./run-job-record.js";
 import type { ServerContext } from "./server-context.js";
 import { extractZip, looksLikeZip, type ExtractedFile } from "./upload-zip.js";
@@ -23,7 +23,7 @@ export async function receiveUpload(context: ServerContext, job: JobRecord, requ
   const files = await extractZip(zip, target, {
     maxFiles: context.settings.uploadMaxFiles,
     maxBytes: context.settings.uploadMaxExtractedBytes,
-    ...(skill ? { accept: (paths: string[]) => checkUploadNames(skill, paths) } : {}),
+    ...(skill ? { accept: (paths: string[]) => checkUploadFits(skill, paths) } : {}),
   }).catch(async (error: unknown) => {
     // Refused with nothing written: not even the run folder the extraction made to hold it.
     await rmdir(job.run_dir).catch(() => undefined);
@@ -61,38 +61,13 @@ async function zipBody(request: FastifyRequest): Promise<Buffer> {
 }
 
 /** Each file of a skill job's zip is one of its file inputs, at the top of the zip, and every required one is there. */
-function checkUploadNames(skill: SkillManifest, paths: string[]): void {
-  const inputs = skillInputs(skill);
-  const violations: Violation[] = [];
-  for (const path of paths) {
-    if (!inputs.file.includes(path)) {
-      violations.push({
-        pointer: `/${escapePointerToken(path)}`,
-        field: path,
-        message: `"${path}" is not a file input of skill "${skill.id}" (file inputs: ${inputs.file.join(", ") || "none"}); each file is named exactly as its field, at the top of the zip`,
-      });
-    }
-  }
-  for (const field of inputs.requiredFiles) {
-    if (!paths.includes(field)) {
-      violations.push({
-        pointer: `/input/${escapePointerToken(field)}`,
-        field,
-        rule: "input_missing_file",
-        message: `the required file input "${field}" is not in the zip`,
-      });
-    }
-  }
-  if (violations.length === 0) return;
-  const missing = violations.some((v) => v.rule === "input_missing_file");
-  throw new SkillrigError(
-    missing ? "input_missing_file" : "input_invalid",
-    `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`,
-    {
-      pointer: violations[0]?.pointer,
-      field: violations[0]?.field,
-      violations,
-      hint: "nothing of this upload was written; the job still waits for an upload",
-    },
-  );
+function checkUploadFits(skill: SkillManifest, paths: string[]): void {
+  const problem = checkUploadNames(skill, paths);
+  if (!problem) return;
+  throw new SkillrigError(problem.code, problem.message, {
+    pointer: problem.violations[0]?.pointer,
+    field: problem.violations[0]?.field,
+    violations: problem.violations,
+    hint: "nothing of this upload was written; the job still waits for an upload",
+  });
 }

@@ -14,47 +14,7 @@ import {
   type SkillManifest,
   type Violation,
 } from "@skillrig/core";
-
-export interface SkillInputs {
-  file: string[];
-  inline: string[];
-  /** File inputs the schema requires. */
-  requiredFiles: string[];
-}
-
-type SchemaObject = Record<string, unknown>;
-
-function properties(schema: JsonSchema | undefined): Record<string, SchemaObject> {
-  if (typeof schema !== "object" || schema === null || typeof schema.properties !== "object" || schema.properties === null) return {};
-  return schema.properties as Record<string, SchemaObject>;
-}
-
-function required(schema: JsonSchema | undefined): string[] {
-  return typeof schema === "object" && schema !== null && Array.isArray(schema.required) ? (schema.required as string[]) : [];
-}
-
-/** The skill's input fields by source (`x-input-source`, default file, per the Input & File Protocol). */
-export function skillInputs(skill: SkillManifest): SkillInputs {
-  const schema = skill.schemas.input?.schema;
-  const out: SkillInputs = { file: [], inline: [], requiredFiles: [] };
-  const req = new Set(required(schema));
-  for (const [name, prop] of Object.entries(properties(schema))) {
-    if (prop["x-input-source"] === "inline") out.inline.push(name);
-    else {
-      out.file.push(name);
-      if (req.has(name)) out.requiredFiles.push(name);
-    }
-  }
-  return out;
-}
-
-/** The input schema without its file fields: what the request body's `input` must satisfy. */
-function inlineInputSchema(schema: JsonSchema, fileFields: string[]): JsonSchema {
-  if (typeof schema !== "object" || fileFields.length === 0) return schema;
-  const props = { ...properties(schema) };
-  for (const f of fileFields) delete props[f];
-  return { ...schema, properties: props, required: required(schema).filter((r) => !fileFields.includes(r)) };
-}
+import { fileInputNames, INPUT_SOURCE_KEYWORD, inlineInputSchema, unsupportedEngineMessage } from "@skillrig/skills/protocol";
 
 const validators = new Map<string, CompiledSchema>();
 
@@ -114,26 +74,18 @@ export function checkSolveAttempt(
  * would let any client run any program on the server, so only the config may set those.
  */
 export function checkJobRequest(runner: Runner, skill: SkillManifest, request: JobRequest, clientEngineOptions: readonly string[]): void {
-  if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
-    throw new SkillrigError(
-      "engine_not_found",
-      `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`,
-      {
-        pointer: "/engine",
-        field: "engine",
-      },
-    );
-  }
+  const unsupported = unsupportedEngineMessage(skill, request.engine);
+  if (unsupported) throw new SkillrigError("engine_not_found", unsupported, { pointer: "/engine", field: "engine" });
   if (request.options?.dry_run !== true) runner.requireClaim("engine", request.engine, { pointer: "/engine", field: "engine" });
 
-  const inputs = skillInputs(skill);
+  const fileInputs = fileInputNames(skill);
   const violations: Violation[] = engineOptionViolations(request.options?.engine, clientEngineOptions, "/options/engine");
-  for (const field of inputs.file) {
+  for (const field of fileInputs) {
     if (request.input && field in request.input) {
       violations.push({
         pointer: `/input/${escapePointerToken(field)}`,
         field,
-        rule: "x-input-source",
+        rule: INPUT_SOURCE_KEYWORD,
         message: `"${field}" is a file input: upload it in a zip as a file named "${field}" (POST /v1/jobs/{id}/upload), not inline`,
       });
     }
@@ -141,8 +93,8 @@ export function checkJobRequest(runner: Runner, skill: SkillManifest, request: J
   const inputSchema = skill.schemas.input?.schema;
   if (inputSchema !== undefined) {
     const inline = { ...(request.input ?? {}) };
-    for (const field of inputs.file) delete inline[field];
-    violations.push(...prefixed(validatorFor(inlineInputSchema(inputSchema, inputs.file)).validate(inline), "/input"));
+    for (const field of fileInputs) delete inline[field];
+    violations.push(...prefixed(validatorFor(inlineInputSchema(inputSchema)).validate(inline), "/input"));
   }
   const parameterSchema = skill.schemas.parameter?.schema;
   if (parameterSchema !== undefined) {

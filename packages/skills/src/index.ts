@@ -12,8 +12,8 @@ export {
   SKILL_ID_PATTERN,
 } from "./load-skill.js";
 export type { SkillCheck, FoundSkill } from "./load-skill.js";
-export { inputFields, parameterNames, artifactsOf } from "./schema-fields.js";
-export type { InputField } from "./schema-fields.js";
+export { inputFields, parameterNames, artifactsOf } from "./protocol.js";
+export type { InputField } from "./protocol.js";
 export { runJob, runsDirOf, REQUEST_ERROR_CODES } from "./run-job.js";
 export type { RunJobOptions } from "./run-job.js";
 export { runFolderLayout, installedSkillDir } from "./run-folder.js";

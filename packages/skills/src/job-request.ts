@@ -7,22 +7,16 @@
 import { SkillrigError, type JobRequest, type Runner, type SkillManifest } from "@skillrig/core";
 import { resolveSkill } from "./load-skill.js";
 import { displayPath } from "./paths.js";
+import { unsupportedEngineMessage } from "./protocol.js";
 
 export function checkJobRequest(runner: Runner, request: JobRequest, loaded?: SkillManifest): SkillManifest {
   if (typeof request.engine !== "string" || request.engine === "") {
     throw new SkillrigError("usage", "the job names no engine", { field: "engine", hint: "skillrig run <skill> --engine <name>" });
   }
   const skill = loaded ?? resolveSkill(runner, request.skill_id);
-  if (skill.engines.length > 0 && !skill.engines.includes(request.engine)) {
-    throw new SkillrigError(
-      "engine_not_found",
-      `skill "${skill.id}" supports the engines ${skill.engines.join(", ")}, not "${request.engine}"`,
-      {
-        file: displayPath(skill.runnerFile),
-        pointer: "/engines",
-        field: "engine",
-      },
-    );
+  const unsupported = unsupportedEngineMessage(skill, request.engine);
+  if (unsupported) {
+    throw new SkillrigError("engine_not_found", unsupported, { file: displayPath(skill.runnerFile), pointer: "/engines", field: "engine" });
   }
   // A dry run only renders the prompt: it shows an interactive skill's prompt too, with any engine named.
   if (request.options?.dry_run === true) return skill;

@@ -7,16 +7,12 @@ import { resolve } from "node:path";
 import { escapePointerToken, type JobRequest, type SkillManifest, type Violation } from "@skillrig/core";
 import { isSafeRelativePath } from "./paths.js";
 import { MISSING_FILE_RULE } from "./resolve-input.js";
-import { inputFields } from "./schema-fields.js";
+import { fileInputNames } from "./protocol.js";
 
 /** Copies `request.files` into uploads/; returns the problems instead of throwing so all are listed. */
 export function copyUploads(request: JobRequest, skill: SkillManifest, uploads: string, cwd: string): Violation[] {
   const violations: Violation[] = [];
-  const fileFields = new Set(
-    inputFields(skill)
-      .filter((f) => f.source === "file")
-      .map((f) => f.name),
-  );
+  const fileFields = new Set(fileInputNames(skill));
   for (const [field, hostPath] of Object.entries(request.files ?? {})) {
     const at = `/files/${escapePointerToken(field)}`;
     if (!isSafeRelativePath(field) || field.includes("/") || field.includes("\\")) {

@@ -18,7 +18,18 @@ import {
 } from "@skillrig/core";
 import { parseFrontMatter } from "./front-matter.js";
 import { displayPath, isSafeRelativePath, resolveInside } from "./paths.js";
-import { artifactsOf, inputFields, parameterNames, schemaProperties } from "./schema-fields.js";
+import {
+  artifactsOf,
+  declaredArtifactAnnotations,
+  declaredInputAnnotations,
+  INPUT_SOURCE_KEYWORD,
+  inputFields,
+  inputSourceOf,
+  isInputSource,
+  parameterNames,
+  schemaProperties,
+  supportsEngine,
+} from "./protocol.js";
 import { checkTemplate } from "./template.js";
 
 const require = createRequire(import.meta.url);
@@ -196,7 +207,7 @@ export function checkSkill(dirPath: string): SkillCheck {
       const e = error as SkillrigError;
       errors.push({ file: runnerLabel, pointer: at, line: e.line, message: e.message, rule: "template_error" });
     }
-    if (engines.length > 0 && !engines.includes(engine)) {
+    if (!supportsEngine({ engines }, engine)) {
       warnings.push({ file: runnerLabel, pointer: at, message: `a prompt for engine "${engine}", which "engines" does not list` });
     }
   }
@@ -226,11 +237,10 @@ export function checkSkill(dirPath: string): SkillCheck {
 function checkInputSchema(schema: JsonSchema, file: string, errors: Violation[]) {
   for (const [name, prop] of Object.entries(schemaProperties(schema))) {
     const at = pointer("properties", name);
-    const source = prop["x-input-source"];
-    if (source !== undefined && source !== "file" && source !== "inline") {
-      errors.push({ file, pointer: `${at}/x-input-source`, message: `must be "file" or "inline", not ${JSON.stringify(source)}` });
+    const { source, extensions } = declaredInputAnnotations(prop);
+    if (source !== undefined && !isInputSource(source)) {
+      errors.push({ file, pointer: `${at}/${INPUT_SOURCE_KEYWORD}`, message: `must be "file" or "inline", not ${JSON.stringify(source)}` });
     }
-    const extensions = prop.extensions;
     if (extensions !== undefined) {
       if (
         !Array.isArray(extensions) ||
@@ -239,14 +249,18 @@ function checkInputSchema(schema: JsonSchema, file: string, errors: Violation[])
       ) {
         errors.push({ file, pointer: `${at}/extensions`, message: 'must be a non-empty list of file extensions such as [".txt", ".md"]' });
       } else if (source === "inline") {
-        errors.push({ file, pointer: `${at}/extensions`, message: "applies to file inputs only; this field is x-input-source inline" });
+        errors.push({
+          file,
+          pointer: `${at}/extensions`,
+          message: `applies to file inputs only; this field is ${INPUT_SOURCE_KEYWORD} inline`,
+        });
       }
     }
-    if (source !== "inline" && prop.type !== undefined && prop.type !== "string") {
+    if (inputSourceOf(prop) === "file" && prop.type !== undefined && prop.type !== "string") {
       errors.push({
         file,
         pointer: `${at}/type`,
-        message: `a file input holds the uploaded file's path, so its type must be "string" (or mark it x-input-source: inline)`,
+        message: `a file input holds the uploaded file's path, so its type must be "string" (or mark it ${INPUT_SOURCE_KEYWORD}: inline)`,
       });
     }
   }
@@ -254,20 +268,20 @@ function checkInputSchema(schema: JsonSchema, file: string, errors: Violation[])
 
 function checkOutputSchema(schema: JsonSchema, file: string, errors: Violation[]) {
   for (const [name, prop] of Object.entries(schemaProperties(schema))) {
-    if (prop["x-type"] !== "artifact") continue;
+    const artifact = declaredArtifactAnnotations(prop);
+    if (!artifact) continue;
     const at = pointer("properties", name);
     if (prop.type !== undefined && prop.type !== "string") {
       errors.push({ file, pointer: `${at}/type`, message: 'an artifact field holds the file\'s path, so its type must be "string"' });
     }
-    const filename = prop["x-filename"];
-    if (filename !== undefined && (typeof filename !== "string" || !isSafeRelativePath(filename))) {
+    if (artifact.filename !== undefined && (typeof artifact.filename !== "string" || !isSafeRelativePath(artifact.filename))) {
       errors.push({
         file,
         pointer: `${at}/x-filename`,
         message: "must be a relative file path inside the run directory (no leading /, no ..)",
       });
     }
-    if (prop["x-role"] !== undefined && typeof prop["x-role"] !== "string") {
+    if (artifact.role !== undefined && typeof artifact.role !== "string") {
       errors.push({ file, pointer: `${at}/x-role`, message: "must be a string" });
     }
   }

@@ -13,7 +13,7 @@ import { escapePointerToken, type CompiledSchema, type JobInputResolution, type 
 import { compiledSchema } from "./compiled-schemas.js";
 import { checkFileExtensions } from "./file-extensions.js";
 import { displayPath } from "./paths.js";
-import { allowsAdditionalKeys, inputFields, parameterNames, schemaProperties } from "./schema-fields.js";
+import { allowsAdditionalKeys, inputFields, parameterNames, schemaProperties } from "./protocol.js";
 
 /** The violation rule that marks a missing upload; runJob turns it into the `input_missing_file` code. */
 export const MISSING_FILE_RULE = "input_missing_file";

@@ -74,6 +74,15 @@ describe("skillrig view in Chromium", () => {
     await jobs?.stop();
   });
 
+  /** Submits the echo-message skill's form with the echo engine and waits for its job page to say succeeded. */
+  const submitEchoMessage = async (page: WatchedPage["page"], message: string) => {
+    await page.selectOption("#f-engine", "echo");
+    await page.fill("#f-input-message", message);
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+  };
+
   it("prints its URL on 127.0.0.1 as JSON, with the runs folder and the jobs server", () => {
     expect(view.info.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/$/);
     expect(view.info.runs_dir).toBe(runsDir);
@@ -201,6 +210,56 @@ describe("skillrig view in Chromium", () => {
     await shot("server-job");
     await page.goto(`${view.info.url}#/server`);
     await page.locator("tbody tr .status", { hasText: "succeeded" }).first().waitFor();
+  });
+
+  it("renders an input without x-input-source as a file upload, the protocol's default (parameters never)", async () => {
+    const { page } = await open("#/server/new/word-count");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    expect(await page.locator("#f-input-text_file").getAttribute("type")).toBe("file");
+    expect(await page.locator("#f-input-stopwords").getAttribute("type")).toBe("file");
+    expect(await page.locator("#f-input-label").getAttribute("type")).toBe("text");
+    expect(await page.locator("#f-parameter-delay_ms").getAttribute("type")).toBe("number");
+    // And it goes up in the zip under its field's name, beside the other file input.
+    await page.selectOption("#f-engine", "echo");
+    await page.setInputFiles("#f-input-text_file", { name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("one two") });
+    await page.setInputFiles("#f-input-stopwords", { name: "stop.txt", mimeType: "text/plain", buffer: Buffer.from("the") });
+    await page.fill("#f-input-label", "notes");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await page.getByText("upload extracted: text_file, stopwords").waitFor();
+  });
+
+  it("offers every served engine for a skill that lists none (runner.json without engines runs on any)", async () => {
+    const { page } = await open("#/server/new/echo-message");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    await page.locator('#f-engine option[value="echo"]').waitFor({ state: "attached" });
+    await submitEchoMessage(page, "hello from the form");
+  });
+
+  it("a job page whose first answer is older than the stream still shows the final status", async () => {
+    const { page } = await open("#/server/new/echo-message");
+    // The race made certain: the job's first GET is held until the page has read the stream to its end (it closes
+    // the stream on the final status), then answered with the status the job had while it ran.
+    const jobGet = /^\/api\/server\/jobs\/([^/]+)$/;
+    const streamEnded = (id: string) =>
+      new Promise<void>((done) => {
+        const ended = (r: { url(): string }) => r.url().endsWith(`/api/server/jobs/${encodeURIComponent(id)}/events`) && done();
+        page.on("requestfinished", ended);
+        page.on("requestfailed", ended);
+      });
+    await page.route(
+      (url) => jobGet.test(url.pathname),
+      async (route) => {
+        const id = decodeURIComponent(jobGet.exec(new URL(route.request().url()).pathname)![1]!);
+        const ended = streamEnded(id);
+        const response = await route.fetch();
+        const job = (await response.json()) as Record<string, unknown>;
+        await ended;
+        await route.fulfill({ response, json: { ...job, status: "running" } });
+      },
+    );
+    await submitEchoMessage(page, "fast");
   });
 
   it("shows the jobs server's refusal of a bad request, with its pointer", async () => {

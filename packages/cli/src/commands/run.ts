@@ -11,6 +11,7 @@ import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillManifest } from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
+import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { reportError } from "../output.js";
@@ -51,11 +52,6 @@ function parseValue(raw: string, schemaType: unknown): unknown {
   } catch {
     return raw;
   }
-}
-
-function propertyTypes(schema: unknown): Record<string, unknown> {
-  const props = (schema as { properties?: Record<string, { type?: unknown }> } | undefined)?.properties ?? {};
-  return Object.fromEntries(Object.entries(props).map(([k, p]) => [k, p?.type]));
 }
 
 function pairs(list: string[], flag: string, types: Record<string, unknown>): Record<string, unknown> {

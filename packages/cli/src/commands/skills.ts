@@ -7,13 +7,13 @@ import {
   checkSkill,
   checkSkillRoots,
   findSkills,
-  inputFields,
   isSafeSkillId,
   loadSkill,
   resolveSkill,
   skillRoots,
   type SkillCheck,
 } from "@skillrig/skills";
+import { inputFields, parameterFields } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
 import type { CommandContext } from "../context.js";
 import { ExitCode } from "../exit-codes.js";
@@ -51,18 +51,10 @@ function summary(m: SkillManifest) {
 }
 
 function details(m: SkillManifest) {
-  const params =
-    (m.schemas.parameter?.schema as { properties?: Record<string, Record<string, unknown>>; required?: string[] } | undefined) ?? {};
   return {
     ...summary(m),
     inputs: inputFields(m),
-    parameters: Object.entries(params.properties ?? {}).map(([name, p]) => ({
-      name,
-      type: p.type,
-      required: (params.required ?? []).includes(name),
-      default: p.default,
-      description: p.description,
-    })),
+    parameters: parameterFields(m),
     artifacts: m.artifacts,
     prompts: Object.keys(m.prompts),
     runtime: m.runtime,

@@ -1,20 +1,19 @@
 /** What the server can run: skills (with their schemas, for building forms) and engines. */
 import type { SkillManifest } from "@skillrig/core";
+import { fileInputNames, inlineInputNames } from "@skillrig/skills/protocol";
 import type { FastifyInstance } from "fastify";
 import { responses, skillDetail, skillSummary } from "../api-schemas.js";
-import { skillInputs } from "../request-check.js";
 import type { ServerContext } from "../server-context.js";
 
 function summary(skill: SkillManifest) {
-  const inputs = skillInputs(skill);
   return {
     id: skill.id,
     name: skill.name,
     description: skill.description,
     ...(skill.version === undefined ? {} : { version: skill.version }),
     engines: skill.engines,
-    file_inputs: inputs.file,
-    inline_inputs: inputs.inline,
+    file_inputs: fileInputNames(skill),
+    inline_inputs: inlineInputNames(skill),
   };
 }
 

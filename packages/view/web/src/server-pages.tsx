@@ -1,4 +1,5 @@
 /** Pages over a jobs server (skillrig serve), reached through the view server's relay at /api/server. */
+import { inputFieldsOf, inputSourceOf } from "@skillrig/skills/protocol";
 import { zipSync } from "fflate";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
@@ -139,13 +140,22 @@ export function ServerJob({ id }: { id: string }) {
   const [error, setError] = useState<Error | undefined>();
   const base = `/api/server/jobs/${encodeURIComponent(id)}`;
   useEffect(() => {
-    getJson<JobView>(base).then(setJob, setError);
+    // The stream can say the job ended before the job's first answer arrives (a fast job); that answer is then
+    // older than the stream, and the stream, closed on the final status, would never correct it.
+    let streamed: string | undefined;
+    getJson<JobView>(base).then(
+      (answer) => setJob(streamed !== undefined && TERMINAL.has(streamed) ? { ...answer, status: streamed } : answer),
+      setError,
+    );
     setEvents([]);
     return followJob(id, (p) => {
       const event: TimelineEvent =
         p.type === "engine" ? { at: p.at, ...(p.data as { type: string }) } : { at: p.at, ...p.data, type: p.type };
       setEvents((prev) => [...prev, event]);
-      if (p.type === "status") setJob((prev) => (prev ? { ...prev, status: String(p.data.status) } : prev));
+      if (p.type !== "status") return;
+      const status = String(p.data.status);
+      streamed = status;
+      setJob((prev) => (prev ? { ...prev, status } : prev));
     });
   }, [id, base]);
   const finished = job !== undefined && TERMINAL.has(job.status);
@@ -196,7 +206,8 @@ interface SkillDetail extends SkillSummary {
   file_inputs?: string[];
   schemas: { input: JsonSchema | null; parameter: JsonSchema | null };
 }
-interface JsonSchema {
+// A type, not an interface: the protocol module reads it as a plain record of keywords.
+type JsonSchema = {
   type?: string | string[];
   properties?: Record<string, JsonSchema>;
   required?: string[];
@@ -206,13 +217,14 @@ interface JsonSchema {
   title?: string;
   minimum?: number;
   maximum?: number;
-  "x-input-source"?: string;
-}
+};
 
+type Group = "input" | "parameter";
 type FieldKind = "file" | "text" | "number" | "integer" | "boolean" | "enum" | "json";
 
-function kindOf(schema: JsonSchema): FieldKind {
-  if (schema["x-input-source"] === "file") return "file";
+/** How a field is edited. Which inputs are files is the protocol's answer (no x-input-source is a file). */
+function kindOf(group: Group, schema: JsonSchema): FieldKind {
+  if (group === "input" && inputSourceOf(schema) === "file") return "file";
   if (schema.enum) return "enum";
   const type = Array.isArray(schema.type) ? schema.type.find((t) => t !== "null") : schema.type;
   if (type === "integer" || type === "number" || type === "boolean") return type;
@@ -226,15 +238,10 @@ interface FieldProblem {
 }
 
 /** Turns the form's text into the values the schema asks for; a value that does not parse is a problem at its pointer. */
-function readFields(
-  group: "input" | "parameter",
-  schema: JsonSchema | null,
-  form: HTMLFormElement,
-  problems: FieldProblem[],
-): Record<string, unknown> {
+function readFields(group: Group, schema: JsonSchema | null, form: HTMLFormElement, problems: FieldProblem[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, prop] of Object.entries(schema?.properties ?? {})) {
-    const kind = kindOf(prop);
+    const kind = kindOf(group, prop);
     if (kind === "file") continue;
     const element = form.elements.namedItem(`${group}.${name}`) as HTMLInputElement | null;
     if (!element) continue;
@@ -262,8 +269,8 @@ function readFields(
   return out;
 }
 
-function Field({ group, name, schema, required }: { group: string; name: string; schema: JsonSchema; required: boolean }) {
-  const kind = kindOf(schema);
+function Field({ group, name, schema, required }: { group: Group; name: string; schema: JsonSchema; required: boolean }) {
+  const kind = kindOf(group, schema);
   const id = `f-${group}-${name}`;
   const fieldName = `${group}.${name}`;
   const label = (
@@ -349,8 +356,10 @@ export function SubmitJob({ skillId }: { skillId: string }) {
   if (skill.error) return <main>{<ErrorBox error={skill.error} />}</main>;
   if (!skill.data) return <Loading what="the skill" />;
   const s = skill.data;
-  const served = new Set((engines.data?.engines ?? []).map((e) => e.name));
-  const usable = s.engines.filter((e) => served.size === 0 || served.has(e));
+  const served = (engines.data?.engines ?? []).map((e) => e.name);
+  // The skill's engines in its order, or, when it lists none (any engine may run it), every served engine.
+  const offered = s.engines.length > 0 ? s.engines : served;
+  const usable = offered.filter((e) => served.length === 0 || served.includes(e));
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
@@ -367,10 +376,10 @@ export function SubmitJob({ skillId }: { skillId: string }) {
       if (job.status === "waiting_upload") {
         // Each file input goes into the zip under its field's name (the Input & File Protocol's strict key match).
         const entries: Record<string, Uint8Array> = {};
-        for (const [name, prop] of Object.entries(s.schemas.input?.properties ?? {})) {
-          if (kindOf(prop) !== "file") continue;
-          const file = (form.elements.namedItem(`input.${name}`) as HTMLInputElement).files?.[0];
-          if (file) entries[name] = new Uint8Array(await file.arrayBuffer());
+        for (const field of inputFieldsOf(s.schemas.input)) {
+          if (field.source !== "file") continue;
+          const file = (form.elements.namedItem(`input.${field.name}`) as HTMLInputElement).files?.[0];
+          if (file) entries[field.name] = new Uint8Array(await file.arrayBuffer());
         }
         await postBytes(`/api/server/jobs/${encodeURIComponent(job.id)}/upload`, zipSync(entries), "application/zip");
       }
@@ -383,7 +392,7 @@ export function SubmitJob({ skillId }: { skillId: string }) {
       setBusy(false);
     }
   };
-  const section = (group: "input" | "parameter", schema: JsonSchema | null) => {
+  const section = (group: Group, schema: JsonSchema | null) => {
     const props = Object.entries(schema?.properties ?? {});
     if (props.length === 0) return <p class="muted">no {group}s</p>;
     return props.map(([name, prop]) => (
