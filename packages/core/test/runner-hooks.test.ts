@@ -13,7 +13,9 @@ describe("Runner hooks", () => {
     expect(Object.keys(runner.hooks.task).sort()).toEqual(
       ["caseResult", "compare", "execute", "resolveInput", "setUp", "start", "tearDown"].sort(),
     );
-    expect(Object.keys(runner.hooks.job).sort()).toEqual(["collectArtifacts", "event", "execute", "prepareRuntime", "renderPrompt", "resolveInput"].sort());
+    expect(Object.keys(runner.hooks.job).sort()).toEqual(
+      ["collectArtifacts", "event", "execute", "prepareRuntime", "renderPrompt", "resolveInput"].sort(),
+    );
     expect(Object.keys(runner.hooks).sort()).toEqual(["close", "job", "runEnd", "sandbox", "task"].sort());
     for (const frozen of [runner.hooks, runner.hooks.task, runner.hooks.job]) expect(Object.isFrozen(frozen)).toBe(true);
   });
