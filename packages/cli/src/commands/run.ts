@@ -156,6 +156,14 @@ export const runCommand: CommandModule = {
           (line) => ctx.out.info(line),
           (elapsed, quiet) => `... still running: engine ${engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
         );
+        // The progress lines are an observer of the job's events, as the console reporter is of a task's cases.
+        runner.hooks.job.event.tap("skillrig run", (event) => {
+          const line = eventLine(event);
+          if (line) {
+            heartbeat.touch();
+            ctx.out.info(line);
+          }
+        });
         let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
         const result = await runJob(runner, request, {
           skill,
@@ -166,13 +174,6 @@ export const runCommand: CommandModule = {
               : options.runsDir !== undefined
                 ? resolve(ctx.cwd, options.runsDir)
                 : runsDirOf(runner),
-          onEvent: (event) => {
-            const line = eventLine(event);
-            if (line) {
-              heartbeat.touch();
-              ctx.out.info(line);
-            }
-          },
           onPrompt: ({ input, parameter, prompt }) => {
             shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
           },
