@@ -21,3 +21,5 @@ export { validateProcessInput, validateProcessExpected, CLI_ARGV_MESSAGE } from 
 export type { ProcessInput, ProcessExpected, ProcessCaseShape } from "./process/validate-process-case.js";
 export { unsafePathReason } from "./process/safe-relative-path.js";
 export { caseLimitDefaults } from "./process/case-limit-defaults.js";
+/** How a process ended, in the words every part of skillrig uses (from @skillrig/process). */
+export { describeProcessEnding, endingOfExit, type ProcessEnding } from "@skillrig/process";

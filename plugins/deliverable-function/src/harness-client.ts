@@ -13,6 +13,7 @@ import { stopProcess } from "./stop-process.js";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
 import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
 import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, type FrameHeader } from "./reply-frame.js";
+import { describeProcessEnding, endingOfExit } from "@skillrig/deliverable-kit";
 
 export interface HarnessStartOptions {
   sandbox: Sandbox;
@@ -396,7 +397,7 @@ export class FunctionHarness {
 
   #describeExit(result: SandboxResult): string {
     if ((result as { runtimeLost?: true }).runtimeLost) return result.stderr;
-    const how = result.signal ? `it was killed by signal ${result.signal}` : `it exited with code ${result.exitCode}`;
+    const how = `it ${describeProcessEnding(endingOfExit(result.exitCode, result.signal))}`;
     const why = result.timedOut
       ? " (the harness's own time limit passed)"
       : result.memoryLimited

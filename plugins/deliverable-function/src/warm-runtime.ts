@@ -12,6 +12,7 @@
 import { stopProcess } from "./stop-process.js";
 import { PassThrough, Writable } from "node:stream";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import { describeProcessEnding, endingOfExit } from "@skillrig/deliverable-kit";
 
 /** What a sandbox offers for samples under uids of their own (see @skillrig/sandbox's SampleUidSupport). */
 export interface SampleUidSupport {
@@ -110,7 +111,7 @@ export class WarmRuntime {
     this.exited = this.#process.exited;
     this.exited.then(
       (result) => {
-        const how = result.signal ? `killed by signal ${result.signal}` : `exit code ${result.exitCode}`;
+        const how = describeProcessEnding(endingOfExit(result.exitCode, result.signal));
         const why = result.memoryLimited
           ? " (the runtime's tree passed its memory cap)"
           : result.diskLimited

@@ -3,6 +3,7 @@
  * through the run's sandbox, then stdout, stderr, exit code and the files created or changed. Every process type
  * (script, cli, a team's Node CLI) runs its cases here; they differ in runtime and in the argv rule.
  */
+import { describeProcessEnding, endingOfExit } from "@skillrig/process";
 import { join } from "node:path";
 import {
   DISK_ENTRY_LIMIT,
@@ -139,12 +140,12 @@ function abnormalEnd(
       message: `wrote more than the disk cap of ${formatBytes(limits.diskBytes)} (or ${DISK_ENTRY_LIMIT} entries) in its case folder (sandbox.limits.disk_bytes)`,
     };
   if (result.exitCode === null)
-    return { status: "error", message: `killed by signal ${result.signal ?? "(unknown)"}${stderrTail(result.stderr)}` };
+    return { status: "error", message: `it ${describeProcessEnding(endingOfExit(null, result.signal))}${stderrTail(result.stderr)}` };
   return undefined;
 }
 
 function exitMessage(result: SandboxResult, expected: number): string {
-  return `exited with code ${result.exitCode} (expected ${expected})${stderrTail(result.stderr)}`;
+  return `${describeProcessEnding(endingOfExit(result.exitCode, result.signal))} (expected ${expected})${stderrTail(result.stderr)}`;
 }
 
 function stderrTail(stderr: string): string {
