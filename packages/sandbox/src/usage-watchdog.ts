@@ -12,8 +12,11 @@
  * run's working folder, plus files the tree holds open after deleting them (they use the disk until closed).
  * `RLIMIT_FSIZE` caps each file, not their number.
  *
- * Both are sampled every 100 ms by one scan of /proc that serves every watched run (like memory-watchdog.ts): a
- * tree can pass a limit by what it uses in one tick. cgroups would count both in the kernel, but they are often not
+ * CPU is sampled every 100 ms by one scan of /proc that serves every watched run (like memory-watchdog.ts): a tree
+ * can pass its limit by what it uses in one tick. The disk is sampled at least as often, and sooner as a folder nears
+ * its cap: the next look comes when, at the rate it grew since the last one, it could have used half of what is left
+ * (never sooner than 5 ms). A writer that fills the disk at a gigabyte a second is caught a few megabytes past the
+ * cap, not a tick's worth of writes past it. cgroups would count both in the kernel, but they are often not
  * writable (containers) and not ours to reorganise.
  */
 import { chmodSync, lstatSync, readdirSync } from "node:fs";
@@ -21,6 +24,8 @@ import { join } from "node:path";
 import { CLOCK_TICKS_PER_SECOND, type ProcStat, childrenByParent, descendantsOf, listFds, readAllStats, statFd } from "@skillrig/process";
 
 const TICK_MS = 100;
+/** The soonest a folder nearing its cap is looked at again. */
+const MIN_DISK_CHECK_MS = 5;
 
 export type UsageExceeded = "cpu" | "disk" | "entries";
 
@@ -42,7 +47,12 @@ export interface TreeUsageWatch {
 }
 
 interface WatchState {
+  /** When the tree's CPU is looked at next. */
   nextCheck: number;
+  /** When the folder is looked at next (sooner than `nextCheck` while it grows toward its cap). */
+  nextDiskCheck: number;
+  /** The last look at the folder: when, and what it held. */
+  lastDisk: { at: number; bytes: number; entries: number };
   /** Files deleted but held open are looked for once a second: reading every descriptor of the tree costs most. */
   nextDeletedCheck: number;
 }
@@ -105,49 +115,83 @@ function cpuTicks(stat: ProcStat | undefined): number {
 const watches = new Map<TreeUsageWatch, WatchState>();
 let ticker: NodeJS.Timeout | undefined;
 
-function tick(): void {
-  const now = performance.now();
-  const due = [...watches].filter(([, state]) => now >= state.nextCheck);
-  if (due.length === 0) return;
-  for (const [watch, state] of due) state.nextCheck = now + (watch.intervalMs ?? TICK_MS);
-  // /proc is read only when a due run needs its tree: for its CPU, or for the files it holds open.
-  const needsTree = due.some(
-    ([watch, state]) => Number.isFinite(watch.cpuLimitMs) || (Number.isFinite(watch.diskBytes) && now >= state.nextDeletedCheck),
-  );
-  const processes = needsTree ? readAllStats() : new Map<number, ProcStat>();
-  const children = childrenByParent(processes);
-  for (const [watch, state] of due) {
-    const root = watch.root();
-    if (root === undefined) continue;
-    const tree = needsTree && processes.has(root) ? descendantsOf(root, children) : [];
-    if (Number.isFinite(watch.cpuLimitMs)) {
-      const ticks = tree.reduce((sum, pid) => sum + cpuTicks(processes.get(pid)), 0);
-      if ((ticks * 1000) / CLOCK_TICKS_PER_SECOND > watch.cpuLimitMs) {
-        watches.delete(watch);
-        watch.onExceeded("cpu");
-        continue;
-      }
-    }
-    if (Number.isFinite(watch.diskBytes)) {
-      const usage = folderUsage(watch.folder, watch.diskBytes, watch.diskEntries);
-      let held = 0;
-      if (now >= state.nextDeletedCheck && usage.bytes <= watch.diskBytes) {
-        state.nextDeletedCheck = now + DELETED_CHECK_MS;
-        held = deletedOpenBytes(tree);
-      }
-      const over = usage.entries > watch.diskEntries ? "entries" : usage.bytes + held > watch.diskBytes ? "disk" : undefined;
-      if (over) {
-        watches.delete(watch);
-        watch.onExceeded(over);
-      }
-    }
+/**
+ * When to look at a folder again: after `interval`, or sooner when, at the rate it grew since the last look, it
+ * could use half of what is left of its bytes or entries before then.
+ */
+function nextDiskLook(
+  watch: TreeUsageWatch,
+  last: WatchState["lastDisk"],
+  now: number,
+  usage: { bytes: number; entries: number },
+  interval: number,
+) {
+  const elapsed = Math.max(1, now - last.at);
+  let wait = interval;
+  for (const [used, before, cap] of [
+    [usage.bytes, last.bytes, watch.diskBytes],
+    [usage.entries, last.entries, watch.diskEntries],
+  ] as const) {
+    const rate = (used - before) / elapsed;
+    if (rate > 0 && Number.isFinite(cap)) wait = Math.min(wait, (cap - used) / rate / 2);
   }
-  if (watches.size === 0) stopTicker();
+  return now + Math.max(MIN_DISK_CHECK_MS, wait);
 }
 
-function stopTicker(): void {
-  if (ticker) clearInterval(ticker);
+function tick(): void {
   ticker = undefined;
+  const now = performance.now();
+  const cpuDue = [...watches].filter(([watch, state]) => Number.isFinite(watch.cpuLimitMs) && now >= state.nextCheck);
+  const diskDue = [...watches].filter(([watch, state]) => Number.isFinite(watch.diskBytes) && now >= state.nextDiskCheck);
+  // /proc is read only when a due run needs its tree: for its CPU, or for the files it holds open.
+  const needsTree = cpuDue.length > 0 || diskDue.some(([, state]) => now >= state.nextDeletedCheck);
+  const processes = needsTree ? readAllStats() : new Map<number, ProcStat>();
+  const children = childrenByParent(processes);
+  const treeOf = (watch: TreeUsageWatch): number[] => {
+    const root = watch.root();
+    return root !== undefined && processes.has(root) ? descendantsOf(root, children) : [];
+  };
+  for (const [watch, state] of cpuDue) {
+    state.nextCheck = now + (watch.intervalMs ?? TICK_MS);
+    if (watch.root() === undefined) continue;
+    const ticks = treeOf(watch).reduce((sum, pid) => sum + cpuTicks(processes.get(pid)), 0);
+    if ((ticks * 1000) / CLOCK_TICKS_PER_SECOND > watch.cpuLimitMs) {
+      watches.delete(watch);
+      watch.onExceeded("cpu");
+    }
+  }
+  for (const [watch, state] of diskDue) {
+    if (!watches.has(watch) || watch.root() === undefined) continue;
+    const usage = folderUsage(watch.folder, watch.diskBytes, watch.diskEntries);
+    let held = 0;
+    if (now >= state.nextDeletedCheck && usage.bytes <= watch.diskBytes) {
+      state.nextDeletedCheck = now + DELETED_CHECK_MS;
+      held = deletedOpenBytes(treeOf(watch));
+    }
+    const over = usage.entries > watch.diskEntries ? "entries" : usage.bytes + held > watch.diskBytes ? "disk" : undefined;
+    if (over) {
+      watches.delete(watch);
+      watch.onExceeded(over);
+      continue;
+    }
+    state.nextDiskCheck = nextDiskLook(watch, state.lastDisk, now, usage, watch.intervalMs ?? TICK_MS);
+    state.lastDisk = { at: now, ...usage };
+  }
+  schedule();
+}
+
+/** One timer for every watch, set for the soonest look any of them is due. */
+function schedule(): void {
+  if (ticker) clearTimeout(ticker);
+  ticker = undefined;
+  if (watches.size === 0) return;
+  let soonest = Number.POSITIVE_INFINITY;
+  for (const [watch, state] of watches) {
+    if (Number.isFinite(watch.cpuLimitMs)) soonest = Math.min(soonest, state.nextCheck);
+    if (Number.isFinite(watch.diskBytes)) soonest = Math.min(soonest, state.nextDiskCheck);
+  }
+  ticker = setTimeout(tick, Math.max(0, soonest - performance.now()));
+  ticker.unref();
 }
 
 /** Starts watching a run's tree; the returned function stops it (call it once the tree is gone). */
@@ -155,13 +199,16 @@ export function watchTreeUsage(watch: TreeUsageWatch): () => void {
   if (!Number.isFinite(watch.cpuLimitMs) && !Number.isFinite(watch.diskBytes)) return () => {};
   const start = performance.now();
   // The first look a tick (or an interval) after the start: most cases end before it.
-  watches.set(watch, { nextCheck: start + (watch.intervalMs ?? TICK_MS), nextDeletedCheck: start + TICK_MS });
-  if (!ticker) {
-    ticker = setInterval(tick, TICK_MS);
-    ticker.unref();
-  }
+  const first = start + (watch.intervalMs ?? TICK_MS);
+  watches.set(watch, {
+    nextCheck: first,
+    nextDiskCheck: first,
+    lastDisk: { at: start, bytes: 0, entries: 0 },
+    nextDeletedCheck: start + TICK_MS,
+  });
+  schedule();
   return () => {
     watches.delete(watch);
-    if (watches.size === 0) stopTicker();
+    if (watches.size === 0) schedule();
   };
 }
