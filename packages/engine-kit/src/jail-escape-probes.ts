@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import type { AgentConfinement } from "@skillrig/core";
-import { pidsWhere, readArgv } from "@skillrig/process";
+import { pidsWhere, readArgv, signalQuietly } from "@skillrig/process";
 
 export interface JailEscapeTargets {
   /** A task file with hidden tests (its text holds `secret`); it is also named on a decoy process's command line. */
@@ -161,7 +161,7 @@ export interface JailEscapeSetup {
   connections(): number;
   /** Pids of the `sleep <sleepSeconds>` the probes leave behind that are still running (a jailed engine leaves none). */
   sleepersLeft(): string[];
-  /** Stops the listener and the decoy process. */
+  /** Stops the listener and the decoy process, and ends the sleepers an unconfined run left. */
   close(): Promise<void>;
 }
 
@@ -192,15 +192,19 @@ export async function setUpJailEscapeTargets(
     otherJobFile: join(dir, "other-job/uploads/secret.txt"),
     tcpPort: (listener.address() as AddressInfo).port,
     secret,
-    sleepSeconds: 3000 + Math.floor(Math.random() * 900),
+    // Unique to this setup (six random decimals), so another run's sleepers are never taken for this one's.
+    sleepSeconds: Number((3000 + Math.random() * 900).toFixed(6)),
     ...(fileHandleOf(join(dir, "outside.txt")) ?? {}),
   };
+  const sleepersLeft = () => pidsWhere((pid) => readArgv(pid)?.join(" ").trim() === `sleep ${targets.sleepSeconds}`).map(String);
   return {
     targets,
     connections: () => connections,
-    sleepersLeft: () => pidsWhere((pid) => readArgv(pid)?.join(" ").trim() === `sleep ${targets.sleepSeconds}`).map(String),
+    sleepersLeft,
     close: async () => {
       decoy.kill("SIGKILL");
+      // An unconfined control run's sleepers escaped on purpose; they are this setup's to end, not the machine's.
+      for (const pid of sleepersLeft()) signalQuietly(Number(pid), "SIGKILL");
       await new Promise((resolve) => listener.close(resolve));
     },
   };
