@@ -26,8 +26,11 @@ export class SkillProtocolPlugin implements SkillrigPlugin {
     runner.hooks.job.renderPrompt.tapPromise(tap, async (prompt, work) =>
       (await import("./render-prompt.js")).renderJobPrompt(prompt, work),
     );
+    // Python (and execa behind it) loads only for a skill that has runtime dependencies.
     runner.hooks.job.prepareRuntime.tapPromise(tap, async (runtime, work) =>
-      (await import("./python-runtime.js")).preparePythonRuntime(runner, runtime, work),
+      (work.skill.runtime?.dependencies ?? []).length === 0
+        ? runtime
+        : (await import("./python-runtime.js")).preparePythonRuntime(runner, runtime, work),
     );
     runner.hooks.job.collectArtifacts.tapPromise(tap, async (collection, work) =>
       (await import("./collect-artifacts.js")).collectJobArtifacts(collection, work),
