@@ -12,6 +12,7 @@ import {
   resolveSkill,
   skillRoots,
   type SkillCheck,
+  type SkillProblem,
 } from "@skillrig/skills";
 import { inputFields, parameterFields } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -37,6 +38,11 @@ function describeProblem(v: Violation): string {
     .filter((x) => x !== undefined && x !== "")
     .join(" ");
   return `${where}: ${v.message}`;
+}
+
+/** Whose rule a problem is: the Agent Skills specification's (with the rule's name) or skillrig's own. */
+function problemSource(p: SkillProblem): string {
+  return p.source === "agent-skills-spec" ? `[Agent Skills spec${p.rule ? `: ${p.rule}` : ""}]` : "[skillrig]";
 }
 
 function summary(m: SkillManifest) {
@@ -156,8 +162,8 @@ export const skillsCommand: CommandModule = {
           .map((c) => {
             const head = `${c.errors.length > 0 ? "FAIL" : "ok  "} ${c.manifest?.id ?? c.dir}`;
             const problems = [
-              ...c.errors.map((e) => `    error: ${describeProblem(e)}`),
-              ...c.warnings.map((w) => `    warning: ${describeProblem(w)}`),
+              ...c.errors.map((e) => `    error: ${describeProblem(e)} ${problemSource(e)}`),
+              ...c.warnings.map((w) => `    warning: ${describeProblem(w)} ${problemSource(w)}`),
             ];
             return [head, ...problems].join("\n");
           })
