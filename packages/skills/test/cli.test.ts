@@ -99,6 +99,18 @@ describe("skillrig skills", () => {
     const dry = skillrig(["run", dir, "--engine", "gemini", "--dry-run"], root);
     expect(dry.code, dry.stderr).toBe(0);
   });
+
+  it("list shows a skill that breaks only the specification as runnable but not valid", () => {
+    const root = tempDir();
+    writeFileSync(join(root, "skillrig.config.json"), JSON.stringify({ skills: { roots: ["skills"] } }));
+    makeSkill(join(root, "skills"), "portable", { skillMd: "---\nname: portable\ndescription: d\nauthor: me\n---\n\n# body\n" });
+    makeSkill(join(root, "skills"), "fine");
+    const r = skillrig(["skills", "list"], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/portable {2}Test portable\n {4}d\n {4}\(runs, but not valid: 1 problem\(s\); run: skillrig skills validate /);
+    const json = JSON.parse(skillrig(["--json", "skills", "list"], root).stdout);
+    expect(json.map((s: { id: string; valid: boolean }) => `${s.id} ${s.valid}`)).toEqual(["fine true", "portable false"]);
+  });
 });
 
 describe("skillrig run", () => {

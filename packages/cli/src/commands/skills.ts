@@ -97,7 +97,7 @@ export const skillsCommand: CommandModule = {
         const checks = findSkills(skillRoots(runner)).map((f) => checkSkill(f.dir));
         const rows = checks.map((c) =>
           c.manifest
-            ? { ...summary(c.manifest), valid: true }
+            ? { ...summary(c.manifest), valid: c.errors.length === 0, problems: c.errors.length }
             : { id: c.dir.split("/").pop(), dir: c.dir, valid: false, problems: c.errors.length },
         );
         const human =
@@ -106,7 +106,8 @@ export const skillsCommand: CommandModule = {
             : rows
                 .map((r) =>
                   "name" in r
-                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}\n    ${r.description}`
+                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}\n    ${r.description}` +
+                      (r.valid ? "" : `\n    (runs, but not valid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`)
                     : `${r.id}  (invalid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`,
                 )
                 .join("\n");
