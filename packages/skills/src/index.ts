@@ -12,6 +12,8 @@ export {
   SKILL_ID_PATTERN,
 } from "./load-skill.js";
 export type { SkillCheck, FoundSkill } from "./load-skill.js";
+export { checkSpecFrontMatter, SPEC_FIELDS, SPEC_LIMITS } from "./spec-conformance.js";
+export type { ProblemSource, SkillProblem } from "./spec-conformance.js";
 export { inputFields, parameterNames, artifactsOf } from "./protocol.js";
 export type { InputField } from "./protocol.js";
 export { runJob, runsDirOf, REQUEST_ERROR_CODES } from "./run-job.js";

@@ -17,6 +17,7 @@ import {
   type Violation,
 } from "@skillrig/core";
 import { parseFrontMatter } from "./front-matter.js";
+import { checkSpecFrontMatter, type ProblemSource, type SkillProblem } from "./spec-conformance.js";
 import { displayPath, isSafeRelativePath, resolveInside } from "./paths.js";
 import {
   artifactsOf,
@@ -45,11 +46,23 @@ export function isSafeSkillId(id: string): boolean {
 
 export interface SkillCheck {
   dir: string;
-  /** Present when there were no errors. */
+  /**
+   * Present when skillrig can run the skill: no error but the Agent Skills specification's own rules
+   * (`source: "agent-skills-spec"` problems from `checkSpecFrontMatter`, which do not stop a job).
+   */
   manifest?: SkillManifest;
-  errors: Violation[];
+  /** Every error, each saying whose rule it is (`source`); any error fails `skillrig skills validate`. */
+  errors: SkillProblem[];
   /** Things that load but are probably wrong (unknown keys, `{{ input.x }}` naming a parameter ...). */
-  warnings: Violation[];
+  warnings: SkillProblem[];
+}
+
+/** A problem whose origin may already be set (the front matter's are the specification's). */
+type Problem = Violation & { source?: ProblemSource };
+
+/** Tags problems with their rule's origin, keeping one already set. */
+function from(source: ProblemSource, problems: Problem[]): SkillProblem[] {
+  return problems.map((p) => ({ ...p, source: p.source ?? source }));
 }
 
 function readJson(file: string, errors: Violation[]): unknown {
@@ -77,12 +90,28 @@ function readJson(file: string, errors: Violation[]): unknown {
 const SCHEMA_KINDS = ["input", "parameter", "output"] as const;
 const KNOWN_RUNNER_KEYS = new Set(Object.keys((runnerJsonSchema.properties as object) ?? {}));
 
-/** Checks one skill package folder and collects every problem. */
+/**
+ * Checks one skill package folder and collects every problem: skillrig's own (which stop the skill from loading)
+ * and, after them, the Agent Skills specification's front matter rules (which do not).
+ */
 export function checkSkill(dirPath: string): SkillCheck {
   const dir = resolve(dirPath);
-  const errors: Violation[] = [];
-  const warnings: Violation[] = [];
-  const result: SkillCheck = { dir, errors, warnings };
+  const specProblems: SkillProblem[] = [];
+  const { manifest, errors, warnings } = checkRunnable(dir, specProblems);
+  const result: SkillCheck = { dir, errors: [...from("skillrig", errors), ...specProblems], warnings: from("skillrig", warnings) };
+  if (manifest) result.manifest = manifest;
+  return result;
+}
+
+/**
+ * skillrig's own checks; the front matter's parse and required-field problems are the specification's rules
+ * too (and skillrig needs them), so they are tagged as the specification's here and still stop loading.
+ * Spec-only problems go to `specProblems`.
+ */
+function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: SkillManifest; errors: Problem[]; warnings: Problem[] } {
+  const errors: Problem[] = [];
+  const warnings: Problem[] = [];
+  const result: { manifest?: SkillManifest; errors: Problem[]; warnings: Problem[] } = { errors, warnings };
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     errors.push({ file: displayPath(dir), message: "is not a folder (a skill package is a folder with SKILL.md and assets/runner.json)" });
     return result;
@@ -99,12 +128,14 @@ export function checkSkill(dirPath: string): SkillCheck {
     errors.push({
       file: skillMdLabel,
       message: "is missing: every skill package needs a SKILL.md with `name` and `description` front matter",
+      source: "agent-skills-spec",
     });
   } else {
     skillMd = readFileSync(skillMdFile, "utf8");
     const parsed = parseFrontMatter(skillMd, skillMdLabel);
-    errors.push(...parsed.problems);
+    errors.push(...from("agent-skills-spec", parsed.problems));
     frontMatter = parsed.frontMatter?.data;
+    if (frontMatter) specProblems.push(...checkSpecFrontMatter(frontMatter, basename(dir), skillMdLabel));
     try {
       checkTemplate(skillMd, skillMdLabel);
     } catch (error) {

@@ -59,6 +59,58 @@ describe("skillrig skills", () => {
     expect(bad.stdout).toContain("ok   demo-auto-skill");
     expect(bad.stdout).toContain("1 of 2 skill package(s) valid");
   });
+
+  it("validate says which problems are the Agent Skills specification's and which are skillrig's own (text and --json)", () => {
+    const root = tempDir();
+    const dir = makeSkill(root, "my_skill", {
+      skillMd: "---\nname: my_skill\ndescription: d\nauthor: me\n---\n\n# body\n",
+      runner: { id: "my_skill", schemas: { output: "assets/nope.json" } },
+    });
+    const text = skillrig(["skills", "validate", dir], root);
+    expect(text.code).toBe(2);
+    expect(text.stdout).toContain("FAIL ");
+    expect(text.stdout).toMatch(
+      /error: my_skill\/SKILL\.md \/author: front matter field "author" is not one of .* \[Agent Skills spec: unknown-field\]/,
+    );
+    expect(text.stdout).toMatch(
+      /error: my_skill\/SKILL\.md \/name: name "my_skill" may contain only .* \[Agent Skills spec: name-characters\]/,
+    );
+    expect(text.stdout).toMatch(
+      /error: my_skill\/assets\/runner\.json \/schemas\/output: names assets\/nope\.json, which does not exist \[skillrig\]/,
+    );
+
+    const json = JSON.parse(skillrig(["--json", "skills", "validate", dir], root).stdout);
+    expect(json.valid).toBe(false);
+    const errors = json.skills[0].errors as Array<{ pointer: string; source: string; rule?: string }>;
+    expect(errors.map((e) => `${e.source} ${e.pointer} ${e.rule ?? ""}`.trim())).toEqual([
+      "skillrig /schemas/output",
+      "agent-skills-spec /author unknown-field",
+      "agent-skills-spec /name name-characters",
+    ]);
+  });
+
+  it("validate fails on a skill that breaks only the specification, which still runs as a job", () => {
+    const root = tempDir();
+    const dir = makeSkill(root, "portable", { skillMd: "---\nname: portable\ndescription: d\nmetadata:\n  version: 2\n---\n\n# body\n" });
+    const r = skillrig(["skills", "validate", dir], root);
+    expect(r.code).toBe(2);
+    expect(r.stdout).toMatch(/error: portable\/SKILL\.md \/metadata\/version: .*\[Agent Skills spec: metadata-value\]/);
+    expect(r.stdout).toContain("0 of 1 skill package(s) valid");
+    const dry = skillrig(["run", dir, "--engine", "gemini", "--dry-run"], root);
+    expect(dry.code, dry.stderr).toBe(0);
+  });
+
+  it("list shows a skill that breaks only the specification as runnable but not valid", () => {
+    const root = tempDir();
+    writeFileSync(join(root, "skillrig.config.json"), JSON.stringify({ skills: { roots: ["skills"] } }));
+    makeSkill(join(root, "skills"), "portable", { skillMd: "---\nname: portable\ndescription: d\nauthor: me\n---\n\n# body\n" });
+    makeSkill(join(root, "skills"), "fine");
+    const r = skillrig(["skills", "list"], root);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toMatch(/portable {2}Test portable\n {4}d\n {4}\(runs, but not valid: 1 problem\(s\); run: skillrig skills validate /);
+    const json = JSON.parse(skillrig(["--json", "skills", "list"], root).stdout);
+    expect(json.map((s: { id: string; valid: boolean }) => `${s.id} ${s.valid}`)).toEqual(["fine true", "portable false"]);
+  });
 });
 
 describe("skillrig run", () => {

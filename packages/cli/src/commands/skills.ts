@@ -12,6 +12,7 @@ import {
   resolveSkill,
   skillRoots,
   type SkillCheck,
+  type SkillProblem,
 } from "@skillrig/skills";
 import { inputFields, parameterFields } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -37,6 +38,11 @@ function describeProblem(v: Violation): string {
     .filter((x) => x !== undefined && x !== "")
     .join(" ");
   return `${where}: ${v.message}`;
+}
+
+/** Whose rule a problem is: the Agent Skills specification's (with the rule's name) or skillrig's own. */
+function problemSource(p: SkillProblem): string {
+  return p.source === "agent-skills-spec" ? `[Agent Skills spec${p.rule ? `: ${p.rule}` : ""}]` : "[skillrig]";
 }
 
 function summary(m: SkillManifest) {
@@ -91,7 +97,7 @@ export const skillsCommand: CommandModule = {
         const checks = findSkills(skillRoots(runner)).map((f) => checkSkill(f.dir));
         const rows = checks.map((c) =>
           c.manifest
-            ? { ...summary(c.manifest), valid: true }
+            ? { ...summary(c.manifest), valid: c.errors.length === 0, problems: c.errors.length }
             : { id: c.dir.split("/").pop(), dir: c.dir, valid: false, problems: c.errors.length },
         );
         const human =
@@ -100,7 +106,8 @@ export const skillsCommand: CommandModule = {
             : rows
                 .map((r) =>
                   "name" in r
-                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}\n    ${r.description}`
+                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}\n    ${r.description}` +
+                      (r.valid ? "" : `\n    (runs, but not valid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`)
                     : `${r.id}  (invalid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`,
                 )
                 .join("\n");
@@ -156,8 +163,8 @@ export const skillsCommand: CommandModule = {
           .map((c) => {
             const head = `${c.errors.length > 0 ? "FAIL" : "ok  "} ${c.manifest?.id ?? c.dir}`;
             const problems = [
-              ...c.errors.map((e) => `    error: ${describeProblem(e)}`),
-              ...c.warnings.map((w) => `    warning: ${describeProblem(w)}`),
+              ...c.errors.map((e) => `    error: ${describeProblem(e)} ${problemSource(e)}`),
+              ...c.warnings.map((w) => `    warning: ${describeProblem(w)} ${problemSource(w)}`),
             ];
             return [head, ...problems].join("\n");
           })
