@@ -14,6 +14,7 @@ export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-proc
 // The tree look-ups moved to @skillrig/process with the runner; re-exported, as they were engine-kit's API.
 export { processTree, processGroupMembers, processesUsing, type LiveProcess } from "@skillrig/process";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
+export { fileChangeTracker, type FileChangeTracker } from "./file-changes.js";
 export type { JsonOutputResult } from "./json-output.js";
 export { engineOptionsSchema, createOptionsValidator, BASE_OPTION_PROPERTIES } from "./options.js";
 export type { BaseEngineOptions } from "./options.js";

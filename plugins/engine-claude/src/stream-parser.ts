@@ -10,10 +10,9 @@
  *   result              the end: subtype, is_error, result text, structured_output (--json-schema), usage,
  *                       api_error_status, permission_denials
  */
-import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { EngineEvent } from "@skillrig/core";
-import type { EngineFailure, StreamParser } from "@skillrig/engine-kit";
+import { fileChangeTracker, type EngineFailure, type StreamParser } from "@skillrig/engine-kit";
 
 interface ContentBlock {
   type?: string;
@@ -111,6 +110,7 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
   const stderr: string[] = [];
   const denials: string[] = [];
   const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
+  const files = fileChangeTracker();
 
   const assistantBlocks = (blocks: ContentBlock[], sub: boolean): EngineEvent[] => {
     const out: EngineEvent[] = [];
@@ -124,7 +124,7 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
         const key = FILE_TOOLS[tool];
         const raw = key ? block.input?.[key] : undefined;
         const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(workspace, raw)) : undefined;
-        tools.set(block.id ?? tool, { tool, path, existed: path ? existsSync(path) : undefined });
+        tools.set(block.id ?? tool, { tool, path, existed: path ? files.existedBefore(path) : undefined });
         out.push({ type: "tool_call", id: block.id, tool, args: block.input, status: "started" });
       }
     }
@@ -138,7 +138,8 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
         const call = tools.get(block.tool_use_id ?? "");
         const status = block.is_error ? "error" : "success";
         out.push({ type: "tool_result", id: block.tool_use_id, tool: call?.tool, status, output: text(block.content) });
-        if (status === "success" && call?.path) out.push({ type: "file_change", path: call.path, kind: call.existed ? "update" : "add" });
+        if (status === "success" && call?.path)
+          out.push({ type: "file_change", path: call.path, kind: files.kind(call.path, call.existed) });
       } else if (block.type === "text" && typeof block.text === "string") {
         out.push({ type: "message", role: "user", text: block.text });
       }

@@ -3,10 +3,9 @@
  * error, result) into skillrig engine events, and keeps what classification needs: the final assistant
  * message, usage, the result status and every error the CLI reported (its stderr included).
  */
-import { existsSync } from "node:fs";
 import { isAbsolute, resolve } from "node:path";
 import type { EngineEvent } from "@skillrig/core";
-import type { StreamParser } from "@skillrig/engine-kit";
+import { fileChangeTracker, type StreamParser } from "@skillrig/engine-kit";
 
 interface GeminiEvent {
   type?: string;
@@ -49,6 +48,7 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
   const errors: string[] = [];
   const stderr: string[] = [];
   const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
+  const files = fileChangeTracker();
   let stderrJson: string[] | undefined;
   let fetchFailures = 0;
 
@@ -88,7 +88,7 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
           const key = FILE_TOOLS[tool];
           const raw = key ? event.parameters?.[key] : undefined;
           const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(workspace, raw)) : undefined;
-          tools.set(event.tool_id ?? tool, { tool, path, existed: path ? existsSync(path) : undefined });
+          tools.set(event.tool_id ?? tool, { tool, path, existed: path ? files.existedBefore(path) : undefined });
           out.push({ type: "tool_call", id: event.tool_id, tool, args: event.parameters, status: "started" });
           break;
         }
@@ -97,7 +97,8 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
           const status = event.status ?? "unknown";
           const output = event.error?.message ?? event.output;
           out.push({ type: "tool_result", id: event.tool_id, tool: call?.tool, status, output });
-          if (status === "success" && call?.path) out.push({ type: "file_change", path: call.path, kind: call.existed ? "update" : "add" });
+          if (status === "success" && call?.path)
+            out.push({ type: "file_change", path: call.path, kind: files.kind(call.path, call.existed) });
           break;
         }
         case "error":
