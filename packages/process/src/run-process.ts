@@ -118,7 +118,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
           },
           Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))),
         );
-  // runJob aborts with AbortSignal.timeout() for a job's time limit: that is a timeout, not a cancel.
+  // runJob aborts with a TimeoutError (as AbortSignal.timeout() does) for a job's time limit: that is a timeout, not a cancel.
   const onAbort = () => {
     if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return stop("canceled");
     timedOutBySignal = true;

@@ -26,6 +26,8 @@ export interface JobRecord {
   engineMs?: number;
   readonly warnings: string[];
   readonly events: WriteStream;
+  /** The job's time limit, cleared when the job closes. */
+  readonly timer?: NodeJS.Timeout;
 }
 
 /** The job's own time limit: the request's, else the skill's `runtime.default_options.hard_timeout_seconds`. */
@@ -42,7 +44,13 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
   const jobId = options.jobId ?? newJobId(skill.id, startedAt);
   const run = createRunFolder(options.runsDir, jobId, skill);
   const timeoutMs = timeLimitMs(request, skill);
-  const signals = [options.signal, timeoutMs ? AbortSignal.timeout(timeoutMs) : undefined].filter((s): s is AbortSignal => s !== undefined);
+  // The job's time limit is a timer of the job's own, not AbortSignal.timeout(): Node keeps a timeout signal only
+  // weakly, and one reachable only through AbortSignal.any() can be collected before it fires (the job then never
+  // ends). The abort reason is the one AbortSignal.timeout() gives, a TimeoutError, so a time limit is not a cancel.
+  const timeLimit = new AbortController();
+  const timer = timeoutMs
+    ? setTimeout(() => timeLimit.abort(new DOMException("The operation was aborted due to timeout", "TimeoutError")), timeoutMs)
+    : undefined;
   // One append stream per job rather than a synchronous append per event: an engine streams many events, and a
   // jobs server runs many jobs per thread. closeJob ends (flushes) it before result.json is written.
   const events = createWriteStream(resolve(run.logs, "events.jsonl"), { flags: "a" });
@@ -67,7 +75,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
       run_folder: run.root,
     },
     requireEngineJail: options.requireEngineJail,
-    signal: signals.length > 0 ? AbortSignal.any(signals) : new AbortController().signal,
+    signal: options.signal ? AbortSignal.any([options.signal, timeLimit.signal]) : timeLimit.signal,
     emit(event) {
       if (events.writable) events.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
       runner.hooks.job.event.call(event, work);
@@ -98,11 +106,12 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     run_dir: run.root,
     timings: { started_at: startedAt.toISOString() },
   };
-  return { work, result, startedAt, warnings, events };
+  return { work, result, startedAt, warnings, events, timer };
 }
 
 export async function closeJob(runner: Runner, job: JobRecord): Promise<JobResult> {
   const { result } = job;
+  clearTimeout(job.timer);
   const finished = new Date();
   result.timings.finished_at = finished.toISOString();
   result.timings.duration_ms = finished.getTime() - job.startedAt.getTime();

@@ -1,5 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import type { EngineEvent, JobRequest, JobResult } from "@skillrig/core";
 import { runJob } from "@skillrig/skills";
@@ -215,6 +217,23 @@ describe("time limits and cancels", () => {
     const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW, { options: { timeout_ms: 300 } })));
     expectFailed(result, "timeout");
     expect(result.timings.engine_ms).toBeLessThan(10_000);
+  });
+
+  it("the time limit fires though the garbage collector runs while the engine waits, with a caller's signal too", async () => {
+    // Node 20 keeps an AbortSignal.timeout() only weakly: reachable only through AbortSignal.any() it was collected
+    // before it fired, and a job whose engine waits for its signal never ended (a loaded CI run hung on it).
+    setFlagsFromString("--expose-gc");
+    const gc = runInNewContext("gc") as () => void;
+    const { runner } = testRunner();
+    const collecting = setInterval(gc, 20);
+    try {
+      const result = await runJob(runner, request("demo-auto-skill", withAgent(SLOW, { options: { timeout_ms: 300 } })), {
+        signal: new AbortController().signal,
+      });
+      expectFailed(result, "timeout");
+    } finally {
+      clearInterval(collecting);
+    }
   });
 
   it("aborting the caller's signal ends the job as canceled", async () => {
