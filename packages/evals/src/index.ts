@@ -1,0 +1,4 @@
+/**
+ * @skillrig/evals: `skillrig eval` (see docs/evals.md). The files it reads and writes are typed in ./format.ts.
+ */
+export * from "./format.js";
