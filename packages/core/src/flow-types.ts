@@ -4,7 +4,7 @@
  */
 import type { Violation } from "./errors.js";
 import type { CaseStatus, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
-import type { CollectedArtifact, EngineEvent, JobRequest, JobResult, RunFolder, SkillManifest } from "./job-types.js";
+import type { CollectedArtifact, EngineEvent, JobRequest, JobResult, RunFolder, SkillInstall, SkillManifest } from "./job-types.js";
 import type { Sandbox } from "./sandbox.js";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -106,6 +106,8 @@ export interface JobWork {
   skill: SkillManifest;
   engine: string;
   run: RunFolder;
+  /** How the agent gets the skill (the request's `options.skill_install`, default `referenced`). */
+  skillInstall: SkillInstall;
   /** Options for the engine (config merged with the request's). */
   engineOptions: Record<string, unknown>;
   /** Template context beyond input and parameter: run_dir, skill_dir, workspace_dir, ... */

@@ -50,10 +50,28 @@ export interface JobRequest {
   /** Inline inputs (`x-input-source: inline`). */
   input?: Record<string, unknown>;
   parameter?: Record<string, unknown>;
-  /** Host files to copy into `uploads/<field>` before resolving (the CLI's `--file field=path`). */
+  /**
+   * Host files to copy before resolving (the CLI's `--file field=path`): into `uploads/<field>` for a skill with
+   * assets/runner.json; for a plain Agent Skill (no runner.json) the key is a relative path in the workspace.
+   */
   files?: Record<string, string>;
+  /**
+   * The prompt, as is, of a plain Agent Skill (a SKILL.md with no assets/runner.json); refused for a skill whose
+   * runner.json renders its own prompt.
+   */
+  prompt?: string;
   options?: JobOptions;
 }
+
+/**
+ * How a job gives the agent its skill:
+ * - `referenced` (default): installed where the engine discovers skills, and the engine's context file names it;
+ * - `discoverable`: installed where the engine CLI discovers skills natively, and nothing names it, so using it is
+ *   the agent's choice (`skillrig eval`'s runs and trigger evals);
+ * - `none`: not installed at all (the baseline an eval compares against).
+ * Whatever the mode, the skill's top-level `evals/` folder is never installed.
+ */
+export type SkillInstall = "referenced" | "discoverable" | "none";
 
 export interface JobOptions {
   timeout_ms?: number;
@@ -61,6 +79,8 @@ export interface JobOptions {
   dry_run?: boolean;
   /** Options for the engine plugin, merged over its configured options. */
   engine?: Record<string, unknown>;
+  /** How the agent gets the skill (default `referenced`). */
+  skill_install?: SkillInstall;
 }
 
 /** The documented run folder layout; every path absolute. */
@@ -88,6 +108,11 @@ export type EngineEvent =
   | { type: "tool_call"; id?: string; tool: string; args?: unknown; status?: string }
   | { type: "tool_result"; id?: string; tool?: string; status: string; output?: string }
   | { type: "file_change"; path: string; kind: "add" | "update" | "delete" }
+  /**
+   * The agent activated a skill, whatever the engine's way: Claude Code's `Skill` tool, Gemini CLI's
+   * `activate_skill`, Codex reading the skill's SKILL.md. `via` says which (the tool name, or `read SKILL.md`).
+   */
+  | { type: "skill_activated"; skill: string; via: string }
   | { type: "usage"; inputTokens?: number; outputTokens?: number; totalTokens?: number; model?: string }
   | { type: "log"; stream: "stdout" | "stderr" | "skillrig"; line: string };
 
@@ -207,5 +232,7 @@ export interface JobResult {
   engine_version?: string;
   /** How the engine ran confined (the agent jail's level and network policy). */
   engine_confinement?: AgentConfinement;
+  /** Skills the agent activated (`skill_activated` events), distinct, in the order first seen; set once the engine ran. */
+  skills_activated?: string[];
   warnings?: string[];
 }

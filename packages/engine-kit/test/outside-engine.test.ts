@@ -74,6 +74,7 @@ function job(mock_scenario: unknown) {
         logs: join(root, "logs"),
         skillSnapshot: join(root, "none"),
       },
+      skillInstall: "referenced",
       engineOptions: {},
       context: {},
       signal: new AbortController().signal,

@@ -63,6 +63,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     skill,
     engine,
     run,
+    skillInstall: request.options?.skill_install ?? "referenced",
     engineOptions: { ...(request.options?.engine ?? {}) },
     context: {
       job_id: jobId,
