@@ -113,12 +113,7 @@ export function workspacePathOf(path: string): string {
   return parts[parts.length - 1]!;
 }
 
-function checkAssertion(
-  a: unknown,
-  at: string,
-  skill: EvalSkill,
-  violations: Violation[],
-): void {
+function checkAssertion(a: unknown, at: string, skill: EvalSkill, violations: Violation[]): void {
   if (typeof a === "string") {
     if (a.trim() === "") violations.push({ pointer: at, message: "is an empty assertion" });
     return;
@@ -165,7 +160,11 @@ function checkAssertion(
         parts[0] !== "evals" || parts.length < 2
           ? { ok: false, why: `is ${JSON.stringify(task)}, not a path under evals/ (relative to the skill folder)` }
           : insideFolder(join(skill.dir, "evals"), parts.slice(1).join("/"));
-      if (!found.ok) violations.push({ pointer: `${at}/task`, message: `the oracle task file ${found.why}; it must be a file inside the skill's evals/ folder (which never enters the agent's jail)` });
+      if (!found.ok)
+        violations.push({
+          pointer: `${at}/task`,
+          message: `the oracle task file ${found.why}; it must be a file inside the skill's evals/ folder (which never enters the agent's jail)`,
+        });
       else if (!lstatSync(found.abs).isFile()) violations.push({ pointer: `${at}/task`, message: "is not a file" });
     }
   }
@@ -199,10 +198,17 @@ export function loadEvals(skill: EvalSkill): LoadedEvals {
   doc.evals.forEach((c, i) => {
     const at = pointer("evals", i);
     const key = String(c.id);
-    if (seen.has(key)) violations.push({ pointer: `${at}/id`, message: `${JSON.stringify(c.id)} is used twice (also ${pointer("evals", seen.get(key)!)}/id); ids name the eval-<id> folders` });
+    if (seen.has(key))
+      violations.push({
+        pointer: `${at}/id`,
+        message: `${JSON.stringify(c.id)} is used twice (also ${pointer("evals", seen.get(key)!)}/id); ids name the eval-<id> folders`,
+      });
     else seen.set(key, i);
     if (c.assertions !== undefined && c.expectations !== undefined) {
-      violations.push({ pointer: `${at}/expectations`, message: 'both "assertions" and "expectations" are given: use one ("expectations" is read as "assertions")' });
+      violations.push({
+        pointer: `${at}/expectations`,
+        message: 'both "assertions" and "expectations" are given: use one ("expectations" is read as "assertions")',
+      });
     }
     const field = c.assertions !== undefined ? "assertions" : "expectations";
     const assertions = (c.assertions ?? c.expectations ?? []) as Assertion[];
@@ -212,7 +218,10 @@ export function loadEvals(skill: EvalSkill): LoadedEvals {
     (c.files ?? []).forEach((path, j) => {
       const found = insideFolder(skill.dir, path);
       if (!found.ok) {
-        violations.push({ pointer: `${at}/files/${j}`, message: `${JSON.stringify(path)} ${found.why}; a case's files are paths inside the skill folder` });
+        violations.push({
+          pointer: `${at}/files/${j}`,
+          message: `${JSON.stringify(path)} ${found.why}; a case's files are paths inside the skill folder`,
+        });
         return;
       }
       if (!lstatSync(found.abs).isFile()) {
@@ -221,7 +230,10 @@ export function loadEvals(skill: EvalSkill): LoadedEvals {
       }
       const workspacePath = workspacePathOf(path);
       if (targets.has(workspacePath)) {
-        violations.push({ pointer: `${at}/files/${j}`, message: `${JSON.stringify(path)} goes to ${workspacePath} in the workspace, as files/${targets.get(workspacePath)} does` });
+        violations.push({
+          pointer: `${at}/files/${j}`,
+          message: `${JSON.stringify(path)} goes to ${workspacePath} in the workspace, as files/${targets.get(workspacePath)} does`,
+        });
         return;
       }
       targets.set(workspacePath, j);

@@ -45,7 +45,10 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
     try {
       entries = readdirSync(from).sort();
     } catch (error) {
-      result.skipped.push({ path: rel || ".", reason: `cannot be listed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}` });
+      result.skipped.push({
+        path: rel || ".",
+        reason: `cannot be listed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      });
       return;
     }
     for (const name of entries) {

@@ -256,12 +256,11 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
     const e = error as { code?: unknown; message?: string };
     thrown = { code: typeof e.code === "string" ? e.code : "unhandled", message: e.message ?? String(error) };
   }
-  const copied = result
-    ? copyOutputs(join(result.run_dir, "workspace"), outputsDir, {
-        capBytes: options.outputsCapBytes ?? DEFAULT_OUTPUTS_CAP_BYTES,
-        writtenBySkillrig: contextFilesOf(result, skill),
-      })
-    : (mkdirSync(outputsDir, { recursive: true }), { skipped: [] as Array<{ path: string; reason: string }> });
+  // The job is over (its process tree ended) before its workspace is copied; a refused request has none.
+  const copied = copyOutputs(result ? join(result.run_dir, "workspace") : join(runDir, "no-workspace"), outputsDir, {
+    capBytes: options.outputsCapBytes ?? DEFAULT_OUTPUTS_CAP_BYTES,
+    writtenBySkillrig: result ? contextFilesOf(result, skill) : [],
+  });
   const status: RunAnswer["status"] = result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" ? "canceled" : "failed";
   const error = result?.error ? { code: result.error.code, message: result.error.message } : thrown;
   const answer: RunAnswer = {
