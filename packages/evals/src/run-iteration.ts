@@ -215,7 +215,7 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
         queries: options.triggers.queries,
         engines,
         runsPerQuery: options.triggerRuns ?? 3,
-        runsDir: join(dir, "trigger-jobs"),
+        runsDir: jobsDir,
         jobs: options.jobs ?? 1,
         timeoutMs: options.timeoutMs,
         signal: options.signal,
@@ -301,7 +301,7 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
         outputsDir,
         answer: result?.output,
         ...(options.judge ? { judge: options.judge } : {}),
-        runsDir: join(dir, "grading-jobs"),
+        runsDir: jobsDir,
         signal: options.signal,
       });
     } catch (e) {
