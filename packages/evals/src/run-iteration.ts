@@ -149,10 +149,14 @@ async function grade(gradeRun: GradeRun, input: Parameters<GradeRun>[0]): Promis
   return { assertion_results: results, summary: summaryOf(results), ...(graded?.errors ? { errors: graded.errors } : {}) };
 }
 
-/** The files skillrig itself wrote into a job's workspace (the engine's context file), with their text. */
-function contextFilesOf(result: JobResult, skill: SkillManifest): Array<{ path: string; text: string }> {
+/**
+ * The files skillrig itself wrote into a job's workspace (the engine's context file), with their text: engine-kit's
+ * contextFileText for this job (it reads the job id, the skill and how the skill was installed).
+ */
+function contextFilesOf(result: JobResult, skill: SkillManifest, request: JobRequest): Array<{ path: string; text: string }> {
   const skillDir = join(result.run_dir, "workspace", ".agents", "skills", skill.id);
-  const text = contextFileText({ work: { jobId: result.job_id, skill } } as Parameters<typeof contextFileText>[0], skillDir);
+  const work = { jobId: result.job_id, skill, skillInstall: request.options?.skill_install };
+  const text = contextFileText({ work } as unknown as Parameters<typeof contextFileText>[0], skillDir);
   return CONTEXT_FILES.map((path) => ({ path, text }));
 }
 
@@ -259,7 +263,7 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
   // The job is over (its process tree ended) before its workspace is copied; a refused request has none.
   const copied = copyOutputs(result ? join(result.run_dir, "workspace") : join(runDir, "no-workspace"), outputsDir, {
     capBytes: options.outputsCapBytes ?? DEFAULT_OUTPUTS_CAP_BYTES,
-    writtenBySkillrig: result ? contextFilesOf(result, skill) : [],
+    writtenBySkillrig: result ? contextFilesOf(result, skill, request) : [],
   });
   const status: RunAnswer["status"] = result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" ? "canceled" : "failed";
   const error = result?.error ? { code: result.error.code, message: result.error.message } : thrown;
