@@ -53,6 +53,7 @@ export interface RunIterationOptions {
   runs?: number;
   /** Runs at once (default 1). */
   jobs?: number;
+  /** The judge engine, and the path of the user's own judge prompt template, if any. */
   judge?: { engine: string; template?: string };
   /** The eval folder: iterations go in it (`--out`). */
   evalDir: string;

@@ -219,7 +219,9 @@ export const evalCommand: CommandModule = {
             throw new SkillrigError("usage", "--judge-prompt needs --judge <engine>", { field: "--judge-prompt" });
           const file = resolve(ctx.cwd, options.judgePrompt);
           try {
-            template = readFileSync(file, "utf8");
+            // Read here so a missing file is bad input (exit 2) before anything runs; grading reads it by its path.
+            readFileSync(file, "utf8");
+            template = file;
           } catch (error) {
             throw new SkillrigError("usage", `--judge-prompt ${options.judgePrompt}: ${(error as Error).message}`, {
               field: "--judge-prompt",
