@@ -81,7 +81,10 @@ describe("deterministic assertions on outputs/ and on the final answer", () => {
       { kind: "json_schema", path: "broken.json", schema },
     ]);
     expect(g.assertion_results[0]).toMatchObject({ passed: true, text: "data/result.json is JSON valid against the schema" });
-    expect(g.assertion_results[1]).toMatchObject({ passed: false, evidence: "data/result.json does not match the schema: /total must be >= 43" });
+    expect(g.assertion_results[1]).toMatchObject({
+      passed: false,
+      evidence: "data/result.json does not match the schema: /total must be >= 43",
+    });
     expect(g.assertion_results[2]!.evidence).toMatch(/^broken\.json is not JSON \(.+\); it begins '\{ total: 42'$/);
   });
 
@@ -105,7 +108,10 @@ describe("deterministic assertions on outputs/ and on the final answer", () => {
       { total: 42 },
     );
     expect(json.assertion_results[0]!.passed).toBe(true);
-    expect(json.assertion_results[1]).toMatchObject({ passed: false, evidence: "the final answer does not match the schema: /total must be equal to constant" });
+    expect(json.assertion_results[1]).toMatchObject({
+      passed: false,
+      evidence: "the final answer does not match the schema: /total must be equal to constant",
+    });
     const none = await grade([{ kind: "file_contains", value: "x" }]);
     expect(none.assertion_results[0]).toMatchObject({ passed: false, evidence: "the run gave no final answer" });
   });
@@ -142,7 +148,10 @@ describe("hostile outputs (each must fail the assertion, saying what it met, and
 
   it("a link to /etc/passwd named as the assertion's path: failed, the link reported, /etc/passwd not read", async () => {
     const r = await one({ kind: "file_contains", path: "passwd-link", value: "root:" });
-    expect(r).toMatchObject({ passed: false, evidence: "passwd-link is a symbolic link (to /etc/passwd); links in outputs/ are never followed" });
+    expect(r).toMatchObject({
+      passed: false,
+      evidence: "passwd-link is a symbolic link (to /etc/passwd); links in outputs/ are never followed",
+    });
   });
 
   it("a link to the skill's evals/ (a file, or the folder on the way): failed, its content never read", async () => {
@@ -158,7 +167,10 @@ describe("hostile outputs (each must fail the assertion, saying what it met, and
 
   it("'..' and absolute paths are refused by name", async () => {
     const up = await one({ kind: "file_contains", path: "../outputs/report.md", value: "total" });
-    expect(up).toMatchObject({ passed: false, evidence: "../outputs/report.md: the path has a '..' component; it must stay inside outputs/" });
+    expect(up).toMatchObject({
+      passed: false,
+      evidence: "../outputs/report.md: the path has a '..' component; it must stay inside outputs/",
+    });
     const sneaky = await one({ kind: "file_contains", path: "sub/../../outputs/report.md", value: "total" });
     expect(sneaky.passed).toBe(false);
     const abs = await one({ kind: "file_contains", path: "/etc/passwd", value: "root" });
@@ -167,7 +179,10 @@ describe("hostile outputs (each must fail the assertion, saying what it met, and
 
   it("a 1 GB sparse file is refused by its size, unread (the 8 MiB cap is named)", async () => {
     const r = await one({ kind: "file_contains", path: "huge.txt", value: "x" });
-    expect(r).toMatchObject({ passed: false, evidence: "huge.txt is 1073741824 bytes, over the 8388608 bytes (8 MiB) an assertion reads; not read" });
+    expect(r).toMatchObject({
+      passed: false,
+      evidence: "huge.txt is 1073741824 bytes, over the 8388608 bytes (8 MiB) an assertion reads; not read",
+    });
   });
 
   it("a FIFO is reported as one and never opened (grading does not hang on it)", async () => {

@@ -2,7 +2,7 @@
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { Runner } from "@skillrig/core";
+import { Runner, type SkillrigPlugin } from "@skillrig/core";
 import deliverableFunction from "@skillrig/deliverable-function";
 import { compareModesPlugin } from "@skillrig/oracle";
 import sandboxPlugin from "@skillrig/sandbox";
@@ -35,8 +35,10 @@ export function copySkill(dir: string, name = "rle-skill"): string {
   return to;
 }
 
-export function gradingRunner(cwd: string): Runner {
-  return new Runner({ cwd }).use(compareModesPlugin()).use(deliverableFunction()).use(skillProtocolPlugin()).use(sandboxPlugin());
+export function gradingRunner(cwd: string, ...plugins: SkillrigPlugin[]): Runner {
+  const runner = new Runner({ cwd });
+  for (const plugin of plugins) runner.use(plugin);
+  return runner.use(compareModesPlugin()).use(deliverableFunction()).use(skillProtocolPlugin()).use(sandboxPlugin());
 }
 
 export function input(

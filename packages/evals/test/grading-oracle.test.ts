@@ -52,7 +52,10 @@ describe("oracle assertions", () => {
 
   it("a wrong deliverable fails, naming its first failing case", async () => {
     const g = await grade(outputsWith("buggy"));
-    expect(g.assertion_results[0]).toMatchObject({ passed: false, evidence: expect.stringMatching(/^[0-4]\/5 cases passed; first failure: hidden long run: failed/) });
+    expect(g.assertion_results[0]).toMatchObject({
+      passed: false,
+      evidence: expect.stringMatching(/^[0-4]\/5 cases passed; first failure: hidden long run: failed/),
+    });
   });
 
   it("a hostile deliverable that hunts for the task file and returns an object equal to everything: must fail", async () => {

@@ -46,7 +46,10 @@ describe("script assertions in the sandbox", () => {
       graded_by: "script",
     });
     const failed = await grade(bad, [check]);
-    expect(failed.assertion_results[0]).toMatchObject({ passed: false, evidence: "it exited with code 1; output: total=41, answer='The total is 42.'" });
+    expect(failed.assertion_results[0]).toMatchObject({
+      passed: false,
+      evidence: "it exited with code 1; output: total=41, answer='The total is 42.'",
+    });
     // The run's outputs are untouched: the check worked on a copy.
     expect(readFileSync(join(bad, "result.json"), "utf8")).toBe('{"total": 41}');
   });
@@ -90,7 +93,10 @@ describe("script assertions in the sandbox", () => {
       { kind: "script", command: `cat ${join(dir, "out-good", "result.json")}` },
     ]);
     expect(g.assertion_results[0]).toMatchObject({ passed: true, evidence: expect.stringContaining("EXPECTED-VALUE-IN-EVALS") });
-    expect(g.assertion_results[1]).toMatchObject({ passed: false, evidence: expect.stringMatching(/Read-only file system|Permission denied/) });
+    expect(g.assertion_results[1]).toMatchObject({
+      passed: false,
+      evidence: expect.stringMatching(/Read-only file system|Permission denied/),
+    });
     expect(g.assertion_results[2]).toMatchObject({ passed: false, evidence: expect.stringContaining("No such file or directory") });
     expect(readFileSync(join(skillDir, "evals/expected.json"), "utf8")).toContain("EXPECTED-VALUE-IN-EVALS");
   });

@@ -38,18 +38,36 @@ export async function gradeTextAssertion(assertion: TextAssertion, outputsDir: s
   switch (assertion.kind) {
     case "file_contains": {
       const at = found.text.indexOf(assertion.value);
-      if (at >= 0) return { passed: true, evidence: `${name} contains it at character ${at}: ${excerpt(found.text, at, assertion.value.length)}` };
-      return { passed: false, evidence: `${name} (${size}) does not contain ${quote(assertion.value)}; it begins ${quote(found.text, 120)}` };
+      if (at >= 0)
+        return { passed: true, evidence: `${name} contains it at character ${at}: ${excerpt(found.text, at, assertion.value.length)}` };
+      return {
+        passed: false,
+        evidence: `${name} (${size}) does not contain ${quote(assertion.value)}; it begins ${quote(found.text, 120)}`,
+      };
     }
     case "regex": {
       const result = await searchRegex(assertion.pattern, assertion.flags ?? "", found.text);
       if ("timedOut" in result)
-        return { passed: false, evidence: `the search for /${assertion.pattern}/ in ${name} took too long and was stopped`, error: `regex /${assertion.pattern}/ on ${name}: search stopped at its time limit` };
+        return {
+          passed: false,
+          evidence: `the search for /${assertion.pattern}/ in ${name} took too long and was stopped`,
+          error: `regex /${assertion.pattern}/ on ${name}: search stopped at its time limit`,
+        };
       if ("error" in result)
-        return { passed: false, evidence: `the pattern /${assertion.pattern}/ is invalid: ${result.error}`, error: `regex /${assertion.pattern}/: ${result.error}` };
+        return {
+          passed: false,
+          evidence: `the pattern /${assertion.pattern}/ is invalid: ${result.error}`,
+          error: `regex /${assertion.pattern}/: ${result.error}`,
+        };
       if (result.matched)
-        return { passed: true, evidence: `${name} matches at character ${result.index}: ${excerpt(found.text, result.index, result.match.length)}` };
-      return { passed: false, evidence: `${name} (${size}) has no match for /${assertion.pattern}/${assertion.flags ?? ""}; it begins ${quote(found.text, 120)}` };
+        return {
+          passed: true,
+          evidence: `${name} matches at character ${result.index}: ${excerpt(found.text, result.index, result.match.length)}`,
+        };
+      return {
+        passed: false,
+        evidence: `${name} (${size}) has no match for /${assertion.pattern}/${assertion.flags ?? ""}; it begins ${quote(found.text, 120)}`,
+      };
     }
     case "json_schema": {
       let value: unknown;

@@ -68,7 +68,8 @@ export function answerProblem(assertions: string[], output: unknown): string | u
   if (!Array.isArray(results)) return "has no assertion_results list";
   for (const [i, text] of assertions.entries()) {
     const result = results[i] as { text?: unknown } | undefined;
-    if (result === undefined) return `is missing a result for assertion ${i + 1} (${JSON.stringify(text)}): ${results.length} results for ${assertions.length} assertions`;
+    if (result === undefined)
+      return `is missing a result for assertion ${i + 1} (${JSON.stringify(text)}): ${results.length} results for ${assertions.length} assertions`;
     if (result.text !== text) {
       const elsewhere = results.findIndex((r) => (r as { text?: unknown }).text === text);
       return elsewhere >= 0
@@ -76,7 +77,8 @@ export function answerProblem(assertions: string[], output: unknown): string | u
         : `has result ${i + 1} for ${JSON.stringify(result.text)}, not for assertion ${i + 1} (${JSON.stringify(text)})`;
     }
   }
-  if (results.length > assertions.length) return `has ${results.length - assertions.length} extra results (${results.length} for ${assertions.length} assertions)`;
+  if (results.length > assertions.length)
+    return `has ${results.length - assertions.length} extra results (${results.length} for ${assertions.length} assertions)`;
   return undefined;
 }
 
@@ -138,11 +140,13 @@ export async function gradeWithJudge(assertions: string[], ctx: JudgeContext): P
     const results = (job.output as { assertion_results: Array<{ passed: boolean; evidence: string }> }).assertion_results;
     return {
       job: ref,
-      verdicts: results.slice(0, assertions.length).map((r) =>
-        r.passed && r.evidence.trim() === ""
-          ? { passed: false, evidence: "the judge said passed but gave no evidence; a pass needs concrete evidence" }
-          : { passed: r.passed, evidence: r.evidence },
-      ),
+      verdicts: results
+        .slice(0, assertions.length)
+        .map((r) =>
+          r.passed && r.evidence.trim() === ""
+            ? { passed: false, evidence: "the judge said passed but gave no evidence; a pass needs concrete evidence" }
+            : { passed: r.passed, evidence: r.evidence },
+        ),
     };
   } finally {
     await rm(staging, { recursive: true, force: true });

@@ -60,7 +60,9 @@ export async function gradeOracle(assertion: Extract<DeterministicAssertion, { k
     const { summary, cases } = graded.report;
     const passed = summary.total > 0 && summary.passed === summary.total;
     const failure = cases.find((c) => c.status !== "passed");
-    const first = failure ? `; first failure: ${failure.name}: ${failure.status}${failure.message ? `: ${failure.message.slice(0, 200)}` : ""}` : "";
+    const first = failure
+      ? `; first failure: ${failure.name}: ${failure.status}${failure.message ? `: ${failure.message.slice(0, 200)}` : ""}`
+      : "";
     return { passed, evidence: `${summary.passed}/${summary.total} cases passed${first}` };
   } catch (error) {
     if (!isSkillrigError(error)) throw error;

@@ -77,7 +77,10 @@ export async function readOutputFile(outputsDir: string, path: string, cap = OUT
     if (opened !== undefined && !opened.startsWith(root + sep))
       return { ok: false, reason: `${path} resolved outside outputs/ (${opened}); not read` };
     if (stats.size > cap)
-      return { ok: false, reason: `${path} is ${stats.size} bytes, over the ${cap} bytes (${cap / 1024 / 1024} MiB) an assertion reads; not read` };
+      return {
+        ok: false,
+        reason: `${path} is ${stats.size} bytes, over the ${cap} bytes (${cap / 1024 / 1024} MiB) an assertion reads; not read`,
+      };
     const buffer = Buffer.alloc(Math.min(stats.size, cap) + 1);
     let length = 0;
     while (length < buffer.length) {

@@ -9,6 +9,9 @@ export function requireGradingLevel(sandbox: Sandbox): void {
   throw new SkillrigError(
     "sandbox_unavailable",
     `refusing to run an eval's script check at isolation level "${sandbox.isolation}": at that level the files the agent left could read the skill's evals/ (expected outputs, hidden tasks) and the runner's files; level "namespaces" is needed`,
-    { field: "sandbox.level", hint: `install bubblewrap for level "namespaces", or name the level (sandbox.level: "${sandbox.isolation}") to accept the risk` },
+    {
+      field: "sandbox.level",
+      hint: `install bubblewrap for level "namespaces", or name the level (sandbox.level: "${sandbox.isolation}") to accept the risk`,
+    },
   );
 }
