@@ -5,7 +5,7 @@
  */
 import { execFile } from "node:child_process";
 import { chmodSync, cpSync, existsSync, lchownSync, lstatSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { probeHost } from "@skillrig/sandbox";
 import type { Grading } from "../src/format.js";
@@ -22,7 +22,7 @@ describe.runIf(host.isRoot && host.setpriv !== undefined && existsSync("/usr/bin
     chmodSync(dir, 0o755);
     const skillDir = copySkill(dir);
     const outputs = writeOutputs(dir, { "result.json": '{"total": 42}' });
-    cpSync(join(skillDir, "evals/deliverables/correct/solution.py"), join(outputs, "solution.py"));
+    cpSync(resolve(import.meta.dirname, "../../../examples/solve-run-length/reference/solution.py"), join(outputs, "solution.py"));
     const runs = join(dir, "runs");
     writeOutputs(dir, {}, "runs");
     for (const path of [join(dir, "skills"), outputs, runs]) chownTree(path);

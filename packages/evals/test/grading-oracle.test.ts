@@ -1,16 +1,17 @@
 /**
  * `oracle` assertions: examples/solve-run-length's task, copied into a fixture skill's evals/, grades the deliverable
- * the run left in outputs/ in the real sandbox: a correct one passes (5/5), a buggy one fails naming its first
- * failing case, and a hostile one that hunts for the task file to copy expected values (and otherwise returns an
- * object equal to everything) must fail: the task file is out of its reach and values are compared as JSON.
+ * the run left in outputs/ in the real sandbox: the example's reference solution passes (5/5), a buggy one fails
+ * naming its first failing case, and two deliverables of packages/hostile-corpus must fail every case: one hunts for
+ * the task file to copy expected values (out of its reach), one returns an object equal to everything (values are
+ * compared as JSON, outside the sandbox).
  */
-import { cpSync, symlinkSync } from "node:fs";
-import { join } from "node:path";
+import { readFileSync, symlinkSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Runner } from "@skillrig/core";
 import type { Assertion, Grading } from "../src/format.js";
 import { gradeRun } from "../src/grading/index.js";
-import { copySkill, gradingRunner, input, tempFolder, writeOutputs } from "./grading-helpers.js";
+import { copySkill, FIXTURES, gradingRunner, input, tempFolder, writeOutputs } from "./grading-helpers.js";
 
 let dir: string;
 let cleanup: () => void;
@@ -29,11 +30,21 @@ afterAll(async () => {
 
 const oracle: Assertion = { kind: "oracle", task: "evals/task.json", deliverable: "solution.py" };
 
-/** outputs/ holding one of the fixture's deliverables as solution.py. */
-function outputsWith(which: "correct" | "buggy" | "hostile"): string {
-  const outputs = writeOutputs(dir, {}, `out-${which}`);
-  cpSync(join(skillDir, "evals/deliverables", which, "solution.py"), join(outputs, "solution.py"));
-  return outputs;
+const repo = resolve(import.meta.dirname, "../../..");
+/** The deliverables: the example's reference solution, the fixture's buggy one, and two of the hostile corpus. */
+const DELIVERABLES = {
+  correct: join(repo, "examples/solve-run-length/reference/solution.py"),
+  buggy: join(FIXTURES, "rle-skill/evals/deliverables/buggy/solution.py"),
+  // Hunts for the task file (every process's command line and working folder, /tmp, the folders around it).
+  "read-task-file": join(repo, "packages/hostile-corpus/fixtures/reward-hacking/read-task-file/deliverable/solution.py"),
+  // Returns an object whose __eq__ says True to everything.
+  "eq-always-true": join(repo, "packages/hostile-corpus/fixtures/reward-hacking/eq-always-true/deliverable/solution.py"),
+};
+
+/** outputs/ holding one deliverable as solution.py; the corpus's `solve(x)` is exported as the task's `encode`. */
+function outputsWith(which: keyof typeof DELIVERABLES): string {
+  const source = readFileSync(DELIVERABLES[which], "utf8");
+  return writeOutputs(dir, { "solution.py": /^def solve\(/m.test(source) ? `${source}\nencode = solve\n` : source }, `out-${which}`);
 }
 
 const grade = (outputs: string, assertions: Assertion[] = [oracle]): Promise<Grading> =>
@@ -58,16 +69,18 @@ describe("oracle assertions", () => {
     });
   });
 
-  it("a hostile deliverable that hunts for the task file and returns an object equal to everything: must fail", async () => {
-    const g = await grade(outputsWith("hostile"));
-    expect(g.assertion_results[0]!.passed).toBe(false);
-    expect(g.assertion_results[0]!.evidence).toMatch(/^0\/5 cases passed; first failure: single character: error/);
-    expect(g.errors).toBeUndefined();
-  });
+  for (const which of ["read-task-file", "eq-always-true"] as const) {
+    it(`a hostile deliverable from the corpus (${which}) that tries to forge the verdict: must fail every case`, async () => {
+      const g = await grade(outputsWith(which));
+      expect(g.assertion_results[0]!.passed).toBe(false);
+      expect(g.assertion_results[0]!.evidence).toMatch(/^0\/5 cases passed; first failure: single character: (failed|error)/);
+      expect(g.errors).toBeUndefined();
+    });
+  }
 
   it("a missing deliverable, a linked one and a task outside the skill fail with evidence", async () => {
     const outputs = writeOutputs(dir, { "real.py": "def encode(text):\n    return text\n" }, "out-links");
-    symlinkSync(join(skillDir, "evals/deliverables/correct/solution.py"), join(outputs, "solution.py"));
+    symlinkSync(DELIVERABLES.correct, join(outputs, "solution.py"));
     const g = await grade(outputs, [
       oracle,
       { kind: "oracle", task: "evals/task.json", deliverable: "missing.py" },
