@@ -5,8 +5,8 @@
  * lstat says what it is first), checked again with fstat (same inode, one link) and read up to a cap. Whatever is
  * wrong is a reason the assertion fails, never an exception.
  */
-import { constants } from "node:fs";
-import { lstat, open, readlink, realpath } from "node:fs/promises";
+import { constants, type Stats } from "node:fs";
+import { type FileHandle, lstat, open, readlink, realpath } from "node:fs/promises";
 import { join, sep } from "node:path";
 
 /** The most bytes read of one output file; a larger file fails its assertion unread (say so in the evidence). */
@@ -15,7 +15,7 @@ export const OUTPUT_READ_CAP_BYTES = 8 * 1024 * 1024;
 export type OutputRead = { ok: true; text: string; bytes: number } | { ok: false; reason: string };
 
 /** What lstat says a non-regular entry is, in words. */
-function kindOf(stats: import("node:fs").Stats): string {
+function kindOf(stats: Stats): string {
   if (stats.isSymbolicLink()) return "a symbolic link";
   if (stats.isDirectory()) return "a folder";
   if (stats.isFIFO()) return "a FIFO";
@@ -45,10 +45,11 @@ export async function readOutputFile(outputsDir: string, path: string, cap = OUT
     return { ok: false, reason: `the run has no outputs folder, so ${path} does not exist` };
   }
   let current = root;
+  let seen: Stats | undefined;
   for (const [i, part] of parts.entries()) {
     current = join(current, part);
     const shown = parts.slice(0, i + 1).join("/");
-    let stats: import("node:fs").Stats;
+    let stats: Stats;
     try {
       stats = await lstat(current);
     } catch {
@@ -61,16 +62,18 @@ export async function readOutputFile(outputsDir: string, path: string, cap = OUT
     }
     if (!last && !stats.isDirectory()) return { ok: false, reason: `${shown} is ${kindOf(stats)}, not a folder` };
     if (last && !stats.isFile()) return { ok: false, reason: `${shown} is ${kindOf(stats)}, not a regular file` };
+    seen = stats;
   }
-  let handle: import("node:fs/promises").FileHandle;
+  let handle: FileHandle;
   try {
-    handle = await open(current, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK);
+    handle = await open(current, constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBLOCK | constants.O_NOCTTY);
   } catch (error) {
     return { ok: false, reason: `${path} could not be opened (${(error as NodeJS.ErrnoException).code ?? "error"})` };
   }
   try {
     const stats = await handle.stat();
     if (!stats.isFile()) return { ok: false, reason: `${path} is ${kindOf(stats)}, not a regular file` };
+    if (stats.ino !== seen?.ino || stats.dev !== seen.dev) return { ok: false, reason: `${path} changed while it was opened; not read` };
     if (stats.nlink > 1) return { ok: false, reason: `${path} is a hard link (${stats.nlink} names); its content may be another file's` };
     // What was opened must still be inside outputs/ (nothing swapped a folder on the way for a link).
     const opened = await readlink(`/proc/self/fd/${handle.fd}`).catch(() => undefined);
