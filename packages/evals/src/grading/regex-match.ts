@@ -33,7 +33,11 @@ export function searchRegex(pattern: string, flags: string, text: string, limitM
       void worker.terminate();
       resolve(result);
     };
-    const timer = setTimeout(() => finish({ timedOut: true }), limitMs);
+    // The limit counts from the moment the worker runs, so a slow start on a loaded machine does not eat into it.
+    let timer: NodeJS.Timeout | undefined;
+    worker.once("online", () => {
+      timer = setTimeout(() => finish({ timedOut: true }), limitMs);
+    });
     worker.once("message", (message: RegexSearch) => finish(message));
     worker.once("error", (error) => finish({ error: error.message }));
     worker.once("exit", () => finish({ error: "the regex worker ended without an answer" }));
