@@ -21,3 +21,11 @@ export {
   TRAIN_SHARE,
 } from "./run-triggers.js";
 export type { RunTriggersOptions, TriggerRunInfo } from "./run-triggers.js";
+export {
+  gradeRun,
+  summarizeResults,
+  OUTPUT_READ_CAP_BYTES,
+  SCRIPT_TIMEOUT_MS,
+  JUDGE_SKILL_DIR,
+  REGEX_SEARCH_LIMIT_MS,
+} from "./grading/index.js";
