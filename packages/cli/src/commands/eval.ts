@@ -12,13 +12,13 @@ import type { Command } from "commander";
 import { SkillrigError, type Runner, type SkillManifest } from "@skillrig/core";
 import {
   DEFAULT_TRIGGER_RUNS,
+  gradeRun,
   MIN_TRIGGER_RUNS,
   loadEvals,
   loadTriggers,
   runIteration,
   type BenchmarkRun,
   type ConfigurationSummary,
-  type GradeRun,
   type IterationResult,
   type RunDelta,
   type RunSummary,
@@ -70,18 +70,6 @@ export function enginesToRun(runner: Runner, named: string[], configured?: strin
   }
   for (const engine of engines) runner.requireClaim("engine", engine, { field: "engine" });
   return engines;
-}
-
-/**
- * Grading is @skillrig/evals' `gradeRun` (its grading/ module). Loaded when the command runs; a build of the
- * package without it is reported as such rather than failing on import.
- */
-async function loadGradeRun(): Promise<GradeRun> {
-  const evals = (await import("@skillrig/evals")) as { gradeRun?: GradeRun };
-  if (typeof evals.gradeRun !== "function") {
-    throw new SkillrigError("unhandled", "this build of @skillrig/evals has no grading (gradeRun): rebuild the package");
-  }
-  return evals.gradeRun;
 }
 
 const percent = (rate: number) => `${Math.round(rate * 100)}%`;
@@ -235,7 +223,6 @@ export const evalCommand: CommandModule = {
         else if (evals.cases.some((c) => c.assertions.some((a) => typeof a === "string"))) {
           ctx.out.warn("plain-string assertions need a judge: without --judge <engine> they fail as not graded");
         }
-        const gradeRun = await loadGradeRun();
         const evalDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : resolve(runsDirOf(runner), `eval-${skill.id}`);
 
         const cancel = new AbortController();
