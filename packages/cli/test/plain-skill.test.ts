@@ -16,7 +16,7 @@ const SKILL = "csv-summary";
 const PROMPT = "Summarise data/sales.csv: how many rows are there?";
 
 /** A project with the plain skill (and its evals/, which the agent must never get) and gemini on the mock model. */
-function project(scenario: unknown): string {
+function project(scenario: unknown, engine = "gemini", options: Record<string, unknown> = { approval_mode: "yolo" }): string {
   const dir = mkdtempSync(join(tmpdir(), "skillrig-plain-"));
   const skill = join(dir, "skills", SKILL);
   mkdirSync(join(skill, "evals", "files"), { recursive: true });
@@ -34,9 +34,7 @@ function project(scenario: unknown): string {
   writeFileSync(
     join(dir, "skillrig.config.json"),
     JSON.stringify({
-      plugins: [
-        [join(REPO, "plugins/engine-gemini/dist/index.js"), { mock_scenario: scenario, approval_mode: "yolo", timeout_ms: 300000 }],
-      ],
+      plugins: [[join(REPO, `plugins/engine-${engine}/dist/index.js`), { mock_scenario: scenario, timeout_ms: 300000, ...options }]],
       skills: { roots: ["skills"] },
     }),
   );
@@ -187,6 +185,24 @@ describe("skillrig run on a plain Agent Skill", () => {
       expect(context, mode).not.toContain(".agents");
       expect(context, mode).toContain("Work without asking questions");
     }
+  });
+
+  it.each([
+    ["codex", {}],
+    ["claude", { retries: 0 }],
+  ])("%s: the answer is the final text, with no output schema and no repair turn", async (engine, options) => {
+    // Text a JSON-minded engine path would refuse or try to repair: not JSON, with braces in it.
+    const answer = "Three rows {north, south} and a header.";
+    const dir = project({ turns: [{ text: answer }] }, engine, options);
+    const r = await skillrig(dir, ["run", SKILL, "--engine", engine, "--prompt", PROMPT, "--runs-dir", "runs", "--json"]);
+    expect(r.code, r.stderr).toBe(0);
+    const result = JSON.parse(r.stdout);
+    expect(result.output).toBe(answer);
+    expect(result.warnings ?? []).not.toContainEqual(expect.stringMatching(/repair/));
+    const run = onlyRunFolder(join(dir, "runs"));
+    // No output schema handed to the CLI (codex writes the one it passes with --output-schema into its folder).
+    expect(existsSync(join(run, "engine", engine, "output-schema.json"))).toBe(false);
+    expect(existsSync(join(run, "output.json"))).toBe(true);
   });
 
   it("refuses bad requests before anything runs, naming the field", () => {
