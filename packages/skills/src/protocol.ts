@@ -236,21 +236,12 @@ export function workspaceFileKeyProblem(key: string): string | undefined {
 /**
  * Checks the names of an upload's files (a zip's entries) against the skill's file inputs: a name that is no file
  * input (pointer `/<name>`), a required file input with no file (pointer `/input/<field>`, rule
- * `input_missing_file`). Undefined when the names fit. For a plain skill each name is a path in the workspace
- * (`workspaceFileKeyProblem`), and no file is required.
+ * `input_missing_file`). Undefined when the names fit.
  */
-export function checkUploadNames(
-  skill: Pick<SkillManifest, "id" | "schemas" | "plain">,
-  names: readonly string[],
-): UploadNamesProblem | undefined {
+export function checkUploadNames(skill: Pick<SkillManifest, "id" | "schemas">, names: readonly string[]): UploadNamesProblem | undefined {
   const files = fileInputNames(skill);
   const violations: Violation[] = [];
   for (const name of names) {
-    if (skill.plain === true) {
-      const problem = workspaceFileKeyProblem(name);
-      if (problem) violations.push({ pointer: `/${pointerToken(name)}`, field: name, message: problem });
-      continue;
-    }
     if (!files.includes(name)) {
       violations.push({
         pointer: `/${pointerToken(name)}`,
