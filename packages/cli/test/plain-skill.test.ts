@@ -61,6 +61,11 @@ function skillrig(dir: string, args: string[]): Promise<Run> {
   return new Promise((done) => child.on("close", (code) => done({ code, stdout, stderr })));
 }
 
+/** `skillrig run <the plain skill> --engine <engine> --prompt <PROMPT> ...more`. */
+function runPrompt(dir: string, engine: string, more: string[]): Promise<Run> {
+  return skillrig(dir, ["run", SKILL, "--engine", engine, "--prompt", PROMPT, ...more]);
+}
+
 function onlyRunFolder(runsDir: string): string {
   const [jobId, ...more] = readdirSync(runsDir);
   expect(more).toEqual([]);
@@ -82,19 +87,7 @@ describe("skillrig run on a plain Agent Skill", () => {
   it("runs the prompt as given on the jailed gemini CLI; the file is at its workspace path; the output is the final text", async () => {
     // The agent reads the file it was given (cat, in the jail) and answers with what it printed: the answer is real.
     const dir = project({ turns: [{ shell: { command: "cat data/sales.csv" } }, { echo_tool_output: true }] });
-    const r = await skillrig(dir, [
-      "run",
-      SKILL,
-      "--engine",
-      "gemini",
-      "--prompt",
-      PROMPT,
-      "--file",
-      "data/sales.csv=./sales.csv",
-      "--runs-dir",
-      "runs",
-      "--json",
-    ]);
+    const r = await runPrompt(dir, "gemini", ["--file", "data/sales.csv=./sales.csv", "--runs-dir", "runs", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.status).toBe("succeeded");
@@ -137,21 +130,7 @@ describe("skillrig run on a plain Agent Skill", () => {
     const dir = project({ turns: [{ text: "Three rows." }] });
     const modes = ["referenced", "discoverable", "none"] as const;
     const runs = await Promise.all(
-      modes.map((mode) =>
-        skillrig(dir, [
-          "run",
-          SKILL,
-          "--engine",
-          "gemini",
-          "--prompt",
-          PROMPT,
-          "--skill-install",
-          mode,
-          "--runs-dir",
-          `runs-${mode}`,
-          "--json",
-        ]),
-      ),
+      modes.map((mode) => runPrompt(dir, "gemini", ["--skill-install", mode, "--runs-dir", `runs-${mode}`, "--json"])),
     );
     const seen: Record<string, { skill: string[] | undefined; context: string }> = {};
     for (const [i, mode] of modes.entries()) {
@@ -194,7 +173,7 @@ describe("skillrig run on a plain Agent Skill", () => {
     // Text a JSON-minded engine path would refuse or try to repair: not JSON, with braces in it.
     const answer = "Three rows {north, south} and a header.";
     const dir = project({ turns: [{ text: answer }] }, engine, options);
-    const r = await skillrig(dir, ["run", SKILL, "--engine", engine, "--prompt", PROMPT, "--runs-dir", "runs", "--json"]);
+    const r = await runPrompt(dir, engine, ["--runs-dir", "runs", "--json"]);
     expect(r.code, r.stderr).toBe(0);
     const result = JSON.parse(r.stdout);
     expect(result.output).toBe(answer);
