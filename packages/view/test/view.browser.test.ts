@@ -237,6 +237,20 @@ describe("skillrig view in Chromium", () => {
     await submitEchoMessage(page, "hello from the form");
   });
 
+  it("a plain Agent Skill's form is a prompt box; its job answers with text", async () => {
+    const { page } = await open("#/server/new/plain-notes");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    expect(await page.locator("#f-input-message").count()).toBe(0);
+    await page.selectOption("#f-engine", "echo");
+    // The prompt is required, like a required field of a generated form.
+    expect(await page.locator("#f-prompt").getAttribute("required")).not.toBeNull();
+    await page.fill("#f-prompt", "how many notes?");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await page.getByText("you said: how many notes?").first().waitFor();
+  });
+
   it("a job page whose first answer is older than the stream still shows the final status", async () => {
     const { page } = await open("#/server/new/echo-message");
     // The race made certain: the job's first GET is held until the page has read the stream to its end (it closes
