@@ -1,15 +1,15 @@
 /**
- * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs (docs/view.md), so run
- * folders and cached Python environments do not pile up unseen.
+ * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs and eval iterations
+ * (docs/view.md), so run folders and cached Python environments do not pile up unseen.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SkillrigError } from "@skillrig/core";
-import { cleanRuns, listRunRecords, parseAge, readRunRecord, type RunRecord } from "@skillrig/view";
+import { cleanRuns, isRunId, listRunRecords, parseAge, RUN_KINDS, readRunRecord, type RunRecord } from "@skillrig/view";
 import type { CommandModule } from "../command.js";
 import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
 
-const KINDS = ["test", "solve", "run"];
+const KINDS: readonly string[] = RUN_KINDS;
 
 function rate(r: RunRecord): string {
   return r.pass_rate === null ? "-" : `${Math.round(r.pass_rate * 1000) / 10}% (${r.passed}/${r.total})`;
@@ -61,7 +61,7 @@ export const runsCommand: CommandModule = {
       .action(async (id: string, _options, command) => {
         const ctx = context(command);
         const dir = runsDirOf(await ctx.runner());
-        const record = /^[A-Za-z0-9._-]+$/.test(id) ? await readRunRecord(dir, id) : undefined;
+        const record = isRunId(id) ? await readRunRecord(dir, id) : undefined;
         if (!record) {
           throw new SkillrigError("usage", `no recorded run "${id}" in ${dir}`, { field: "id", hint: "skillrig runs list shows the ids" });
         }
