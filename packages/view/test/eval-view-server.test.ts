@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cleanRuns, listRunRecords, readRunRecord, startViewServer, type RunningView } from "@skillrig/view";
 import { A, B, BROKEN_ID, EVAL_ID, HOSTILE_HTML, HOSTILE_RUN, writeFixtureEvals } from "./support/fixture-evals.js";
+import { runCli } from "./support/cli.js";
 import { writeFixtureRuns } from "./support/fixture-runs.js";
 
 /** A raw request: the path reaches the server exactly as written (fetch would normalise dot segments). */
@@ -183,6 +184,23 @@ describe("eval folders in the view server", () => {
     const broken = await fetch(`${view.url}api/evals/${BROKEN_ID}/iterations/1/assertions`);
     expect(broken.status).toBe(409);
     expect((await broken.json()).error.message).toContain("/runs/0/result/pass_rate must be number");
+  });
+
+  it("skillrig runs list --kind eval lists the iterations, and runs show shows one with its benchmark", async () => {
+    const env = { SKILLRIG_RUNS_DIR: runsDir, NO_COLOR: "1" };
+    const list = await runCli(["runs", "list", "--kind", "eval"], { env });
+    expect(list.code, list.stderr).toBe(0);
+    const lines = list.stdout.trim().split("\n");
+    expect(lines).toHaveLength(4);
+    expect(lines[1]).toMatch(/^eval-top-months\/iteration-2\s+eval\s+top-months\s+gemini,codex\s+passed\s+87\.5%\s+180\.0 s$/);
+    expect(lines[2]).toMatch(/^eval-top-months\/iteration-1\s+eval\s+top-months\s+gemini,codex\s+failed\s+62\.5%\s+250\.0 s$/);
+    const show = await runCli(["runs", "show", `${EVAL_ID}/iteration-1`, "--json"], { env });
+    expect(show.code, show.stderr).toBe(0);
+    const shown = JSON.parse(show.stdout);
+    expect(shown.record).toMatchObject({ kind: "eval", status: "failed", pass_rate: 0.625 });
+    expect(shown.report.run_summary.delta.pass_rate).toBe(0.5);
+    const refused = await runCli(["runs", "show", `../${EVAL_ID}/iteration-1`], { env });
+    expect(refused.code).toBe(2);
   });
 
   it("cleans an eval folder by its newest iteration's age", async () => {

@@ -12,7 +12,9 @@ import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
 const KINDS: readonly string[] = RUN_KINDS;
 
 function rate(r: RunRecord): string {
-  return r.pass_rate === null ? "-" : `${Math.round(r.pass_rate * 1000) / 10}% (${r.passed}/${r.total})`;
+  if (r.pass_rate === null) return "-";
+  // An eval iteration's rate is a mean of pass rates, with no count behind it.
+  return `${Math.round(r.pass_rate * 1000) / 10}%${r.total === null ? "" : ` (${r.passed}/${r.total})`}`;
 }
 
 function seconds(ms: number | null): string {
