@@ -46,14 +46,31 @@ describe("eval folders in the view server", () => {
     symlinkSync(join(secretDir, "run"), join(runsDir, EVAL_ID, "iteration-2", "eval-1", "linked-run"));
     // An outputs file too large to show inline (2 MiB + 1).
     writeFileSync(join(runsDir, EVAL_ID, "iteration-2", HOSTILE_RUN, "outputs", "big.log"), Buffer.alloc(2 * 1024 * 1024 + 1, 97));
+    // An iteration still running: iteration.json only, no benchmark.json yet.
+    mkdirSync(join(runsDir, "eval-running", "iteration-1"), { recursive: true });
+    writeFileSync(
+      join(runsDir, "eval-running", "iteration-1", "iteration.json"),
+      JSON.stringify({
+        format: "skillrig-eval-iteration",
+        version: 1,
+        skill_name: "slow-skill",
+        skill_path: "/skills/slow-skill",
+        iteration: 1,
+        started_at: "2026-11-26T10:00:00.000Z",
+        engines: ["claude"],
+        configurations: ["with_skill", "without_skill"],
+        runs_per_configuration: 1,
+        status: "running",
+      }),
+    );
     view = await startViewServer({ runsDir, port: 0 });
   });
   afterAll(() => view?.close());
 
   it("lists each eval folder with its iterations newest first, their status, pass rates and delta", async () => {
     const { evals } = await (await fetch(`${view.url}api/evals`)).json();
-    expect(evals.map((e: { id: string }) => e.id)).toEqual([BROKEN_ID, EVAL_ID]);
-    const top = evals[1];
+    expect(evals.map((e: { id: string }) => e.id)).toEqual([BROKEN_ID, "eval-running", EVAL_ID]);
+    const top = evals[2];
     expect(top.skill_name).toBe("top-months");
     expect(top.iterations.map((i: { n: number; status: string }) => [i.n, i.status])).toEqual([
       [2, "passed"],
@@ -68,13 +85,26 @@ describe("eval folders in the view server", () => {
     });
     expect(top.iterations[0].problems).toEqual([]);
     expect(evals[0].iterations[0].problems).toEqual(["benchmark.json is not valid: /runs/0/result/pass_rate must be number"]);
+    // Running: no benchmark.json yet is not a problem, and there is nothing to show of it.
+    expect(evals[1]).toMatchObject({
+      skill_name: "slow-skill",
+      iterations: [{ n: 1, status: "running", pass_rates: {}, delta: null, problems: [] }],
+    });
+    const running = await (await fetch(`${view.url}api/evals/eval-running/iterations/1`)).json();
+    expect(running).toMatchObject({ benchmark: null, benchmark_problem: null, triggers: null, triggers_problem: null });
   });
 
   it("lists eval iterations as records of kind eval among the other runs, newest first, and reads one back", async () => {
     const records = await listRunRecords(runsDir);
     const evalRecords = records.filter((r) => r.kind === "eval");
-    expect(evalRecords.map((r) => r.id)).toEqual([`${EVAL_ID}/iteration-2`, `${EVAL_ID}/iteration-1`, `${BROKEN_ID}/iteration-1`]);
-    expect(evalRecords[1]).toMatchObject({
+    expect(evalRecords.map((r) => r.id)).toEqual([
+      "eval-running/iteration-1",
+      `${EVAL_ID}/iteration-2`,
+      `${EVAL_ID}/iteration-1`,
+      `${BROKEN_ID}/iteration-1`,
+    ]);
+    expect(evalRecords[0]).toMatchObject({ status: "running", duration_ms: null, pass_rate: null });
+    expect(evalRecords[2]).toMatchObject({
       name: "top-months",
       engines: ["gemini", "codex"],
       status: "failed",
@@ -83,7 +113,7 @@ describe("eval folders in the view server", () => {
       report: "benchmark.json",
     });
     // The broken iteration is listed (its iteration.json is valid); its pass rate is not taken from a broken benchmark.
-    expect(evalRecords[2]!.pass_rate).toBeNull();
+    expect(evalRecords[3]!.pass_rate).toBeNull();
     // Sorted with the other kinds by start: the fixture runs started on 2026-11-20 and 21.
     expect(records.map((r) => r.kind).slice(0, 2)).toEqual(["eval", "eval"]);
     expect(await readRunRecord(runsDir, `${EVAL_ID}/iteration-2`)).toMatchObject({ kind: "eval", status: "passed", pass_rate: 0.875 });
@@ -191,9 +221,10 @@ describe("eval folders in the view server", () => {
     const list = await runCli(["runs", "list", "--kind", "eval"], { env });
     expect(list.code, list.stderr).toBe(0);
     const lines = list.stdout.trim().split("\n");
-    expect(lines).toHaveLength(4);
-    expect(lines[1]).toMatch(/^eval-top-months\/iteration-2\s+eval\s+top-months\s+gemini,codex\s+passed\s+87\.5%\s+180\.0 s$/);
-    expect(lines[2]).toMatch(/^eval-top-months\/iteration-1\s+eval\s+top-months\s+gemini,codex\s+failed\s+62\.5%\s+250\.0 s$/);
+    expect(lines).toHaveLength(5);
+    expect(lines[1]).toMatch(/^eval-running\/iteration-1\s+eval\s+slow-skill\s+claude\s+running\s+-\s+-$/);
+    expect(lines[2]).toMatch(/^eval-top-months\/iteration-2\s+eval\s+top-months\s+gemini,codex\s+passed\s+87\.5%\s+180\.0 s$/);
+    expect(lines[3]).toMatch(/^eval-top-months\/iteration-1\s+eval\s+top-months\s+gemini,codex\s+failed\s+62\.5%\s+250\.0 s$/);
     const show = await runCli(["runs", "show", `${EVAL_ID}/iteration-1`, "--json"], { env });
     expect(show.code, show.stderr).toBe(0);
     const shown = JSON.parse(show.stdout);
