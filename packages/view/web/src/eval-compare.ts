@@ -4,6 +4,9 @@
  * (test/eval-compare.test.ts) and the page only lays them out.
  */
 import type { Benchmark, RunDelta, RunSummary, TriggerReport } from "@skillrig/evals/format";
+import type { RunAssertions } from "../../src/eval-api.js";
+
+export type { RunAssertions };
 
 /** How a value moved from before to after; `new` / `gone` when only one side has it. */
 export type Change = "better" | "worse" | "same" | "new" | "gone";
@@ -15,17 +18,6 @@ export function changeOf(before: number | undefined, after: number | undefined, 
   if (after === undefined) return "gone";
   if (Math.abs(after - before) < EPSILON) return "same";
   return after > before === higherIsBetter ? "better" : "worse";
-}
-
-/** One run's assertion results, as the view server's /assertions route gives them. */
-export interface RunAssertions {
-  eval_id: number | string;
-  configuration: string;
-  engine: string;
-  run_number: number;
-  path: string;
-  assertions: Array<{ text: string; passed: boolean }> | null;
-  problem: string | null;
 }
 
 export interface CaseChange {

@@ -5,67 +5,15 @@
  * What an agent wrote (the final answer, outputs/ files, evidence quoting them) is only ever put into the page as
  * text: Preact escapes it, and outputs/ files come from the server as text/plain under a sandbox CSP.
  */
-import type {
-  Benchmark,
-  ConfigurationSummary,
-  Grading,
-  IterationRecord,
-  RunAnswer,
-  RunDelta,
-  Timing,
-  TriggerReport,
-} from "@skillrig/evals/format";
+import type { Benchmark, ConfigurationSummary, Grading, RunDelta, TriggerReport } from "@skillrig/evals/format";
+import type { EvalSummary, IterationDetail, RunAssertions, RunDetail } from "../../src/eval-api.js";
+import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { evalFileUrl, evalUrl, getText } from "./api.js";
 import { ErrorBox, Loading, Section, Status } from "./components.js";
-import { type Change, compareCases, compareDeltas, compareTriggers, flippedAssertions, type RunAssertions } from "./eval-compare.js";
+import { type Change, compareCases, compareDeltas, compareTriggers, flippedAssertions } from "./eval-compare.js";
 import { asText, duration, percent, signed, when } from "./format.js";
 import { useFetch } from "./runs-pages.js";
-
-interface IterationSummary {
-  n: number;
-  status: string;
-  started_at: string | null;
-  finished_at: string | null;
-  engines: string[];
-  configurations: string[];
-  pass_rates: Record<string, number>;
-  delta: RunDelta | null;
-  problems: string[];
-}
-interface EvalSummary {
-  id: string;
-  skill_name: string;
-  iterations: IterationSummary[];
-}
-interface IterationDetail {
-  id: string;
-  n: number;
-  iteration: IterationRecord | null;
-  iteration_problem: string | null;
-  benchmark: Benchmark | null;
-  benchmark_problem: string | null;
-  triggers: TriggerReport | null;
-  triggers_problem: string | null;
-}
-interface OutputEntry {
-  path: string;
-  type: "file" | "link" | "other";
-  size: number;
-}
-interface RunDetail {
-  path: string;
-  answer: RunAnswer | null;
-  answer_problem: string | null;
-  grading: Grading | null;
-  grading_problem: string | null;
-  timing: Timing | null;
-  timing_problem: string | null;
-  outputs: OutputEntry[];
-  outputs_unlisted: number;
-  outputs_problem: string | null;
-  max_shown_bytes: number;
-}
 
 const evalPage = (id: string, n?: number) => `#/eval/${encodeURIComponent(id)}${n === undefined ? "" : `/${n}`}`;
 const comparePage = (id: string, before: number, after: number) => `#/eval/${encodeURIComponent(id)}/compare/${before}/${after}`;
@@ -102,6 +50,32 @@ function summaryOf(summary: RunDelta | ConfigurationSummary | undefined): Config
   return summary && "runs" in summary ? summary : undefined;
 }
 
+type Head = string | [string, "num"];
+
+/** A table that scrolls sideways on a narrow screen; `name` (data-table) is what tests and styles select it by. */
+function DataTable({ name, head, children }: { name: string; head: Head[]; children: ComponentChildren }) {
+  return (
+    <div class="scroll">
+      <table class="table" data-table={name}>
+        <thead>
+          <tr>
+            {head.map((h) =>
+              typeof h === "string" ? (
+                <th key={h}>{h}</th>
+              ) : (
+                <th key={h[0]} class="num">
+                  {h[0]}
+                </th>
+              ),
+            )}
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
+  );
+}
+
 /** An eval folder: its iterations, newest first, and two picked to compare. */
 export function EvalPage({ id }: { id: string }) {
   const { data, error } = useFetch<EvalSummary>(evalUrl(id));
@@ -119,45 +93,31 @@ export function EvalPage({ id }: { id: string }) {
       </p>
       <h1>eval {data.skill_name}</h1>
       <p class="muted">{data.id}</p>
-      <div class="scroll">
-        <table class="table" data-table="iterations">
-          <thead>
-            <tr>
-              <th>iteration</th>
-              <th>status</th>
-              <th>when</th>
-              <th>engines</th>
-              <th>pass rate per configuration</th>
-              <th class="num">delta</th>
-            </tr>
-          </thead>
-          <tbody>
-            {data.iterations.map((i) => (
-              <tr key={i.n} data-iteration={i.n}>
-                <td>
-                  <a href={evalPage(data.id, i.n)}>iteration {i.n}</a>
-                </td>
-                <td>
-                  <Status status={i.status} />
-                </td>
-                <td>{when(i.started_at)}</td>
-                <td>{i.engines.join(", ") || "–"}</td>
-                <td>
-                  {Object.entries(i.pass_rates)
-                    .map(([c, r]) => `${c} ${percent(r)}`)
-                    .join(" · ") || "–"}
-                  {i.problems.map((p) => (
-                    <p key={p} class="error">
-                      {p}
-                    </p>
-                  ))}
-                </td>
-                <td class="num">{i.delta ? signed(i.delta.pass_rate, "rate") : "–"}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable name="iterations" head={["iteration", "status", "when", "engines", "pass rate per configuration", ["delta", "num"]]}>
+        {data.iterations.map((i) => (
+          <tr key={i.n} data-iteration={i.n}>
+            <td>
+              <a href={evalPage(data.id, i.n)}>iteration {i.n}</a>
+            </td>
+            <td>
+              <Status status={i.status} />
+            </td>
+            <td>{when(i.started_at)}</td>
+            <td>{i.engines.join(", ") || "–"}</td>
+            <td>
+              {Object.entries(i.pass_rates)
+                .map(([c, r]) => `${c} ${percent(r)}`)
+                .join(" · ") || "–"}
+              {i.problems.map((p) => (
+                <p key={p} class="error">
+                  {p}
+                </p>
+              ))}
+            </td>
+            <td class="num">{i.delta ? signed(i.delta.pass_rate, "rate") : "–"}</td>
+          </tr>
+        ))}
+      </DataTable>
       {numbers.length > 1 ? (
         <div class="filters">
           <label>
@@ -257,57 +217,43 @@ function DeltaTable({ benchmark }: { benchmark: Benchmark }) {
   return (
     <>
       <h2>Delta</h2>
-      <div class="scroll">
-        <table class="table" data-table="delta">
-          <thead>
-            <tr>
-              <th>engine</th>
-              {of.map((c) => (
-                <th key={c} class="num">
-                  {c}
-                </th>
-              ))}
-              <th class="num">Δ pass rate</th>
-              <th class="num">Δ time</th>
-              <th class="num">Δ tokens</th>
-            </tr>
-          </thead>
-          <tbody>
-            {rows.map(([scope, s]) => (
-              <tr key={scope} data-scope={scope}>
-                <td>{scope}</td>
-                {of.map((c) => {
-                  const cs = summaryOf(s[c]);
-                  return (
-                    <td key={c} class="num" data-configuration={c}>
-                      {cs ? (
-                        <>
-                          {percent(cs.pass_rate.mean)}
-                          <span class="muted"> ± {percent(cs.pass_rate.stddev)}</span>
-                          <div class="muted">
-                            {seconds(cs.time_seconds.mean)} · {Math.round(cs.tokens.mean)} tokens · {cs.runs} run(s)
-                          </div>
-                        </>
-                      ) : (
-                        "–"
-                      )}
-                    </td>
-                  );
-                })}
-                <td class="num" data-delta="pass_rate">
-                  {signed(s.delta?.pass_rate, "rate")}
+      <DataTable
+        name="delta"
+        head={["engine", ...of.map((c): Head => [c, "num"]), ["Δ pass rate", "num"], ["Δ time", "num"], ["Δ tokens", "num"]]}
+      >
+        {rows.map(([scope, s]) => (
+          <tr key={scope} data-scope={scope}>
+            <td>{scope}</td>
+            {of.map((c) => {
+              const cs = summaryOf(s[c]);
+              return (
+                <td key={c} class="num" data-configuration={c}>
+                  {cs ? (
+                    <>
+                      {percent(cs.pass_rate.mean)}
+                      <span class="muted"> ± {percent(cs.pass_rate.stddev)}</span>
+                      <div class="muted">
+                        {seconds(cs.time_seconds.mean)} · {Math.round(cs.tokens.mean)} tokens · {cs.runs} run(s)
+                      </div>
+                    </>
+                  ) : (
+                    "–"
+                  )}
                 </td>
-                <td class="num" data-delta="time">
-                  {signed(s.delta?.time_seconds, "seconds")}
-                </td>
-                <td class="num" data-delta="tokens">
-                  {signed(s.delta?.tokens, "tokens")}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+              );
+            })}
+            <td class="num" data-delta="pass_rate">
+              {signed(s.delta?.pass_rate, "rate")}
+            </td>
+            <td class="num" data-delta="time">
+              {signed(s.delta?.time_seconds, "seconds")}
+            </td>
+            <td class="num" data-delta="tokens">
+              {signed(s.delta?.tokens, "tokens")}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -468,31 +414,19 @@ function Assertions({ grading }: { grading: Grading }) {
       <h3>
         Assertions: {s.passed}/{s.total} passed ({percent(s.pass_rate)})
       </h3>
-      <div class="scroll">
-        <table class="table" data-table="assertions">
-          <thead>
-            <tr>
-              <th>assertion</th>
-              <th>result</th>
-              <th>graded by</th>
-              <th>evidence</th>
-            </tr>
-          </thead>
-          <tbody>
-            {grading.assertion_results.map((a, i) => (
-              // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no identity but their place.
-              <tr key={i} data-passed={String(a.passed)}>
-                <td>{a.text}</td>
-                <td>
-                  <Status status={a.passed ? "passed" : "failed"} />
-                </td>
-                <td>{a.graded_by}</td>
-                <td class="evidence">{a.evidence}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+      <DataTable name="assertions" head={["assertion", "result", "graded by", "evidence"]}>
+        {grading.assertion_results.map((a, i) => (
+          // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no identity but their place.
+          <tr key={i} data-passed={String(a.passed)}>
+            <td>{a.text}</td>
+            <td>
+              <Status status={a.passed ? "passed" : "failed"} />
+            </td>
+            <td>{a.graded_by}</td>
+            <td class="evidence">{a.evidence}</td>
+          </tr>
+        ))}
+      </DataTable>
       {(grading.errors ?? []).map((e) => (
         <p key={e} class="warning">
           grading: {e}
@@ -595,71 +529,46 @@ function TriggerTables({ report }: { report: TriggerReport }) {
         {report.runs_per_query} run(s) per query and engine; a query that should trigger passes above {percent(report.threshold)}, a near
         miss at or below it
       </p>
-      <div class="scroll">
-        <table class="table" data-table="triggers">
-          <thead>
-            <tr>
-              <th>query</th>
-              <th>should trigger</th>
-              <th>split</th>
-              {engines.map((e) => (
-                <th key={e}>{e}</th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {queries.map((q) => (
-              <tr key={q.query} data-query={q.query}>
-                <td>{q.query}</td>
-                <td>{q.should_trigger ? "yes" : "no"}</td>
-                <td>{q.split}</td>
-                {engines.map((e) => {
-                  const r = report.queries.find((x) => x.query === q.query && x.engine === e);
-                  return (
-                    <td key={e} data-engine={e}>
-                      {r ? (
-                        <>
-                          {percent(r.trigger_rate)}{" "}
-                          <span class="muted">
-                            ({r.triggers}/{r.runs})
-                          </span>{" "}
-                          <Status status={r.passed ? "passed" : "failed"} />
-                        </>
-                      ) : (
-                        "–"
-                      )}
-                    </td>
-                  );
-                })}
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
-      <div class="scroll">
-        <table class="table" data-table="trigger-splits">
-          <thead>
-            <tr>
-              <th>engine</th>
-              <th class="num">train passed</th>
-              <th class="num">validation passed</th>
-            </tr>
-          </thead>
-          <tbody>
-            {Object.entries(report.summary).map(([engine, s]) => (
-              <tr key={engine} data-engine={engine}>
-                <td>{engine}</td>
-                <td class="num" data-split="train">
-                  {s.train.passed}/{s.train.total}
+      <DataTable name="triggers" head={["query", "should trigger", "split", ...engines]}>
+        {queries.map((q) => (
+          <tr key={q.query} data-query={q.query}>
+            <td>{q.query}</td>
+            <td>{q.should_trigger ? "yes" : "no"}</td>
+            <td>{q.split}</td>
+            {engines.map((e) => {
+              const r = report.queries.find((x) => x.query === q.query && x.engine === e);
+              return (
+                <td key={e} data-engine={e}>
+                  {r ? (
+                    <>
+                      {percent(r.trigger_rate)}{" "}
+                      <span class="muted">
+                        ({r.triggers}/{r.runs})
+                      </span>{" "}
+                      <Status status={r.passed ? "passed" : "failed"} />
+                    </>
+                  ) : (
+                    "–"
+                  )}
                 </td>
-                <td class="num" data-split="validation">
-                  {s.validation.passed}/{s.validation.total}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      </div>
+              );
+            })}
+          </tr>
+        ))}
+      </DataTable>
+      <DataTable name="trigger-splits" head={["engine", ["train passed", "num"], ["validation passed", "num"]]}>
+        {Object.entries(report.summary).map(([engine, s]) => (
+          <tr key={engine} data-engine={engine}>
+            <td>{engine}</td>
+            <td class="num" data-split="train">
+              {s.train.passed}/{s.train.total}
+            </td>
+            <td class="num" data-split="validation">
+              {s.validation.passed}/{s.validation.total}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
     </>
   );
 }
@@ -700,65 +609,40 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
       {bb && ab ? (
         <>
           <h2>Delta</h2>
-          <div class="scroll">
-            <table class="table" data-table="delta-change">
-              <thead>
-                <tr>
-                  <th>engine</th>
-                  <th>Δ pass rate</th>
-                  <th>Δ time</th>
-                  <th>Δ tokens</th>
-                  <th>change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {compareDeltas(bb, ab).map((d) => (
-                  <tr key={d.scope} data-scope={d.scope}>
-                    <td>{d.scope}</td>
-                    <td data-delta="pass_rate">
-                      {signed(d.before?.pass_rate, "rate")} → {signed(d.after?.pass_rate, "rate")}
-                    </td>
-                    <td data-delta="time">
-                      {signed(d.before?.time_seconds, "seconds")} → {signed(d.after?.time_seconds, "seconds")}
-                    </td>
-                    <td data-delta="tokens">
-                      {signed(d.before?.tokens, "tokens")} → {signed(d.after?.tokens, "tokens")}
-                    </td>
-                    <td>
-                      <Mark change={d.change} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable name="delta-change" head={["engine", "Δ pass rate", "Δ time", "Δ tokens", "change"]}>
+            {compareDeltas(bb, ab).map((d) => (
+              <tr key={d.scope} data-scope={d.scope}>
+                <td>{d.scope}</td>
+                <td data-delta="pass_rate">
+                  {signed(d.before?.pass_rate, "rate")} → {signed(d.after?.pass_rate, "rate")}
+                </td>
+                <td data-delta="time">
+                  {signed(d.before?.time_seconds, "seconds")} → {signed(d.after?.time_seconds, "seconds")}
+                </td>
+                <td data-delta="tokens">
+                  {signed(d.before?.tokens, "tokens")} → {signed(d.after?.tokens, "tokens")}
+                </td>
+                <td>
+                  <Mark change={d.change} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <h2>Cases</h2>
-          <div class="scroll">
-            <table class="table" data-table="case-change">
-              <thead>
-                <tr>
-                  <th>case</th>
-                  <th>configuration</th>
-                  <th>pass rate</th>
-                  <th>change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {compareCases(bb, ab).map((c) => (
-                  <tr key={`${c.eval_id}/${c.configuration}`} data-case={`${c.eval_id}/${c.configuration}`}>
-                    <td>eval-{c.eval_id}</td>
-                    <td>{c.configuration}</td>
-                    <td>
-                      {percent(c.before)} → {percent(c.after)}
-                    </td>
-                    <td>
-                      <Mark change={c.change} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable name="case-change" head={["case", "configuration", "pass rate", "change"]}>
+            {compareCases(bb, ab).map((c) => (
+              <tr key={`${c.eval_id}/${c.configuration}`} data-case={`${c.eval_id}/${c.configuration}`}>
+                <td>eval-{c.eval_id}</td>
+                <td>{c.configuration}</td>
+                <td>
+                  {percent(c.before)} → {percent(c.after)}
+                </td>
+                <td>
+                  <Mark change={c.change} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
           <h2>Assertions that flipped</h2>
           {!flips ? (
             (bAssertions.error ?? aAssertions.error) ? (
@@ -769,74 +653,46 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
           ) : flips.length === 0 ? (
             <p class="muted">no assertion changed its result</p>
           ) : (
-            <div class="scroll">
-              <table class="table" data-table="flips">
-                <thead>
-                  <tr>
-                    <th>case</th>
-                    <th>configuration</th>
-                    <th>engine</th>
-                    <th>run</th>
-                    <th>assertion</th>
-                    <th>result</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {flips.map((f) => (
-                    <tr
-                      key={`${f.eval_id}/${f.configuration}/${f.engine}/${f.run_number}/${f.text}`}
-                      data-flip={`${f.eval_id}/${f.configuration}/${f.engine}`}
-                      data-change={f.change}
-                    >
-                      <td>eval-{f.eval_id}</td>
-                      <td>{f.configuration}</td>
-                      <td>{f.engine}</td>
-                      <td>{f.run_number}</td>
-                      <td>{f.text}</td>
-                      <td>
-                        {f.change === "better" ? "failed → passed" : "passed → failed"} <Mark change={f.change} />
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable name="flips" head={["case", "configuration", "engine", "run", "assertion", "result"]}>
+              {flips.map((f) => (
+                <tr
+                  key={`${f.eval_id}/${f.configuration}/${f.engine}/${f.run_number}/${f.text}`}
+                  data-flip={`${f.eval_id}/${f.configuration}/${f.engine}`}
+                  data-change={f.change}
+                >
+                  <td>eval-{f.eval_id}</td>
+                  <td>{f.configuration}</td>
+                  <td>{f.engine}</td>
+                  <td>{f.run_number}</td>
+                  <td>{f.text}</td>
+                  <td>
+                    {f.change === "better" ? "failed → passed" : "passed → failed"} <Mark change={f.change} />
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
         </>
       ) : null}
       {triggers.length > 0 ? (
         <>
           <h2>Trigger rates</h2>
-          <div class="scroll">
-            <table class="table" data-table="trigger-change">
-              <thead>
-                <tr>
-                  <th>query</th>
-                  <th>engine</th>
-                  <th>should trigger</th>
-                  <th>split</th>
-                  <th>trigger rate</th>
-                  <th>change</th>
-                </tr>
-              </thead>
-              <tbody>
-                {triggers.map((t) => (
-                  <tr key={`${t.query}/${t.engine}`} data-trigger={`${t.query}/${t.engine}`}>
-                    <td>{t.query}</td>
-                    <td>{t.engine}</td>
-                    <td>{t.should_trigger ? "yes" : "no"}</td>
-                    <td>{t.split}</td>
-                    <td>
-                      {percent(t.before)} → {percent(t.after)}
-                    </td>
-                    <td>
-                      <Mark change={t.change} />
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          </div>
+          <DataTable name="trigger-change" head={["query", "engine", "should trigger", "split", "trigger rate", "change"]}>
+            {triggers.map((t) => (
+              <tr key={`${t.query}/${t.engine}`} data-trigger={`${t.query}/${t.engine}`}>
+                <td>{t.query}</td>
+                <td>{t.engine}</td>
+                <td>{t.should_trigger ? "yes" : "no"}</td>
+                <td>{t.split}</td>
+                <td>
+                  {percent(t.before)} → {percent(t.after)}
+                </td>
+                <td>
+                  <Mark change={t.change} />
+                </td>
+              </tr>
+            ))}
+          </DataTable>
         </>
       ) : null}
     </main>
