@@ -10,20 +10,15 @@ import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startViewServer, type RunningView } from "@skillrig/view";
-import { launchChromium, openPage, type WatchedPage } from "./support/browser.js";
+import { launchChromium, OpenedPages, type WatchedPage } from "./support/browser.js";
 import { A, B, BROKEN_ID, C, EVAL_ID, HOSTILE_HTML, HOSTILE_RUN, Q1, Q2, Q4, writeFixtureEvals } from "./support/fixture-evals.js";
 
 describe("skillrig view's eval pages in Chromium", () => {
   let view: RunningView;
   let browser: Browser;
-  let opened: WatchedPage[] = [];
+  const pages = new OpenedPages(() => browser);
 
-  const open = async (hash: string) => {
-    const w = await openPage(browser, view.url);
-    opened.push(w);
-    await w.page.goto(`${view.url}${hash}`);
-    return w;
-  };
+  const open = (hash: string) => pages.open(view.url, hash);
   const text = (w: WatchedPage, selector: string) => w.page.locator(selector).first().innerText();
 
   beforeAll(async () => {
@@ -36,10 +31,7 @@ describe("skillrig view's eval pages in Chromium", () => {
   });
 
   afterEach(async () => {
-    const problems = opened.flatMap((w) => w.problems);
-    for (const w of opened) await w.close();
-    opened = [];
-    expect(problems).toEqual([]);
+    expect(await pages.closeAll()).toEqual([]);
   });
 
   afterAll(async () => {
@@ -126,9 +118,19 @@ describe("skillrig view's eval pages in Chromium", () => {
   });
 
   it("compares two iterations: better and worse per case, the assertions that flipped, the delta, trigger rates", async () => {
-    const w = await open(`#/eval/${EVAL_ID}/2`);
+    const w = await open(`#/eval/${EVAL_ID}`);
     const { page } = w;
+    // The eval's page: its iterations newest first, the newest two picked to compare.
+    await page.locator('table[data-table="iterations"] tbody tr').first().waitFor();
+    expect(
+      await page.locator('table[data-table="iterations"] tbody tr').evaluateAll((trs) => trs.map((t) => t.getAttribute("data-iteration"))),
+    ).toEqual(["2", "1"]);
+    expect(await page.locator('tr[data-iteration="1"]').innerText()).toMatch(
+      /failed[\s\S]*with_skill 62\.5% · without_skill 12\.5%\s+\+50\.0 pp/,
+    );
+    expect(await page.getByRole("link", { name: "compare" }).getAttribute("href")).toBe(`#/eval/${EVAL_ID}/compare/1/2`);
     // Reached from the iteration page: the other iteration is picked.
+    await page.goto(`${view.url}#/eval/${EVAL_ID}/2`);
     await page.locator('a[data-link="compare"]').click();
     await page.waitForURL(new RegExp(`#/eval/${EVAL_ID}/compare/1/2$`));
     await page.getByRole("heading", { name: "top-months: iteration 1 → iteration 2" }).waitFor();

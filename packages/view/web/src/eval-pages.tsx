@@ -76,6 +76,26 @@ function DataTable({ name, head, children }: { name: string; head: Head[]; child
   );
 }
 
+function IterationSelect({
+  label,
+  numbers,
+  value,
+  onPick,
+}: { label: string; numbers: number[]; value: number | undefined; onPick: (n: number) => void }) {
+  return (
+    <label>
+      {label}{" "}
+      <select name={label.replace(/ /g, "-")} value={String(value)} onChange={(e) => onPick(Number((e.target as HTMLSelectElement).value))}>
+        {numbers.map((n) => (
+          <option key={n} value={String(n)}>
+            iteration {n}
+          </option>
+        ))}
+      </select>
+    </label>
+  );
+}
+
 /** An eval folder: its iterations, newest first, and two picked to compare. */
 export function EvalPage({ id }: { id: string }) {
   const { data, error } = useFetch<EvalSummary>(evalUrl(id));
@@ -120,26 +140,8 @@ export function EvalPage({ id }: { id: string }) {
       </DataTable>
       {numbers.length > 1 ? (
         <div class="filters">
-          <label>
-            before{" "}
-            <select name="before" value={String(b)} onChange={(e) => setBefore(Number((e.target as HTMLSelectElement).value))}>
-              {numbers.map((n) => (
-                <option key={n} value={String(n)}>
-                  iteration {n}
-                </option>
-              ))}
-            </select>
-          </label>
-          <label>
-            after{" "}
-            <select name="after" value={String(a)} onChange={(e) => setAfter(Number((e.target as HTMLSelectElement).value))}>
-              {numbers.map((n) => (
-                <option key={n} value={String(n)}>
-                  iteration {n}
-                </option>
-              ))}
-            </select>
-          </label>
+          <IterationSelect label="before" numbers={numbers} value={b} onPick={setBefore} />
+          <IterationSelect label="after" numbers={numbers} value={a} onPick={setAfter} />
           {a !== undefined && b !== undefined && a !== b ? <a href={comparePage(data.id, b, a)}>compare</a> : null}
         </div>
       ) : null}
@@ -179,16 +181,7 @@ export function IterationPage({ id, n }: { id: string; n: number }) {
       <Problems problems={[data.iteration_problem, data.benchmark_problem]} />
       {choices.length > 0 && picked !== undefined ? (
         <div class="filters">
-          <label>
-            compare with{" "}
-            <select name="compare-with" value={String(picked)} onChange={(e) => setOther(Number((e.target as HTMLSelectElement).value))}>
-              {choices.map((m) => (
-                <option key={m} value={String(m)}>
-                  iteration {m}
-                </option>
-              ))}
-            </select>
-          </label>
+          <IterationSelect label="compare with" numbers={choices} value={picked} onPick={setOther} />
           <a href={comparePage(id, Math.min(picked, n), Math.max(picked, n))} data-link="compare">
             compare
           </a>
