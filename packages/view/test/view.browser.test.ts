@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, openPage, type WatchedPage } from "./support/browser.js";
+import { launchChromium, OpenedPages, type WatchedPage } from "./support/browser.js";
 import { REPO, runCli, startCli, type CliService } from "./support/cli.js";
 import { writeFixtureRuns } from "./support/fixture-runs.js";
 
@@ -21,16 +21,11 @@ describe("skillrig view in Chromium", () => {
   let jobs: CliService<{ url: string }>;
   let view: CliService<{ url: string; runs_dir: string; server: string }>;
   let browser: Browser;
-  let opened: WatchedPage[] = [];
+  const pages = new OpenedPages(() => browser);
   let recordedTest: string;
   let recordedSolve: string;
 
-  const open = async (hash: string, viewport?: { width: number; height: number }) => {
-    const w = await openPage(browser, view.info.url, viewport);
-    opened.push(w);
-    await w.page.goto(`${view.info.url}${hash}`);
-    return w;
-  };
+  const open = (hash: string, viewport?: { width: number; height: number }) => pages.open(view.info.url, hash, viewport);
 
   beforeAll(async () => {
     runsDir = mkdtempSync(join(tmpdir(), "skillrig-view-runs-"));
@@ -62,10 +57,7 @@ describe("skillrig view in Chromium", () => {
   });
 
   afterEach(async () => {
-    const problems = opened.flatMap((w) => w.problems);
-    for (const w of opened) await w.close();
-    opened = [];
-    expect(problems).toEqual([]);
+    expect(await pages.closeAll()).toEqual([]);
   });
 
   afterAll(async () => {
