@@ -61,15 +61,18 @@ export function contextFileText(request: JobExecuteRequest, skillDir: string): s
 export function prepareWorkspace(request: JobExecuteRequest, dirs: EngineDirs, contextFileName: string): void {
   for (const dir of [dirs.workspace, dirs.home, dirs.tmpdir, dirs.logsDir]) mkdirSync(dir, { recursive: true });
   const { work, prompt } = request;
-  // runJob installs the skill already; copy only when it did not (a JobWork built by hand).
-  if (existsSync(join(dirs.skillDir, "SKILL.md"))) {
+  // runJob installs the skill already; copy only when it did not (a JobWork built by hand). With skill_install
+  // "none" nothing of the skill goes where an engine CLI looks for skills.
+  if (work.skillInstall === "none") {
+    // not installed
+  } else if (existsSync(join(dirs.skillDir, "SKILL.md"))) {
     // installed
   } else if (existsSync(work.run.skillSnapshot)) {
     cpSync(work.run.skillSnapshot, dirs.skillDir, { recursive: true });
   } else {
     mkdirSync(dirs.skillDir, { recursive: true });
   }
-  if (prompt.skillMd !== undefined) writeFileSync(join(dirs.skillDir, "SKILL.md"), prompt.skillMd);
+  if (prompt.skillMd !== undefined && work.skillInstall !== "none") writeFileSync(join(dirs.skillDir, "SKILL.md"), prompt.skillMd);
   const contextFile = join(dirs.workspace, contextFileName);
   const section = contextFileText(request, dirs.skillDir);
   const existing = existsSync(contextFile) ? readFileSync(contextFile, "utf8") : "";
