@@ -86,7 +86,8 @@ export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string, 
     // codex has no skill tool: its model reads the SKILL.md codex listed, as a real model does.
     const file = listedSkillFile(body, turn.activate_skill.name);
     const cmd = file ? `cat ${shellQuote(file)}` : undefined;
-    if (cmd) return { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: "exec_command", arguments: JSON.stringify({ cmd }) };
+    if (cmd)
+      return { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: "exec_command", arguments: JSON.stringify({ cmd }) };
     turn = { text: `mock-model: codex lists no skill named "${turn.activate_skill.name}" in this request` };
   }
   const text = turnText(turn, toolOutput);

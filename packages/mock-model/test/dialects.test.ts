@@ -96,7 +96,9 @@ describe("the Anthropic Messages dialect", () => {
 
   it("activate_skill is Claude Code's Skill tool with the skill's name; branches pick by the request's text here too", async () => {
     const s = await start(
-      scenario(turn.text("not listed"), { branches: [{ prompt_contains: ["- sales: Builds sales reports"], turns: [turn.activateSkill("sales")] }] }),
+      scenario(turn.text("not listed"), {
+        branches: [{ prompt_contains: ["- sales: Builds sales reports"], turns: [turn.activateSkill("sales")] }],
+      }),
     );
     const plain = sse(await (await ask(s, messagesBody(0))).text());
     expect(plain[2]!.data.delta).toEqual({ type: "text_delta", text: "not listed" });

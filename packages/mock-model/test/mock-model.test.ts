@@ -232,9 +232,15 @@ describe("mock-model", () => {
       const s = await start({ turns: [{ activate_skill: { name } }] });
       const r = await fetch(`${s.url}/v1/responses`, {
         method: "POST",
-        body: JSON.stringify({ model: "gpt-x", instructions: "x", input: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }] }),
+        body: JSON.stringify({
+          model: "gpt-x",
+          instructions: "x",
+          input: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }],
+        }),
       });
-      const item = (sseData(await r.text()) as Array<{ item?: { type: string; arguments?: string; content?: Array<{ text: string }> } }>)[2]!.item!;
+      const item = (
+        sseData(await r.text()) as Array<{ item?: { type: string; arguments?: string; content?: Array<{ text: string }> } }>
+      )[2]!.item!;
       return item.type === "function_call" ? (JSON.parse(item.arguments!) as { cmd: string }).cmd : item.content![0]!.text;
     };
     expect(await cmdFor("sales", listing)).toBe("cat '/ws/it'\\''s/.agents/skills/sales/SKILL.md'");

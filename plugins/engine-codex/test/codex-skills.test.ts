@@ -7,7 +7,8 @@ import { codex } from "./settings.js";
 describeSkillActivation(codex, { via: "read SKILL.md" });
 
 describe("codex parser: skill activations", () => {
-  const started = (id: string, command: string) => JSON.stringify({ type: "item.started", item: { id, type: "command_execution", command } });
+  const started = (id: string, command: string) =>
+    JSON.stringify({ type: "item.started", item: { id, type: "command_execution", command } });
 
   it("a command reading a skill's SKILL.md is a skill_activated beside its tool_call, once per skill", () => {
     const parser = createCodexStreamParser();
