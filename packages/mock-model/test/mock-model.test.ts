@@ -23,6 +23,13 @@ function sseData(text: string): unknown[] {
     .map((l) => JSON.parse(l.slice(6)));
 }
 
+/** One Gemini streaming request whose only text is `text`; the answer's SSE data as JSON text. */
+const askGemini = (s: MockModel, text: string) =>
+  fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
+  }).then(async (r) => JSON.stringify(sseData(await r.text())));
+
 const geminiBody = (modelTurns: number) => ({
   contents: [
     { role: "user", parts: [{ text: "go" }] },
@@ -186,11 +193,7 @@ describe("mock-model", () => {
       turns: [{ text: "first run" }],
       branches: [{ prompt_contains: "repair your previous answer", turns: [{ text: "repaired" }] }],
     });
-    const ask = (text: string) =>
-      fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
-        method: "POST",
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
-      }).then(async (r) => JSON.stringify(sseData(await r.text())));
+    const ask = (text: string) => askGemini(s, text);
     expect(await ask("do the task")).toContain("first run");
     expect(await ask("do the task\n## skillrig: repair your previous answer")).toContain("repaired");
     expect(() => validateScenario({ turns: [{ text: "x" }], branches: [{ prompt_contains: "", turns: [] }] })).toThrow(
@@ -203,11 +206,7 @@ describe("mock-model", () => {
       turns: [{ text: "not listed" }],
       branches: [{ prompt_contains: ["sales report", "Builds sales reports"], turns: [{ activate_skill: { name: "sales" } }] }],
     });
-    const ask = (text: string) =>
-      fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
-        method: "POST",
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
-      }).then(async (r) => JSON.stringify(sseData(await r.text())));
+    const ask = (text: string) => askGemini(s, text);
     expect(await ask("make the sales report")).toContain("not listed");
     expect(await ask("<skill>Builds sales reports</skill> make the sales report")).toContain(
       JSON.stringify({ functionCall: { name: "activate_skill", args: { name: "sales" } } }),
