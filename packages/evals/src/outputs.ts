@@ -6,14 +6,30 @@
  * the skill's installed copies (`.agents/skills/`, `.claude/skills/`, ...) and the engine's context file when it
  * is still exactly what skillrig wrote.
  */
-import { closeSync, constants, fstatSync, lstatSync, mkdirSync, openSync, readdirSync, readSync, writeSync, type Stats } from "node:fs";
+import {
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readSync,
+  rmdirSync,
+  writeSync,
+  type Stats,
+} from "node:fs";
 import { join } from "node:path";
 
 /** 50 MiB: a run's outputs are read by grading and by people; an agent that writes more is not copied in full. */
 export const DEFAULT_OUTPUTS_CAP_BYTES = 50 * 1024 * 1024;
 
-/** Folders at the workspace's top where engines find skills: the installed copies, never the agent's work. */
+/**
+ * Left out of outputs/: the folders at the workspace's top where engines find skills (the installed copies, never
+ * the agent's work), and `.skillrig/`, skillrig's answer channel (the answer is in answer.json).
+ */
 export const SKILL_INSTALL_DIRS = [".agents/skills", ".claude/skills", ".gemini/skills", ".codex/skills"];
+const LEFT_OUT = [...SKILL_INSTALL_DIRS, ".skillrig"];
 
 export interface CopyOutputsOptions {
   /** Top-level files skillrig wrote into the workspace (the engine's context file), with the text it wrote: left
@@ -40,7 +56,9 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
   mkdirSync(dest, { recursive: true });
   const written = new Map((options.writtenBySkillrig ?? []).map((w) => [w.path, w.text]));
 
-  const walk = (from: string, to: string, rel: string): void => {
+  /** Copies one folder; says whether it left out one of LEFT_OUT (so a folder that held only that is not kept). */
+  const walk = (from: string, to: string, rel: string): boolean => {
+    let leftOut = false;
     let entries: string[];
     try {
       entries = readdirSync(from).sort();
@@ -49,11 +67,14 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
         path: rel || ".",
         reason: `cannot be listed: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
       });
-      return;
+      return false;
     }
     for (const name of entries) {
       const relPath = rel === "" ? name : `${rel}/${name}`;
-      if (SKILL_INSTALL_DIRS.includes(relPath)) continue;
+      if (LEFT_OUT.includes(relPath)) {
+        leftOut = true;
+        continue;
+      }
       const source = join(from, name);
       let st: Stats;
       try {
@@ -65,8 +86,9 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
       if (st.isSymbolicLink()) {
         result.skipped.push({ path: relPath, reason: "a symbolic link (links are never followed)" });
       } else if (st.isDirectory()) {
-        mkdirSync(join(to, name));
-        walk(source, join(to, name), relPath);
+        const target = join(to, name);
+        mkdirSync(target);
+        if (walk(source, target, relPath) && readdirSync(target).length === 0) rmdirSync(target);
       } else if (!st.isFile()) {
         result.skipped.push({ path: relPath, reason: `a special file (${kindOf(st)}), not a regular file` });
       } else if (written.has(relPath) && unchanged(source, written.get(relPath)!)) {
@@ -75,6 +97,7 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
         copyFile(source, join(to, name), relPath);
       }
     }
+    return leftOut;
   };
 
   const copyFile = (source: string, target: string, relPath: string): void => {

@@ -74,7 +74,9 @@ describe("copyOutputs against a hostile workspace", () => {
     expect(readdirSync(join(root, "run"))).toEqual(["outputs"]);
   });
 
-  it("the skill's installed copies are left out, the context file only when unchanged", () => {
+  it("the skill's installed copies and skillrig's answer channel are left out, the context file only when unchanged", () => {
+    mkdirSync(join(workspace, ".skillrig"));
+    writeFileSync(join(workspace, ".skillrig", "result.json"), "{}");
     for (const dir of [".agents/skills/top-months", ".claude/skills/top-months", ".gemini/skills/x"]) {
       mkdirSync(join(workspace, dir), { recursive: true });
       writeFileSync(join(workspace, dir, "SKILL.md"), "skill");
@@ -89,16 +91,8 @@ describe("copyOutputs against a hostile workspace", () => {
         { path: "AGENTS.md", text: "# skillrig job j\n" },
       ],
     });
-    expect(listTree(dest)).toEqual([
-      ".agents/",
-      ".agents/notes/",
-      ".agents/notes/n.md",
-      ".claude/",
-      ".gemini/",
-      "AGENTS.md",
-      "report/",
-      "report/summary.md",
-    ]);
+    // .claude/ and .gemini/ held only the skill: not kept as empty folders; .agents/ keeps the agent's notes.
+    expect(listTree(dest)).toEqual([".agents/", ".agents/notes/", ".agents/notes/n.md", "AGENTS.md", "report/", "report/summary.md"]);
   });
 
   it("no workspace: an empty outputs/ and one entry saying so", () => {
