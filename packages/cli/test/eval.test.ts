@@ -86,6 +86,22 @@ describe("skillrig eval", () => {
     }
   });
 
+  it("a skill with assets/runner.json: exit 2, eval runs plain Agent Skills (its jobs would refuse the case's prompt)", () => {
+    const other = mkdtempSync(join(tmpdir(), "skillrig-eval-runner-"));
+    try {
+      cpSync(join(REPO, "examples/hello-skill/skills/word-stats"), join(other, "word-stats"), { recursive: true });
+      cpSync(join(fixture, "csv-total", "evals"), join(other, "word-stats", "evals"), { recursive: true });
+      const r = spawnSync(process.execPath, [bin, "eval", "./word-stats", "--config", join(dir, "skillrig.config.json")], {
+        cwd: other,
+        encoding: "utf8",
+      });
+      expect(r.status).toBe(2);
+      expect(r.stderr).toContain('skill "word-stats" has assets/runner.json: skillrig eval runs plain Agent Skills');
+    } finally {
+      rmSync(other, { recursive: true, force: true });
+    }
+  });
+
   it("bad options: exit 2 naming the option", () => {
     for (const [args, text] of [
       [["--trigger-runs", "2"], "--trigger-runs 2: expected a whole number of at least 3"],

@@ -9,7 +9,7 @@ export { nextIteration, runPath, iterationDir } from "./layout.js";
 export { copyOutputs, DEFAULT_OUTPUTS_CAP_BYTES, SKILL_INSTALL_DIRS } from "./outputs.js";
 export type { CopyOutputsOptions, CopyOutputsResult } from "./outputs.js";
 export { stat, summarize, buildBenchmark, meetsMinPassRate } from "./stats.js";
-export { runIteration, planRuns, configurationsOf, allFailed, assertionText, NO_JUDGE_EVIDENCE } from "./run-iteration.js";
+export { runIteration, checkPlainSkill, planRuns, configurationsOf, allFailed, assertionText, NO_JUDGE_EVIDENCE } from "./run-iteration.js";
 export type { RunIterationOptions, IterationResult } from "./run-iteration.js";
 export {
   runTriggers,

@@ -10,7 +10,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import type { JobRequest, JobResult, Runner, SkillManifest } from "@skillrig/core";
+import { SkillrigError, type JobRequest, type JobResult, type Runner, type SkillManifest } from "@skillrig/core";
 import { contextFileText } from "@skillrig/engine-kit";
 import { runJob } from "@skillrig/skills";
 import pLimit from "p-limit";
@@ -167,8 +167,23 @@ function tokensOf(result: JobResult | undefined): number {
   return u.totalTokens ?? (u.inputTokens ?? 0) + (u.outputTokens ?? 0);
 }
 
+/**
+ * An eval's runs are jobs with a free-form prompt, which only a plain Agent Skill (SKILL.md, no assets/runner.json)
+ * takes: a runner.json skill renders its own prompt from typed inputs, so every run would be refused.
+ */
+export function checkPlainSkill(skill: SkillManifest, what: string): void {
+  if (skill.plain === true) return;
+  throw new SkillrigError(
+    "invalid_skill",
+    `${what} "${skill.id}" has assets/runner.json: skillrig eval runs plain Agent Skills (SKILL.md without runner.json), whose jobs take the case's prompt as is`,
+    { file: skill.runnerFile, hint: "evaluate a plain Agent Skill, or run this skill's cases with skillrig run (docs/evals.md)" },
+  );
+}
+
 export async function runIteration(options: RunIterationOptions): Promise<IterationResult> {
   const { runner, skill, baseline, evals, engines } = options;
+  checkPlainSkill(skill, "skill");
+  if (baseline) checkPlainSkill(baseline, "the --baseline skill");
   const runs = options.runs ?? 1;
   const configurations = configurationsOf(baseline);
   const iteration = nextIteration(options.evalDir);

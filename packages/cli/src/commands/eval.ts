@@ -12,6 +12,7 @@ import type { Command } from "commander";
 import { SkillrigError, type Runner, type SkillManifest } from "@skillrig/core";
 import {
   DEFAULT_TRIGGER_RUNS,
+  checkPlainSkill,
   gradeRun,
   MIN_TRIGGER_RUNS,
   loadEvals,
@@ -192,6 +193,7 @@ export const evalCommand: CommandModule = {
         }
         const timeout = options.timeout !== undefined ? positiveInteger(options.timeout, "--timeout") : undefined;
         const skill: SkillManifest = await skillFromArgument(ctx, skillArg);
+        checkPlainSkill(skill, "skill");
         const evals = loadEvals(skill);
         const triggers = options.triggers ? loadTriggers(skill) : undefined;
         let baseline: SkillManifest | undefined;
@@ -200,6 +202,7 @@ export const evalCommand: CommandModule = {
           if (!existsSync(dir))
             throw new SkillrigError("usage", `--baseline ${options.baseline}: ${dir} does not exist`, { field: "--baseline" });
           baseline = loadSkill(dir);
+          checkPlainSkill(baseline, "the --baseline skill");
         }
         let template: string | undefined;
         if (options.judgePrompt !== undefined) {
