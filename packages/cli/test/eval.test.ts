@@ -102,6 +102,25 @@ describe("skillrig eval", () => {
     }
   });
 
+  it("--help lists its options and exit codes", () => {
+    const r = spawnSync(process.execPath, [bin, "eval", "--help"], { cwd: dir, encoding: "utf8" });
+    expect(r.status).toBe(0);
+    for (const option of [
+      "--engine",
+      "--runs",
+      "--baseline",
+      "--judge",
+      "--judge-prompt",
+      "--out",
+      "--jobs",
+      "--min-pass-rate",
+      "--trigger-runs",
+      "--no-triggers",
+    ])
+      expect(r.stdout).toContain(option);
+    expect(r.stdout).toContain("1 one is below, 2 invalid input");
+  });
+
   it("bad options: exit 2 naming the option", () => {
     for (const [args, text] of [
       [["--trigger-runs", "2"], "--trigger-runs 2: expected a whole number of at least 3"],
