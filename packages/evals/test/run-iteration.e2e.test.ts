@@ -5,7 +5,7 @@
  * workspace (a link to /etc/passwd, a fifo, a grading.json claiming a pass). Checked on disk: the layout, every
  * run's files, benchmark.json's delta, triggers.json, and that nothing the agent left is graded as trusted.
  */
-import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync } from "node:fs";
+import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -144,8 +144,62 @@ describe("skillrig eval on gemini against the mock model", () => {
     for (const q of report.queries) for (const job of q.jobs) expect(jobs).toContain(job);
   });
 
-  it("the next eval of the same skill is iteration 2", async () => {
-    const { nextIteration } = await import("../src/layout.js");
-    expect(nextIteration(evalDir)).toBe(2);
-  });
+  it("the next eval is iteration 2: --baseline compares with old_skill, --runs 2 adds run-<k>/", async () => {
+    // The old snapshot's description does not say what the new one says, so the mock agent with it plays the
+    // agent without the skill: wrong total.
+    const oldDir = join(dir, "old", "csv-total");
+    cpSync(join(dir, "csv-total"), oldDir, { recursive: true });
+    writeFileSync(
+      join(oldDir, "SKILL.md"),
+      readFileSync(join(oldDir, "SKILL.md"), "utf8").replace(/^description: .*$/m, "description: Totals of CSV files."),
+    );
+    const runner = new Runner({ cwd: dir })
+      .use(
+        new GeminiEnginePlugin({
+          approval_mode: "yolo",
+          mock_scenario: loadScenario(join(fixtures, "scenario.json")),
+          timeout_ms: 120_000,
+        }),
+      )
+      .use(skillProtocolPlugin())
+      .use(sandboxPlugin());
+    const skill = loadSkill(join(dir, "csv-total"));
+    let second: IterationResult;
+    try {
+      second = await runIteration({
+        runner,
+        skill,
+        baseline: loadSkill(oldDir),
+        evals: loadEvals(skill),
+        engines: ["gemini"],
+        runs: 2,
+        jobs: 2,
+        evalDir,
+        minPassRate: 0.9,
+        gradeRun,
+      });
+    } finally {
+      await runner.close();
+    }
+    expect(second.iteration).toBe(2);
+    expect(second.passed).toBe(false);
+    expect(readJson<IterationRecord>(join(second.dir, "iteration.json"))).toMatchObject({
+      status: "failed",
+      configurations: ["with_skill", "old_skill"],
+      baseline_path: oldDir,
+      min_pass_rate: 0.9,
+    });
+    const benchmark = readJson<Benchmark>(join(second.dir, "benchmark.json"));
+    expect(benchmark.runs.map((r) => r.path)).toEqual([
+      "eval-1/with_skill/run-1",
+      "eval-1/with_skill/run-2",
+      "eval-1/old_skill/run-1",
+      "eval-1/old_skill/run-2",
+    ]);
+    for (const r of benchmark.runs) expect(existsSync(join(second.dir, r.path, "grading.json")), r.path).toBe(true);
+    expect(benchmark.run_summary.with_skill).toMatchObject({ pass_rate: { mean: 0.6667, stddev: 0 }, runs: 2 });
+    expect(benchmark.run_summary.delta).toMatchObject({ of: ["with_skill", "old_skill"], pass_rate: 0.6667 });
+    expect(readFileSync(join(second.dir, "eval-1", "old_skill", "run-1", "outputs", "total.txt"), "utf8")).toBe("40\n");
+    expect(existsSync(join(second.dir, "triggers.json"))).toBe(false);
+  }, 600_000);
 });
