@@ -4,7 +4,7 @@
  * exits 0, and 1 with a --min-pass-rate the with-skill runs do not meet (then --json is the benchmark).
  */
 import { spawn, spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -153,5 +153,54 @@ describe("skillrig eval", () => {
       { eval_id: 1, configuration: "with_skill", pass_rate: 0.6667 },
       { eval_id: 1, configuration: "without_skill", pass_rate: 0 },
     ]);
+  });
+
+  it("Ctrl-C: the running jobs are canceled, the run's files still written, iteration.json says error, exit 130", async () => {
+    const hang = mkdtempSync(join(tmpdir(), "skillrig-eval-cancel-"));
+    try {
+      cpSync(join(fixture, "csv-total"), join(hang, "skills", "csv-total"), { recursive: true });
+      writeFileSync(
+        join(hang, "skillrig.config.json"),
+        JSON.stringify({
+          plugins: [
+            [join(REPO, "plugins/engine-gemini/dist/index.js"), { mock_scenario: { turns: [{ hang: true }] }, timeout_ms: 300000 }],
+          ],
+          skills: { roots: ["skills"] },
+          runs_dir: "runs",
+        }),
+      );
+      const child = spawn(process.execPath, [bin, "eval", "csv-total", "--jobs", "2"], { cwd: hang, stdio: ["ignore", "pipe", "pipe"] });
+      let stderr = "";
+      child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+      const exited = new Promise<number | null>((r) => child.on("exit", (code) => r(code)));
+      const iteration = join(hang, "runs", "eval-csv-total", "iteration-1");
+      // Wait until both engines are running (each job's event log has the CLI's status line), then press Ctrl-C.
+      const started = () => {
+        const jobs = existsSync(join(iteration, "jobs")) ? readdirSync(join(iteration, "jobs")) : [];
+        return jobs.filter((j) => {
+          const events = join(iteration, "jobs", j, "logs", "events.jsonl");
+          return existsSync(events) && /Gemini CLI \d/.test(readFileSync(events, "utf8"));
+        }).length;
+      };
+      for (let i = 0; started() < 2; i++) {
+        if (i > 1200 || child.exitCode !== null) throw new Error(`the engines did not start: ${stderr}`);
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      child.kill("SIGINT");
+      expect(await exited, stderr).toBe(130);
+      expect(stderr).toContain("SIGINT: canceling the eval's jobs");
+      expect(JSON.parse(readFileSync(join(iteration, "iteration.json"), "utf8"))).toMatchObject({ status: "error" });
+      for (const configuration of ["with_skill", "without_skill"]) {
+        const answer = JSON.parse(readFileSync(join(iteration, "eval-1", configuration, "answer.json"), "utf8"));
+        expect(answer.status, configuration).toBe("canceled");
+        const grading = JSON.parse(readFileSync(join(iteration, "eval-1", configuration, "grading.json"), "utf8"));
+        expect(grading.summary.pass_rate).toBe(0);
+        expect(grading.assertion_results[0].evidence).toMatch(/^the run canceled/);
+      }
+      // No trigger run started after the cancel.
+      expect(existsSync(join(iteration, "triggers.json"))).toBe(false);
+    } finally {
+      rmSync(hang, { recursive: true, force: true });
+    }
   });
 });

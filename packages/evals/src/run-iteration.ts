@@ -228,7 +228,7 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
     });
     writeJson(join(dir, "benchmark.json"), benchmark);
     let triggers: TriggerReport | undefined;
-    if (options.triggers) {
+    if (options.triggers && !options.signal?.aborted) {
       triggers = await runTriggers({
         runner,
         skill,
@@ -243,8 +243,11 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
       });
       writeJson(join(dir, "triggers.json"), triggers);
     }
-    const passed = meetsMinPassRate(benchmark, options.minPassRate ?? 0);
-    writeJson(recordFile, { ...record, status: passed ? "passed" : "failed", finished_at: new Date().toISOString() });
+    // A canceled iteration broke off: its files say what ran, but it neither passed nor failed.
+    const canceled = options.signal?.aborted === true;
+    const passed = !canceled && meetsMinPassRate(benchmark, options.minPassRate ?? 0);
+    const status: IterationRecord["status"] = canceled ? "error" : passed ? "passed" : "failed";
+    writeJson(recordFile, { ...record, status, finished_at: new Date().toISOString() });
     return { iteration, dir, benchmark, ...(triggers ? { triggers } : {}), passed };
   } catch (error) {
     writeJson(recordFile, { ...record, status: "error", finished_at: new Date().toISOString() });
@@ -270,7 +273,8 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
   let result: JobResult | undefined;
   let thrown: { code: string; message: string } | undefined;
   try {
-    result = await runJob(options.runner, request, { skill, runsDir: jobsDir, signal: options.signal });
+    if (options.signal?.aborted) thrown = { code: "canceled", message: "the eval was canceled before this run started" };
+    else result = await runJob(options.runner, request, { skill, runsDir: jobsDir, signal: options.signal });
   } catch (error) {
     // A request refused before the job had a folder (engine not supported, no plugin): the run failed.
     const e = error as { code?: unknown; message?: string };
@@ -281,7 +285,8 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
     capBytes: options.outputsCapBytes ?? DEFAULT_OUTPUTS_CAP_BYTES,
     writtenBySkillrig: result ? contextFilesOf(result, skill, request) : [],
   });
-  const status: RunAnswer["status"] = result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" ? "canceled" : "failed";
+  const status: RunAnswer["status"] =
+    result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" || thrown?.code === "canceled" ? "canceled" : "failed";
   const error = result?.error ? { code: result.error.code, message: result.error.message } : thrown;
   const answer: RunAnswer = {
     eval_id: p.evalCase.id,

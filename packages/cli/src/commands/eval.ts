@@ -275,7 +275,8 @@ export const evalCommand: CommandModule = {
             triggers: result.triggers,
           });
         else ctx.out.result(undefined, summaryText(result, ctx.cwd));
-        if (!result.passed) ctx.out.info(`a case's with_skill pass rate is below --min-pass-rate ${minPassRate}`);
+        if (cancel.signal.aborted) ctx.out.info(`canceled: iteration ${result.iteration} is incomplete (status error)`);
+        else if (!result.passed) ctx.out.info(`a case's with_skill pass rate is below --min-pass-rate ${minPassRate}`);
         setExit(cancel.signal.aborted ? 130 : result.passed ? ExitCode.Success : ExitCode.Failure);
       });
   },
