@@ -6,8 +6,8 @@
  */
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { checkAgent, GEMINI_PLUGIN, mtime, read, scenario, workspaces } from "./support/agent.js";
+import { afterAll, describe, it } from "vitest";
+import { checkAgent, expectVerdict, GEMINI_PLUGIN, mtime, scenario, workspaces } from "./support/agent.js";
 import { type EntryPoint, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
 import { type CliRun, copyFixture, logRow, runCli, usersHere, type Workspace, workspace } from "./support/run.js";
 import { type Serve, startServe } from "./support/serve.js";
@@ -103,15 +103,7 @@ describe("scripted agents in the agent jail", () => {
       problems.push(...agent.problems);
       observed.push(...agent.observed);
       logRow({ fixture: fixture.id, entry_point: entry, user, ok: problems.length === 0, problems, observed: observed.join(" | ") });
-      const marker = fixture.spec.attack_marker;
-      if (marker) {
-        const log = found.map((w) => read(join(w, fixture.spec.agent!.reads_back.probe ?? "")) ?? "").join("");
-        expect(
-          log,
-          `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`,
-        ).toContain(marker);
-      }
-      expect(problems, observed.join("\n")).toEqual([]);
+      expectVerdict(fixture, found, run.stderr, problems, observed);
     },
     300_000,
   );

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { basename, join, relative, sep } from "node:path";
 import { describe, expect, it } from "vitest";
-import { checkAgent, GEMINI_PLUGIN, read, scenario } from "./support/agent.js";
+import { checkAgent, expectVerdict, GEMINI_PLUGIN, read, scenario } from "./support/agent.js";
 import { type EvalVerdict, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
 import { copyFixture, logRow, runCli, usersHere, workspace } from "./support/run.js";
 
@@ -150,22 +150,19 @@ describe("a scripted agent in skillrig eval tries to change its own grading", ()
       problems.push(...iteration.problems);
       observed.push(...iteration.observed);
       // What the agent recorded, from each case run's outputs/ (its workspace as skillrig kept it).
-      const back = fixture.spec.agent!.reads_back;
       for (const runDir of iteration.runs) {
         const agent = checkAgent(fixture, join(runDir, "outputs"), verdict);
         problems.push(...agent.problems.map((p) => `${relative(out, runDir)}: ${p}`));
         observed.push(...agent.observed.map((o) => `${relative(out, runDir)}: ${o}`));
       }
       logRow({ fixture: fixture.id, entry_point: "eval", user, ok: problems.length === 0, problems, observed: observed.join(" | ") });
-      const marker = fixture.spec.attack_marker;
-      if (marker) {
-        const log = iteration.runs.map((r) => read(join(r, "outputs", back.probe ?? "")) ?? "").join("");
-        expect(
-          log,
-          `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`,
-        ).toContain(marker);
-      }
-      expect(problems, observed.join("\n")).toEqual([]);
+      expectVerdict(
+        fixture,
+        iteration.runs.map((r) => join(r, "outputs")),
+        run.stderr,
+        problems,
+        observed,
+      );
     },
     600_000,
   );

@@ -4,6 +4,7 @@
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { expect } from "vitest";
 import { type LoadedFixture, REPO, type Verdict } from "./fixtures.js";
 
 export const GEMINI_PLUGIN = join(REPO, "plugins", "engine-gemini", "dist", "index.js");
@@ -75,4 +76,20 @@ export function checkAgent(fixture: LoadedFixture, ws: string | undefined, verdi
     }
   }
   return { problems, observed };
+}
+
+/**
+ * A row's last word: the attack's marker must be in its log (in one of `workspaces`, so a fixture cannot pass by
+ * doing nothing; `stderr` is the CLI's, shown when it is not), then no problem may be left.
+ */
+export function expectVerdict(fixture: LoadedFixture, workspaces: string[], stderr: string, problems: string[], observed: string[]): void {
+  const marker = fixture.spec.attack_marker;
+  if (marker) {
+    const log = workspaces.map((w) => read(join(w, fixture.spec.agent!.reads_back.probe ?? "")) ?? "").join("");
+    expect(
+      log,
+      `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${stderr.slice(-1500)})`,
+    ).toContain(marker);
+  }
+  expect(problems, observed.join("\n")).toEqual([]);
 }
