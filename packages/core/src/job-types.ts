@@ -28,9 +28,14 @@ export interface SkillManifest {
   dir: string;
   /** Absolute path of SKILL.md. */
   skillMdFile: string;
-  /** Absolute path of assets/runner.json. */
+  /** Absolute path of assets/runner.json (where it would be, for a plain skill). */
   runnerFile: string;
-  /** The raw runner.json. */
+  /**
+   * A plain Agent Skill: SKILL.md only, no assets/runner.json. Its jobs take `JobRequest.prompt` as is, have no input,
+   * parameter or output schema, run on every configured engine, and their output is the agent's final answer text.
+   */
+  plain?: boolean;
+  /** The raw runner.json (`{}` for a plain skill). */
   runner: Record<string, unknown>;
   schemas: {
     input?: { file: string; schema: JsonSchema };

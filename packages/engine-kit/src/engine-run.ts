@@ -89,7 +89,8 @@ export async function prepareEngineRun<O extends BaseEngineOptions>(input: RunEn
   };
   mkdirSync(dirname(partial.outputFile), { recursive: true });
   rmSync(partial.outputFile, { force: true });
-  const suffix = adapter.promptSuffix?.(partial) ?? "";
+  // A plain Agent Skill's answer is free text: no engine's output contract (a demand for JSON) is added to its prompt.
+  const suffix = work.skill.plain === true ? "" : (adapter.promptSuffix?.(partial) ?? "");
   const prompt = suffix ? `${request.prompt.text.trimEnd()}\n\n${suffix}` : request.prompt.text;
   // The prompt the CLI really gets (prompt.md holds the rendered one, without the engine's contract).
   if (suffix) writeFileSync(join(dirs.logsDir, `${work.engine}.prompt.md`), prompt);

@@ -1,6 +1,7 @@
 /**
  * What a turn of the CLI comes to: a failure (how the process ended, else the adapter's classification), a final
- * answer that parses and fits the output schema, or a repair turn asking the agent to fix its answer.
+ * answer that parses and fits the output schema, or a repair turn asking the agent to fix its answer. A plain Agent
+ * Skill's final answer is its text, whatever it holds.
  */
 import { formatViolations, type CompiledSchema, type EngineFailed, type EngineOutcome, type EngineTrace } from "@skillrig/core";
 import type { EngineFailure, EngineInvocation, StreamParser } from "./adapter.js";
@@ -125,6 +126,9 @@ export function judgeTurn<O extends BaseEngineOptions>(
     const message = `${adapter.displayName} finished without a final answer (no output file and no assistant message)`;
     return { outcome: { ...facts, ok: false, failure: { kind: "malformed_output", message } } };
   }
+  // A plain Agent Skill has no output schema: its output is the final answer text as given, never repaired.
+  if (run.work.skill.plain === true)
+    return { outcome: { ...facts, ok: true, output: answer, rawOutput: answer, repairs: [...turn.repairsMade] } };
   const canRepair = turn.attempt < turn.repairTurns;
   const parsed = parseJsonOutput(answer);
   if (!parsed.ok) {

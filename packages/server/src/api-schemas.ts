@@ -100,6 +100,12 @@ export const createJobBody = {
       additionalProperties: true,
     },
     parameter: { type: "object", additionalProperties: true },
+    prompt: {
+      type: "string",
+      maxLength: 200_000,
+      description:
+        "The prompt, as is, of a plain Agent Skill (SKILL.md, no assets/runner.json); required for one, refused for a runner.json skill",
+    },
     options: {
       type: "object",
       additionalProperties: false,
@@ -107,6 +113,12 @@ export const createJobBody = {
         timeout_ms: { type: "integer", minimum: 1 },
         dry_run: { type: "boolean", description: "Stop after rendering the prompt" },
         engine: { type: "object", additionalProperties: true, description: "Options for the engine plugin" },
+        skill_install: {
+          type: "string",
+          enum: ["referenced", "discoverable", "none"],
+          description:
+            "How the agent gets the skill: installed and named in the engine's context file (referenced, the default), installed where the engine discovers skills but not named (discoverable), or not installed (none). The skill's evals/ folder is never installed.",
+        },
       },
     },
   },
@@ -180,6 +192,12 @@ export const skillSummary = {
     engines: { type: "array", items: { type: "string" } },
     file_inputs: { type: "array", items: { type: "string" } },
     inline_inputs: { type: "array", items: { type: "string" } },
+    kind: {
+      type: "string",
+      enum: ["runner", "plain"],
+      description:
+        "plain: a plain Agent Skill (SKILL.md, no assets/runner.json): a job gives `prompt`, any engine, the output is the final answer text",
+    },
   },
 } as const;
 

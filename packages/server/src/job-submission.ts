@@ -27,6 +27,7 @@ export async function createSkillJob(context: ServerContext, { body }: Submitted
   const request: JobRequest = { skill_id: body.skill_id, engine: body.engine };
   if (body.input) request.input = body.input;
   if (body.parameter) request.parameter = body.parameter;
+  if (body.prompt !== undefined) request.prompt = body.prompt;
   if (body.options) request.options = body.options;
   return newJob(context, "skill", {
     skill_id: skill.id,

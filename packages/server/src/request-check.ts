@@ -14,7 +14,13 @@ import {
   type SkillManifest,
   type Violation,
 } from "@skillrig/core";
-import { fileInputNames, INPUT_SOURCE_KEYWORD, inlineInputSchema, unsupportedEngineMessage } from "@skillrig/skills/protocol";
+import {
+  fileInputNames,
+  INPUT_SOURCE_KEYWORD,
+  inlineInputSchema,
+  promptAndInstallViolations,
+  unsupportedEngineMessage,
+} from "@skillrig/skills/protocol";
 
 const validators = new Map<string, CompiledSchema>();
 
@@ -80,6 +86,9 @@ export function checkJobRequest(runner: Runner, skill: SkillManifest, request: J
 
   const fileInputs = fileInputNames(skill);
   const violations: Violation[] = engineOptionViolations(request.options?.engine, clientEngineOptions, "/options/engine");
+  // A plain Agent Skill's prompt (required; refused for a runner.json skill) and the skill_install mode. A server
+  // job's files come by upload, so a plain skill's request names none here.
+  violations.push(...promptAndInstallViolations(skill, request));
   for (const field of fileInputs) {
     if (request.input && field in request.input) {
       violations.push({

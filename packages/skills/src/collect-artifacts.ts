@@ -48,10 +48,15 @@ export function collectJobArtifacts(collection: ArtifactCollection, work: JobWor
   if (collection.output === undefined) {
     problems.push({
       code: "result_missing",
-      message: `the engine gave no final JSON result for skill "${skill.id}" (expected one JSON object matching its output schema)`,
+      message:
+        skill.plain === true
+          ? `the engine gave no final answer for skill "${skill.id}"`
+          : `the engine gave no final JSON result for skill "${skill.id}" (expected one JSON object matching its output schema)`,
     });
     return { ...collection, problems, artifacts };
   }
+  // A plain Agent Skill's output is the agent's final answer text; it declares no artifacts and no schema.
+  if (skill.plain === true) return { ...collection, problems, artifacts };
   const output = collection.output;
   const outputObject =
     typeof output === "object" && output !== null && !Array.isArray(output) ? (output as Record<string, unknown>) : undefined;

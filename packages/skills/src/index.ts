@@ -14,11 +14,11 @@ export {
 export type { SkillCheck, FoundSkill } from "./load-skill.js";
 export { checkSpecFrontMatter, SPEC_FIELDS, SPEC_LIMITS } from "./spec-conformance.js";
 export type { ProblemSource, SkillProblem } from "./spec-conformance.js";
-export { inputFields, parameterNames, artifactsOf } from "./protocol.js";
+export { inputFields, parameterNames, artifactsOf, workspaceFileKeyProblem, RESERVED_WORKSPACE_FOLDERS } from "./protocol.js";
 export type { InputField } from "./protocol.js";
 export { runJob, runsDirOf, REQUEST_ERROR_CODES } from "./run-job.js";
 export type { RunJobOptions } from "./run-job.js";
-export { runFolderLayout, installedSkillDir } from "./run-folder.js";
+export { runFolderLayout, installedSkillDir, installSkill, SKILL_EVALS_FOLDER } from "./run-folder.js";
 export { DEFAULT_PROMPT, templateContext } from "./render-prompt.js";
 export { renderTemplate, checkTemplate } from "./template.js";
 export { outputInstructions } from "./skill-patch.js";

@@ -31,7 +31,7 @@ export const REQUEST_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
 export function requestError(violations: Violation[]): SkillrigError {
   const code: ErrorCode = violations.some((v) => v.rule === MISSING_FILE_RULE)
     ? "input_missing_file"
-    : violations.some((v) => v.pointer?.startsWith("/input") || v.pointer?.startsWith("/files"))
+    : violations.some((v) => /^\/(input|files|prompt|options)(\/|$)/.test(v.pointer ?? ""))
       ? "input_invalid"
       : "parameter_invalid";
   const lines = violations.map((v) => `  ${v.pointer || "(root)"}: ${v.message}`);

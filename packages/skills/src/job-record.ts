@@ -41,7 +41,10 @@ function timeLimitMs(request: JobRequest, skill: SkillManifest): number | undefi
 export function openJob(runner: Runner, request: JobRequest, skill: SkillManifest, options: JobRecordOptions): JobRecord {
   const startedAt = new Date();
   const engine = request.engine;
-  const jobId = options.jobId ?? newJobId(skill.id, startedAt);
+  // The run folder's name is in the agent's working directory path: a job that does not name its skill to the agent
+  // (skill_install "discoverable" or "none") gets an id without the skill's id in it.
+  const named = (request.options?.skill_install ?? "referenced") === "referenced";
+  const jobId = options.jobId ?? newJobId(named ? skill.id : "job", startedAt);
   const run = createRunFolder(options.runsDir, jobId, skill);
   const timeoutMs = timeLimitMs(request, skill);
   // The job's time limit is a timer of the job's own, not AbortSignal.timeout(): Node keeps a timeout signal only

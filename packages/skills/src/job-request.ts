@@ -5,15 +5,17 @@
  * request's `skill_id` resolved.
  */
 import { SkillrigError, type JobRequest, type Runner, type SkillManifest } from "@skillrig/core";
+import { requestError } from "./job-errors.js";
 import { resolveSkill } from "./load-skill.js";
 import { displayPath } from "./paths.js";
-import { unsupportedEngineMessage } from "./protocol.js";
+import { promptAndInstallViolations, unsupportedEngineMessage } from "./protocol.js";
 
 export function checkJobRequest(runner: Runner, request: JobRequest, loaded?: SkillManifest): SkillManifest {
   if (typeof request.engine !== "string" || request.engine === "") {
     throw new SkillrigError("usage", "the job names no engine", { field: "engine", hint: "skillrig run <skill> --engine <name>" });
   }
   const skill = loaded ?? resolveSkill(runner, request.skill_id);
+  checkPromptAndInstall(skill, request);
   const unsupported = unsupportedEngineMessage(skill, request.engine);
   if (unsupported) {
     throw new SkillrigError("engine_not_found", unsupported, { file: displayPath(skill.runnerFile), pointer: "/engines", field: "engine" });
@@ -42,4 +44,13 @@ function refuseInteractiveOnly(skill: SkillManifest): void {
       hint: 'add "auto" to execution_modes if the skill can work without asking (its SKILL.md then tells the agent not to ask)',
     },
   );
+}
+
+/**
+ * What only the skill's kind decides (`promptAndInstallViolations` in protocol.ts, which the jobs server asks too):
+ * a plain Agent Skill needs `prompt`, a runner.json skill refuses it; `options.skill_install` is one of the modes.
+ */
+export function checkPromptAndInstall(skill: SkillManifest, request: JobRequest): void {
+  const violations = promptAndInstallViolations(skill, request);
+  if (violations.length > 0) throw requestError(violations);
 }

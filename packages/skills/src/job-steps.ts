@@ -29,14 +29,14 @@ export async function resolveInputs(runner: Runner, job: JobRecord, uploadProble
   return { input: resolution.value, parameter: resolution.parameter };
 }
 
-/** `job.renderPrompt`: prompt.md, and the patched SKILL.md installed in the workspace. */
+/** `job.renderPrompt`: prompt.md, and the patched SKILL.md installed in the workspace (as `skill_install` says). */
 export async function renderPrompt(runner: Runner, job: JobRecord): Promise<PromptRendering> {
   const { work, result } = job;
   const prompt = await runner.hooks.job.renderPrompt.promise({ text: "", source: "none" }, work);
   writeFileSync(work.run.promptFile, prompt.text);
   if (prompt.skillMd !== undefined) {
     writeFileSync(resolve(work.run.root, "SKILL.patched.md"), prompt.skillMd);
-    installSkill(work.run, work.skill.id, prompt.skillMd);
+    installSkill(work.run, work.skill.id, prompt.skillMd, work.skillInstall);
   }
   result.prompt = prompt.text;
   return prompt;

@@ -1,5 +1,6 @@
 /**
- * Skill packages: `skills/<id>/SKILL.md` + `skills/<id>/assets/runner.json` + the schemas runner.json names.
+ * Skill packages: `skills/<id>/SKILL.md` + `skills/<id>/assets/runner.json` + the schemas runner.json names, or a
+ * plain Agent Skill (`skills/<id>/SKILL.md` alone, the specification's format; see `plainManifest`).
  * `checkSkill` collects every problem (for `skillrig skills validate`); `loadSkill` throws them as one
  * `invalid_skill` error. Every problem names the file and, inside JSON, the pointer.
  */
@@ -113,13 +114,19 @@ function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: 
   const warnings: Problem[] = [];
   const result: { manifest?: SkillManifest; errors: Problem[]; warnings: Problem[] } = { errors, warnings };
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
-    errors.push({ file: displayPath(dir), message: "is not a folder (a skill package is a folder with SKILL.md and assets/runner.json)" });
+    errors.push({
+      file: displayPath(dir),
+      message:
+        "is not a folder (a skill package is a folder with SKILL.md, and assets/runner.json for a skill that declares its inputs and output)",
+    });
     return result;
   }
   const skillMdFile = join(dir, "SKILL.md");
   const runnerFile = join(dir, "assets", "runner.json");
   const skillMdLabel = displayPath(skillMdFile);
   const runnerLabel = displayPath(runnerFile);
+  // A plain Agent Skill: SKILL.md and no assets/runner.json. Its SKILL.md is the agent's as written (no template).
+  const plain = existsSync(skillMdFile) && !existsSync(runnerFile);
 
   // SKILL.md
   let skillMd: string | undefined;
@@ -136,12 +143,18 @@ function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: 
     errors.push(...from("agent-skills-spec", parsed.problems));
     frontMatter = parsed.frontMatter?.data;
     if (frontMatter) specProblems.push(...checkSpecFrontMatter(frontMatter, basename(dir), skillMdLabel));
-    try {
-      checkTemplate(skillMd, skillMdLabel);
-    } catch (error) {
-      const e = error as SkillrigError;
-      errors.push({ file: skillMdLabel, line: e.line, message: e.message, rule: "template_error" });
+    if (!plain) {
+      try {
+        checkTemplate(skillMd, skillMdLabel);
+      } catch (error) {
+        const e = error as SkillrigError;
+        errors.push({ file: skillMdLabel, line: e.line, message: e.message, rule: "template_error" });
+      }
     }
+  }
+  if (plain) {
+    if (frontMatter && errors.length === 0) result.manifest = plainManifest(dir, skillMdFile, runnerFile, frontMatter, errors);
+    return result;
   }
 
   // runner.json
@@ -263,6 +276,42 @@ function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: 
   warnings.push(...checkTemplateReferences(manifest, skillMd ?? "", skillMdLabel, runnerLabel));
   result.manifest = manifest;
   return result;
+}
+
+/**
+ * The manifest of a plain Agent Skill: its id is the folder's name, name and description come from the front
+ * matter; no schemas, no prompts, every engine (`engines` empty).
+ */
+function plainManifest(
+  dir: string,
+  skillMdFile: string,
+  runnerFile: string,
+  frontMatter: Record<string, unknown>,
+  errors: Problem[],
+): SkillManifest | undefined {
+  const id = basename(dir);
+  if (!isSafeSkillId(id)) {
+    errors.push({
+      file: displayPath(dir),
+      message: `the folder name "${id}" is not a usable skill id (lowercase letters, digits, single "-" or "_" between them, at most 64 characters)`,
+    });
+    return undefined;
+  }
+  return {
+    id,
+    name: String(frontMatter.name ?? id),
+    description: String(frontMatter.description ?? ""),
+    version: undefined,
+    engines: [],
+    dir,
+    skillMdFile,
+    runnerFile,
+    plain: true,
+    runner: {},
+    schemas: {},
+    prompts: {},
+    artifacts: [],
+  };
 }
 
 function checkInputSchema(schema: JsonSchema, file: string, errors: Violation[]) {

@@ -8,7 +8,7 @@
  * Browser-safe: this module imports types only (no `node:` builtin, nothing from core at run time); the web form
  * bundles it. Keep it that way: a runtime import here breaks the view's build and `test/protocol-import.test.ts`.
  */
-import type { ArtifactSpec, JsonSchema, SkillManifest, Violation } from "@skillrig/core";
+import type { ArtifactSpec, JobRequest, JsonSchema, SkillManifest, Violation } from "@skillrig/core";
 
 /** The input annotation naming where a field's value comes from. */
 export const INPUT_SOURCE_KEYWORD = "x-input-source";
@@ -211,6 +211,29 @@ function pointerToken(token: string): string {
 }
 
 /**
+ * Workspace folders that skillrig and the engines own (the installed skill, the engines' discovered skills and
+ * settings, the output file): a plain skill's file may not land in them.
+ */
+export const RESERVED_WORKSPACE_FOLDERS: readonly string[] = [".agents", ".claude", ".gemini", ".codex", ".skillrig"];
+
+/**
+ * Why `key` cannot be where a plain skill's file goes in the workspace (`--file data/sales.csv=./sales.csv`), or
+ * undefined: it must be a relative file path, without `..`, outside the folders skillrig and the engines own.
+ */
+export function workspaceFileKeyProblem(key: string): string | undefined {
+  if (key === "" || key.includes("\0")) return `"${key}" is not a file path`;
+  if (key.startsWith("/") || key.startsWith("\\") || /^[A-Za-z]:/.test(key))
+    return `"${key}" is an absolute path; name where the file goes inside the workspace, relative (data/sales.csv)`;
+  const segments = key.split(/[\\/]+/);
+  if (segments.includes("..")) return `"${key}" has a ".." segment; the file must stay inside the workspace`;
+  if (segments[segments.length - 1] === "" || segments[segments.length - 1] === ".") return `"${key}" names a folder, not a file`;
+  const first = segments.find((s) => s !== ".");
+  if (first !== undefined && RESERVED_WORKSPACE_FOLDERS.includes(first))
+    return `"${key}" lands in ${first}/, which skillrig and the engines own (the installed skill, engine settings); put the file elsewhere in the workspace`;
+  return undefined;
+}
+
+/**
  * Checks the names of an upload's files (a zip's entries) against the skill's file inputs: a name that is no file
  * input (pointer `/<name>`), a required file input with no file (pointer `/input/<field>`, rule
  * `input_missing_file`). Undefined when the names fit.
@@ -243,4 +266,61 @@ export function checkUploadNames(skill: Pick<SkillManifest, "id" | "schemas">, n
     message: `the upload does not fit skill "${skill.id}": ${violations.map((v) => v.message).join("; ")}`,
     violations,
   };
+}
+
+// ---- Plain Agent Skills and skill_install
+
+export const SKILL_INSTALL_MODES: readonly string[] = ["referenced", "discoverable", "none"];
+
+/**
+ * What only the skill's kind decides, every problem listed with its pointer into the request: a plain Agent Skill
+ * (`plain`) needs `prompt` (its job's whole task), takes no `input` or `parameter`, and its `files` keys are paths
+ * inside the workspace (`workspaceFileKeyProblem`); a runner.json skill renders its own prompt, so `prompt` is
+ * refused. `options.skill_install` is one of SKILL_INSTALL_MODES.
+ */
+export function promptAndInstallViolations(
+  skill: Pick<SkillManifest, "id" | "plain">,
+  request: Pick<JobRequest, "prompt" | "input" | "parameter" | "files" | "options">,
+): Violation[] {
+  const violations: Violation[] = [];
+  const install: unknown = request.options?.skill_install;
+  if (install !== undefined && !SKILL_INSTALL_MODES.includes(install as string)) {
+    violations.push({
+      pointer: "/options/skill_install",
+      field: "skill_install",
+      message: `must be "referenced", "discoverable" or "none", not ${JSON.stringify(install)}`,
+    });
+  }
+  if (skill.plain !== true) {
+    if (request.prompt !== undefined) {
+      violations.push({
+        pointer: "/prompt",
+        field: "prompt",
+        message: `skill "${skill.id}" renders its own prompt from assets/runner.json and its inputs: give "input", "parameter" and "files", not "prompt" (a prompt is for a plain Agent Skill, one with no runner.json)`,
+      });
+    }
+    return violations;
+  }
+  if (typeof request.prompt !== "string" || request.prompt.trim() === "") {
+    violations.push({
+      pointer: "/prompt",
+      field: "prompt",
+      message: `skill "${skill.id}" is a plain Agent Skill (SKILL.md, no assets/runner.json): the job needs a prompt, the task as the agent gets it (skillrig run ${skill.id} --prompt "..." or --prompt-file <file>)`,
+    });
+  }
+  for (const key of ["input", "parameter"] as const) {
+    const value: unknown = request[key];
+    if (value !== undefined && (typeof value !== "object" || value === null || Object.keys(value).length > 0)) {
+      violations.push({
+        pointer: `/${key}`,
+        field: key,
+        message: `skill "${skill.id}" is a plain Agent Skill: it has no ${key} schema, so the job takes no ${key} values; say it in the prompt`,
+      });
+    }
+  }
+  for (const key of Object.keys(request.files ?? {})) {
+    const problem = workspaceFileKeyProblem(key);
+    if (problem) violations.push({ pointer: `/files/${pointerToken(key)}`, field: key, message: problem });
+  }
+  return violations;
 }

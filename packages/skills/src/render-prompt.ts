@@ -3,6 +3,7 @@
  * `input`, `parameter` and the run context (`run_dir`, `skill_dir`, `workspace_dir`, `uploads_dir`, ...).
  *
  * Template choice: `entrypoint.prompts.<engine>` when the skill has one for the job's engine, else DEFAULT_PROMPT.
+ * A plain Agent Skill renders nothing: its prompt is the request's `prompt`, its SKILL.md is installed as written.
  * Packages that write `{{ input.divisor }}` for a parameter (the reference fixtures do): when no input field has
  * that name, `input.divisor` renders the parameter's value and the job gets a warning. Such names are hidden
  * from iteration, so `input.items()` lists only real inputs.
@@ -46,6 +47,10 @@ export function templateContext(work: JobWork): Record<string, unknown> {
 
 export function renderJobPrompt(prompt: PromptRendering, work: JobWork): PromptRendering {
   const { skill, engine } = work;
+  // A plain Agent Skill: the request's prompt as is, SKILL.md as written (no template, no output contract).
+  if (skill.plain === true) {
+    return { ...prompt, text: work.request.prompt ?? "", source: "request", skillMd: readFileSync(skill.skillMdFile, "utf8") };
+  }
   const context = templateContext(work);
   const engineTemplate = skill.prompts[engine];
   let text: string;

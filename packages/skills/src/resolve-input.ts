@@ -26,6 +26,8 @@ export async function resolveJobInput(resolution: JobInputResolution, work: JobW
   const { skill, request, run } = work;
   const violations: Violation[] = [...resolution.violations];
   const warnings: string[] = [...(resolution.warnings ?? [])];
+  // A plain Agent Skill has no schemas: its files are already in the workspace, input and parameter were refused.
+  if (skill.plain === true) return { ...resolution, violations, warnings };
   const inputSchemaFile = skill.schemas.input ? displayPath(skill.schemas.input.file) : undefined;
   const parameterSchemaFile = skill.schemas.parameter ? displayPath(skill.schemas.parameter.file) : undefined;
 

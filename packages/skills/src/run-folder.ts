@@ -4,9 +4,11 @@
  *   <runs_dir>/<job_id>/
  *     run.json        the request, skill, engine and where each upload came from
  *     uploads/        one file per file input, named exactly as the field
- *     skill/          snapshot of the skill package as it was when the job ran
+ *     skill/          snapshot of the skill package as it was when the job ran (its evals/ included; the
+ *                     agent jail does not show the run folder, only the workspace)
  *     workspace/      the engine's working folder (`run_dir` in templates); the skill is installed
- *                     as workspace/.agents/skills/<id>/ with the patched SKILL.md
+ *                     as workspace/.agents/skills/<id>/ with the patched SKILL.md, without its evals/
+ *                     (not at all with skill_install "none")
  *     prompt.md       the rendered prompt
  *     SKILL.patched.md the SKILL.md the agent sees (rendered, with the output contract appended)
  *     logs/           events.jsonl (every engine event) and the engine plugin's own logs
@@ -17,7 +19,7 @@
 import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync, readdirSync, readlinkSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import type { RunFolder, SkillManifest } from "@skillrig/core";
+import type { RunFolder, SkillInstall, SkillManifest } from "@skillrig/core";
 
 export function newJobId(skillId: string, now = new Date()): string {
   const stamp = now
@@ -91,13 +93,23 @@ export function installedSkillDir(run: RunFolder, skillId: string): string {
   return join(run.workspace, ".agents", "skills", skillId);
 }
 
-/** Copies the snapshot into the workspace at .agents/skills/<id>/ and writes the patched SKILL.md there. */
-export function installSkill(run: RunFolder, skillId: string, skillMd: string): string {
+/**
+ * Copies the snapshot into the workspace at .agents/skills/<id>/ and writes the patched SKILL.md there; with
+ * `skill_install: "none"` nothing is installed (undefined). Whatever the mode, the skill's top-level `evals/` folder
+ * (expected outputs, assertions, trigger labels) is left out: the agent never sees how it is graded. Whether the
+ * engine's context file names the skill (`referenced`) or not (`discoverable`) is the engine's workspace step.
+ */
+export function installSkill(run: RunFolder, skillId: string, skillMd: string, mode: SkillInstall = "referenced"): string | undefined {
+  if (mode === "none") return undefined;
   const target = installedSkillDir(run, skillId);
   // SKILL.md is left out of the copy and written afresh: overwriting the just-copied file truncates it, which on
   // ext4 (auto_da_alloc) forces its blocks to disk first, a wait of milliseconds per job under load.
   const original = join(run.skillSnapshot, "SKILL.md");
-  copyTree(run.skillSnapshot, target, (source) => source !== original);
+  const evals = join(run.skillSnapshot, SKILL_EVALS_FOLDER);
+  copyTree(run.skillSnapshot, target, (source) => source !== original && source !== evals);
   writeFileSync(join(target, "SKILL.md"), skillMd);
   return target;
 }
+
+/** The skill's folder of evals (the Agent Skills specification's `evals/`), never installed for the agent. */
+export const SKILL_EVALS_FOLDER = "evals";

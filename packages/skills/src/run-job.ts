@@ -41,7 +41,7 @@ export async function runJob(runner: Runner, request: JobRequest, options: RunJo
   const skill = checkJobRequest(runner, request, options.skill);
   const job = openJob(runner, request, skill, { ...options, runsDir: options.runsDir ?? runsDirOf(runner) });
   try {
-    const uploadProblems = copyUploads(request, skill, job.work.run.uploads, runner.cwd);
+    const uploadProblems = copyUploads(request, skill, job.work.run, runner.cwd);
     const inputs = await resolveInputs(runner, job, uploadProblems);
     const prompt = await renderPrompt(runner, job);
     options.onPrompt?.({ ...inputs, prompt, work: job.work });

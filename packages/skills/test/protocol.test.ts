@@ -10,6 +10,8 @@ import {
   inlineInputNames,
   inlineInputSchema,
   inputFields,
+  promptAndInstallViolations,
+  workspaceFileKeyProblem,
   inputSourceOf,
   parameterFields,
   parameterNames,
@@ -138,6 +140,59 @@ describe("upload names", () => {
         rule: "input_missing_file",
         message: 'the required file input "input_file" is not in the zip',
       },
+    ]);
+  });
+});
+
+describe("a plain Agent Skill's request (promptAndInstallViolations, workspaceFileKeyProblem)", () => {
+  const plain = { id: "notes", plain: true };
+  const runnerSkill = { id: "word-stats" };
+
+  it("a workspace file key is a relative file path outside the folders skillrig and the engines own", () => {
+    for (const ok of ["sales.csv", "data/sales.csv", "./data/x.txt", "agents/x", "a.claude/x"])
+      expect(workspaceFileKeyProblem(ok), ok).toBeUndefined();
+    const refused: Array<[string, RegExp]> = [
+      ["../x", /".."/],
+      ["data/../../x", /".."/],
+      ["/etc/x", /absolute/],
+      ["C:\\x", /absolute/],
+      ["\\\\host\\x", /absolute/],
+      [".agents/skills/notes/SKILL.md", /\.agents\//],
+      ["./.agents/x", /\.agents\//],
+      [".claude/skills/x/SKILL.md", /\.claude\//],
+      [".gemini/settings.json", /\.gemini\//],
+      [".codex/config.toml", /\.codex\//],
+      [".skillrig/result.json", /\.skillrig\//],
+      ["data/", /folder/],
+      ["", /not a file path/],
+    ];
+    for (const [key, why] of refused) expect(workspaceFileKeyProblem(key), key).toMatch(why);
+  });
+
+  it("a plain skill needs a prompt and takes no input or parameter; a runner.json skill refuses a prompt", () => {
+    expect(promptAndInstallViolations(plain, { prompt: "Summarise." })).toEqual([]);
+    expect(promptAndInstallViolations(plain, { prompt: "Summarise.", input: {}, parameter: {} })).toEqual([]);
+    expect(promptAndInstallViolations(plain, {}).map((v) => v.pointer)).toEqual(["/prompt"]);
+    expect(promptAndInstallViolations(plain, { prompt: "  \n" }).map((v) => v.pointer)).toEqual(["/prompt"]);
+    expect(
+      promptAndInstallViolations(plain, {
+        prompt: "x",
+        input: { a: 1 },
+        parameter: { b: 2 },
+        files: { "../x": "/tmp/x", "a/b.txt": "/tmp/y" },
+      }).map((v) => v.pointer),
+    ).toEqual(["/input", "/parameter", "/files/..~1x"]);
+    expect(promptAndInstallViolations(runnerSkill, { prompt: "x" })).toEqual([
+      expect.objectContaining({ pointer: "/prompt", field: "prompt", message: expect.stringContaining("renders its own prompt") }),
+    ]);
+    expect(promptAndInstallViolations(runnerSkill, { input: { a: 1 } })).toEqual([]);
+  });
+
+  it("skill_install is one of referenced, discoverable, none", () => {
+    for (const mode of ["referenced", "discoverable", "none"] as const)
+      expect(promptAndInstallViolations(runnerSkill, { options: { skill_install: mode } })).toEqual([]);
+    expect(promptAndInstallViolations(runnerSkill, { options: { skill_install: "all" as never } })).toEqual([
+      expect.objectContaining({ pointer: "/options/skill_install", field: "skill_install" }),
     ]);
   });
 });

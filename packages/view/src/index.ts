@@ -1,9 +1,11 @@
 export {
   cleanRuns,
   folderSafeName,
+  isRunId,
   listRunRecords,
   newRunId,
   parseAge,
+  RUN_KINDS,
   readRunRecord,
   recordExistingFolder,
   writeRunRecord,
@@ -13,6 +15,19 @@ export {
   type RunKind,
   type RunRecord,
 } from "./runs-folder.js";
+export {
+  listEvals,
+  readEval,
+  readEvalRun,
+  readIteration,
+  readIterationAssertions,
+  type EvalSummary,
+  type IterationDetail,
+  type IterationSummary,
+  type OutputEntry,
+  type RunAssertions,
+  type RunDetail,
+} from "./eval-folder.js";
 export type { RunningView, ViewServerOptions } from "./view-server.js";
 import type { RunningView, ViewServerOptions } from "./view-server.js";
 

@@ -9,6 +9,9 @@
  *   <runs_dir>/<job_id>/               run: the job's run folder (see packages/skills run-folder.ts), plus
  *     record.json                      its record; the report is the folder's result.json
  *
+ *   <runs_dir>/eval-<skill id>/        eval: `skillrig eval`'s folder (eval-folder.ts); each iteration-<n>/ is
+ *     iteration-<n>/iteration.json     one record (kind eval, id <folder>/iteration-<n>), read from iteration.json
+ *
  * A folder without record.json but with a result.json (a skill job recorded before records existed, or run with
  * --runs-dir) is listed as a `run` from its result.json; anything else in the folder is ignored.
  */
@@ -16,25 +19,33 @@ import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
+import { evalRunRecords, isFolderName, parseEvalRecordId } from "./eval-folder.js";
 
+/** The kinds of run that write a record.json. */
 export type RunKind = "test" | "solve" | "run";
+
+/** Every kind of record listed, in the order `runs list --kind` names them; eval iterations are read from their iteration.json. */
+export const RUN_KINDS: readonly RunRecord["kind"][] = ["test", "solve", "run", "eval"];
 
 export interface RunRecord {
   format: "skillrig-run-record";
   version: 1;
   /** The folder's name inside the runs folder. */
   id: string;
-  kind: RunKind;
-  /** The task id (test), the task ids (solve, comma-joined) or the skill id (run). */
+  kind: RunKind | "eval";
+  /** The task id (test), the task ids (solve, comma-joined), the skill id (run) or the skill's name (eval). */
   name: string;
   engines: string[];
   started_at: string;
   duration_ms: number | null;
-  /** passed: everything passed or the job succeeded; failed: something did not pass; error: the run broke off. */
-  status: "passed" | "failed" | "error";
+  /**
+   * passed: everything passed or the job succeeded; failed: something did not pass; error: the run broke off;
+   * running: an eval iteration still running (or one that was killed before it could say how it ended).
+   */
+  status: "passed" | "failed" | "error" | "running";
   passed: number | null;
   total: number | null;
-  /** passed / total, null when nothing was counted. */
+  /** passed / total, null when nothing was counted; eval: the with_skill mean pass rate (passed and total are null). */
   pass_rate: number | null;
   /** The report's file name inside the folder. */
   report: string;
@@ -46,7 +57,7 @@ export interface NewRecord {
   engines?: string[];
   startedAt: Date;
   durationMs: number | null;
-  status: RunRecord["status"];
+  status: Exclude<RunRecord["status"], "running">;
   passed: number | null;
   total: number | null;
 }
@@ -174,8 +185,19 @@ function recordFromJobResult(id: string, result: unknown): RunRecord | undefined
   };
 }
 
-/** Reads one run folder's record, or undefined when the folder holds no run. */
+/** Whether `id` can name a record: a folder of the runs folder, or an eval iteration `<folder>/iteration-<n>`. */
+export function isRunId(id: string): boolean {
+  return isFolderName(id) || parseEvalRecordId(id) !== undefined;
+}
+
+/**
+ * Reads one run folder's record, or an eval iteration's (`<folder>/iteration-<n>`); undefined when there is no
+ * such run.
+ */
 export async function readRunRecord(runsDir: string, id: string): Promise<RunRecord | undefined> {
+  const evalIteration = parseEvalRecordId(id);
+  if (evalIteration) return (await evalRunRecords(runsDir, evalIteration.id)).find((r) => r.id === id);
+  if (!isFolderName(id)) return undefined;
   const dir = join(resolve(runsDir), id);
   try {
     if (existsSync(join(dir, RECORD))) return checkRecord(id, await readJson(join(dir, RECORD)));
@@ -195,10 +217,13 @@ export async function listRunRecords(runsDir: string): Promise<RunRecord[]> {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return [];
     throw error;
   }
-  const records = await Promise.all(names.map((name) => readRunRecord(runsDir, name)));
-  return records
-    .filter((r): r is RunRecord => r !== undefined)
-    .sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
+  const records = await Promise.all(
+    names.map(async (name) => {
+      const record = await readRunRecord(runsDir, name);
+      return record ? [record] : evalRunRecords(runsDir, name);
+    }),
+  );
+  return records.flat().sort((a, b) => (a.started_at < b.started_at ? 1 : a.started_at > b.started_at ? -1 : 0));
 }
 
 /** "30m", "12h", "7d", "2w" (also s) as milliseconds; undefined for anything else. */
@@ -238,7 +263,13 @@ export async function cleanRuns(runsDir: string, options: CleanOptions): Promise
     if (!entry.isDirectory()) continue;
     const dir = join(root, entry.name);
     const record = await readRunRecord(root, entry.name);
-    const when = record ? Date.parse(record.started_at) : (await stat(dir)).mtimeMs;
+    // An eval folder goes when its newest iteration is that old (the iterations are numbered on from the highest).
+    const iterations = record ? [] : await evalRunRecords(root, entry.name);
+    const when = record
+      ? Date.parse(record.started_at)
+      : iterations.length > 0
+        ? Math.max(...iterations.map((r) => Date.parse(r.started_at)))
+        : (await stat(dir)).mtimeMs;
     if (!(when < cutoff)) continue;
     if (!options.dryRun) await rm(dir, { recursive: true, force: true });
     result.runs.push(dir);

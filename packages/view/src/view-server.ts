@@ -7,6 +7,12 @@
  *   GET  /api/runs                       every RunRecord, newest first
  *   GET  /api/runs/{id}                  {record, report}
  *   GET  /api/runs/{id}/files/{path}     a file of the run folder (?download=1 as an attachment)
+ *   GET  /api/evals                      every eval folder with its iterations (eval-folder.ts)
+ *   GET  /api/evals/{id}                 one eval folder: the skill, its iterations newest first
+ *   GET  /api/evals/{id}/iterations/{n}  iteration.json, benchmark.json, triggers.json (each checked, or why not)
+ *   GET  /api/evals/{id}/iterations/{n}/assertions        every run's assertion results (to compare iterations)
+ *   GET  /api/evals/{id}/iterations/{n}/run/{path}        one run: answer, grading, timing, its outputs/ listed
+ *   GET  /api/evals/{id}/iterations/{n}/files/{path}      a file of the iteration, always as text (?download=1)
  *   ANY  /api/server/{path}              relayed to <server>/v1/{path}
  *   GET  /*                              the web app (dist/web)
  *
@@ -17,11 +23,21 @@ import { createReadStream } from "node:fs";
 import { readFile, realpath, stat } from "node:fs/promises";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { dirname, extname, join, relative, resolve, sep, isAbsolute } from "node:path";
+import { dirname, extname, join, resolve, sep, isAbsolute } from "node:path";
 import { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { loopbackRequestRefusal } from "@skillrig/core";
 import sirv from "sirv";
+import {
+  isFolderName,
+  isInside,
+  listEvals,
+  MAX_SHOWN_BYTES,
+  readEval,
+  readEvalRun,
+  readIteration,
+  readIterationAssertions,
+} from "./eval-folder.js";
 import { listRunRecords, readRunRecord } from "./runs-folder.js";
 
 export interface ViewServerOptions {
@@ -81,15 +97,65 @@ function sendError(res: ServerResponse, status: number, code: string, message: s
   sendJson(res, status, { error: { code, message, ...extra } });
 }
 
-/** Whether `child` (absolute, resolved) lies inside `parent`. */
-function inside(parent: string, child: string): boolean {
-  const rel = relative(parent, child);
-  return rel !== "" && !rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel);
+const inside = isInside;
+/** A run id is one folder name: no separators, no dot-only names. */
+const validRunId = isFolderName;
+
+/** Percent-decoded route parameters, or undefined when one is malformed. */
+function decoded(values: Array<string | undefined>): Array<string | undefined> | undefined {
+  try {
+    return values.map((v) => (v === undefined ? undefined : decodeURIComponent(v)));
+  } catch {
+    return undefined;
+  }
 }
 
-/** A run id is one folder name: no separators, no dot-only names. */
-function validRunId(id: string): boolean {
-  return /^[A-Za-z0-9._-]+$/.test(id) && id !== "." && id !== "..";
+interface FileServing {
+  download: boolean;
+  /** Serve as text/plain whatever the name (agent output never rendered by the browser), and refuse above this many bytes inline. */
+  asText?: { maxInlineBytes: number };
+}
+
+/**
+ * Serves the file at `path` (relative) inside `root` when its real path (through symlinks) is a regular file
+ * inside root's real path; `what` names the folder in the 404's message.
+ */
+async function serveFileInside(res: ServerResponse, root: string, path: string, what: string, how: FileServing): Promise<void> {
+  if (path.includes("\0") || isAbsolute(path)) return sendError(res, 400, "usage", `"${path}" is not a relative path`);
+  const folder = await realpath(root);
+  let real: string;
+  try {
+    // Through symlinks: a link an agent left in its workspace must not reach outside the folder.
+    real = await realpath(resolve(folder, path));
+  } catch {
+    return sendError(res, 404, "file_not_found", `${what} has no file "${path}"`);
+  }
+  if (!inside(folder, real)) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside ${what}`);
+  const info = await stat(real);
+  if (!info.isFile()) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside ${what}`);
+  if (how.asText && !how.download && info.size > how.asText.maxInlineBytes) {
+    return sendError(
+      res,
+      413,
+      "file_too_large",
+      `"${path}" is ${info.size} bytes, over the ${how.asText.maxInlineBytes} the view shows: download it`,
+    );
+  }
+  const name = real.split(sep).pop()!;
+  const type = how.asText
+    ? how.download
+      ? "application/octet-stream"
+      : "text/plain; charset=utf-8"
+    : (CONTENT_TYPES[extname(name).toLowerCase()] ?? "application/octet-stream");
+  res.writeHead(200, {
+    "content-type": type,
+    "content-length": info.size,
+    "content-security-policy": FILE_CSP,
+    "x-content-type-options": "nosniff",
+    "cache-control": "no-store",
+    ...(how.download ? { "content-disposition": `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, "_")}"` } : {}),
+  });
+  createReadStream(real).pipe(res);
 }
 
 export async function startViewServer(options: ViewServerOptions): Promise<RunningView> {
@@ -110,27 +176,44 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
   async function serveRunFile(res: ServerResponse, id: string, path: string, download: boolean): Promise<void> {
     const record = await readRunRecord(runsDir, id);
     if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
-    const folder = await realpath(join(runsDir, id));
-    let real: string;
-    try {
-      // Through symlinks: a link an agent left in its workspace must not reach outside the run folder.
-      real = await realpath(resolve(folder, path));
-    } catch {
-      return sendError(res, 404, "file_not_found", `run "${id}" has no file "${path}"`);
+    return serveFileInside(res, join(runsDir, id), path, `run "${id}"`, { download });
+  }
+
+  async function evalRoute(res: ServerResponse, method: string, match: RegExpExecArray, download: boolean): Promise<void> {
+    if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "evals are read-only here");
+    const parts = decoded([match[1], match[2], match[3], match[4]]);
+    if (!parts) return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+    const [id, n, what, rest] = parts as [string, string | undefined, string | undefined, string | undefined];
+    if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not an eval folder's name`);
+    if (n === undefined) {
+      const found = await readEval(runsDir, id);
+      return found ? sendJson(res, 200, found) : sendError(res, 404, "eval_not_found", `no eval folder "${id}" in ${runsDir}`);
     }
-    if (!inside(folder, real)) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside run "${id}"`);
-    const info = await stat(real);
-    if (!info.isFile()) return sendError(res, 404, "file_not_found", `"${path}" is not a file inside run "${id}"`);
-    const name = real.split(sep).pop()!;
-    res.writeHead(200, {
-      "content-type": CONTENT_TYPES[extname(name).toLowerCase()] ?? "application/octet-stream",
-      "content-length": info.size,
-      "content-security-policy": FILE_CSP,
-      "x-content-type-options": "nosniff",
-      "cache-control": "no-store",
-      ...(download ? { "content-disposition": `attachment; filename="${name.replace(/[^A-Za-z0-9._-]/g, "_")}"` } : {}),
+    const number = Number(n);
+    const detail = await readIteration(runsDir, id, number);
+    if (!detail) return sendError(res, 404, "iteration_not_found", `eval "${id}" has no iteration ${n}`);
+    const where = `iteration ${n} of eval "${id}"`;
+    if (what === undefined) return sendJson(res, 200, detail);
+    if (what === "assertions") {
+      const runs = await readIterationAssertions(runsDir, id, number);
+      if (!runs)
+        return sendError(
+          res,
+          409,
+          "no_benchmark",
+          `${where} has no valid benchmark.json: ${detail.benchmark_problem ?? "not written yet"}`,
+        );
+      return sendJson(res, 200, { runs });
+    }
+    if (!rest) return sendError(res, 404, "not_found", `no API route for ${what} without a path`);
+    if (what === "run") {
+      const run = await readEvalRun(runsDir, id, number, rest);
+      return run ? sendJson(res, 200, run) : sendError(res, 404, "run_not_found", `"${rest}" is not a run folder inside ${where}`);
+    }
+    return serveFileInside(res, join(runsDir, id, `iteration-${number}`), rest, where, {
+      download,
+      asText: { maxInlineBytes: MAX_SHOWN_BYTES },
     });
-    createReadStream(real).pipe(res);
   }
 
   async function relay(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
@@ -189,6 +272,9 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
     if (path === "/api/info") return sendJson(res, 200, { runs_dir: runsDir, server: serverUrl ?? null });
     if (path === "/api/runs") return sendJson(res, 200, { runs: await listRunRecords(runsDir) });
     if (path.startsWith("/api/server/")) return relay(req, res, path.slice("/api/server/".length) + url.search);
+    const evalMatch = /^\/api\/evals\/([^/]+)(?:\/iterations\/([1-9][0-9]{0,8})(?:\/(assertions|run|files)(?:\/(.+))?)?)?$/.exec(path);
+    if (path === "/api/evals") return sendJson(res, 200, { evals: await listEvals(runsDir) });
+    if (evalMatch) return evalRoute(res, method, evalMatch, url.searchParams.get("download") === "1");
     const run = /^\/api\/runs\/([^/]+)(?:\/files\/(.+))?$/.exec(path);
     if (run) {
       if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "runs are read-only here");
@@ -201,10 +287,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
         return sendError(res, 400, "usage", "malformed percent-encoding in the path");
       }
       if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not a run id`);
-      if (file !== undefined) {
-        if (file.includes("\0") || isAbsolute(file)) return sendError(res, 400, "usage", `"${file}" is not a relative path`);
-        return serveRunFile(res, id, file, url.searchParams.get("download") === "1");
-      }
+      if (file !== undefined) return serveRunFile(res, id, file, url.searchParams.get("download") === "1");
       const record = await readRunRecord(runsDir, id);
       if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
       let report: unknown = null;

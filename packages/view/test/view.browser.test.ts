@@ -9,7 +9,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { launchChromium, openPage, type WatchedPage } from "./support/browser.js";
+import { launchChromium, OpenedPages, type WatchedPage } from "./support/browser.js";
 import { REPO, runCli, startCli, type CliService } from "./support/cli.js";
 import { writeFixtureRuns } from "./support/fixture-runs.js";
 
@@ -21,16 +21,11 @@ describe("skillrig view in Chromium", () => {
   let jobs: CliService<{ url: string }>;
   let view: CliService<{ url: string; runs_dir: string; server: string }>;
   let browser: Browser;
-  let opened: WatchedPage[] = [];
+  const pages = new OpenedPages(() => browser);
   let recordedTest: string;
   let recordedSolve: string;
 
-  const open = async (hash: string, viewport?: { width: number; height: number }) => {
-    const w = await openPage(browser, view.info.url, viewport);
-    opened.push(w);
-    await w.page.goto(`${view.info.url}${hash}`);
-    return w;
-  };
+  const open = (hash: string, viewport?: { width: number; height: number }) => pages.open(view.info.url, hash, viewport);
 
   beforeAll(async () => {
     runsDir = mkdtempSync(join(tmpdir(), "skillrig-view-runs-"));
@@ -62,10 +57,7 @@ describe("skillrig view in Chromium", () => {
   });
 
   afterEach(async () => {
-    const problems = opened.flatMap((w) => w.problems);
-    for (const w of opened) await w.close();
-    opened = [];
-    expect(problems).toEqual([]);
+    expect(await pages.closeAll()).toEqual([]);
   });
 
   afterAll(async () => {
@@ -235,6 +227,20 @@ describe("skillrig view in Chromium", () => {
     await page.getByRole("heading", { name: /New job/ }).waitFor();
     await page.locator('#f-engine option[value="echo"]').waitFor({ state: "attached" });
     await submitEchoMessage(page, "hello from the form");
+  });
+
+  it("a plain Agent Skill's form is a prompt box; its job answers with text", async () => {
+    const { page } = await open("#/server/new/plain-notes");
+    await page.getByRole("heading", { name: /New job/ }).waitFor();
+    expect(await page.locator("#f-input-message").count()).toBe(0);
+    await page.selectOption("#f-engine", "echo");
+    // The prompt is required, like a required field of a generated form.
+    expect(await page.locator("#f-prompt").getAttribute("required")).not.toBeNull();
+    await page.fill("#f-prompt", "how many notes?");
+    await page.getByRole("button", { name: "submit job" }).click();
+    await page.waitForURL(/#\/server\/job\//);
+    await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
+    await page.getByText("you said: how many notes?").first().waitFor();
   });
 
   it("a job page whose first answer is older than the stream still shows the final status", async () => {

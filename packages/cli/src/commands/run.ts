@@ -1,15 +1,16 @@
 /**
  * `skillrig run [<skill>] --engine <name> --input k=v --file field=path --param k=v [--dry-run]`
+ * `skillrig run <plain-skill> --engine <name> --prompt "..." | --prompt-file F [--file data/x.csv=./x.csv]`
  * Runs one skill job through @skillrig/skills' runJob. With no skill named, runs the config's `run` section
  * (flags add to / override it). Values are JSON when they parse as JSON, else strings; a value for a field whose
  * schema type is "string" stays the text as typed (`--param language=123` is "123").
  * Exit codes: 0 the job succeeded (or the dry run rendered), 1 the job failed, 2 invalid input, config or usage.
  */
-import { mkdtempSync } from "node:fs";
+import { mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillManifest } from "@skillrig/core";
+import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillInstall, type SkillManifest } from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -28,6 +29,9 @@ interface RunOptions {
   timeout?: string;
   runsDir?: string;
   record?: boolean;
+  prompt?: string;
+  promptFile?: string;
+  skillInstall?: SkillInstall;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -80,6 +84,21 @@ function eventLine(event: EngineEvent): string | undefined {
   }
 }
 
+function readPromptFile(file: string): string {
+  try {
+    return readFileSync(file, "utf8");
+  } catch (error) {
+    throw new SkillrigError(
+      "usage",
+      `--prompt-file ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`,
+      {
+        field: "prompt",
+        file,
+      },
+    );
+  }
+}
+
 function exitCodeOf(result: JobResult): number {
   if (result.status === "succeeded") return ExitCode.Success;
   // The shell's convention for a command ended by Ctrl-C.
@@ -94,7 +113,19 @@ export const runCommand: CommandModule = {
       .description("Run a skill as a job with an engine: inputs, uploaded files, parameters, prompt, output, artifacts")
       .option("-e, --engine <name>", "engine plugin to run the skill with (gemini, codex, claude, ...)")
       .option("-i, --input <key=value>", "an inline input (x-input-source: inline); repeatable", collect, [])
-      .option("-f, --file <field=path>", "upload a file as uploads/<field> for a file input; repeatable", collect, [])
+      .option(
+        "-f, --file <field=path>",
+        "upload a file as uploads/<field> for a file input (a plain skill: copy it to <path in the workspace>); repeatable",
+        collect,
+        [],
+      )
+      .option("--prompt <text>", "the prompt of a plain Agent Skill (SKILL.md, no assets/runner.json), as the agent gets it")
+      .option("--prompt-file <file>", "read the plain skill's prompt from a file")
+      .addOption(
+        new Option("--skill-install <mode>", "how the agent gets the skill: named in the context file, only discoverable, or not at all")
+          .choices(["referenced", "discoverable", "none"])
+          .default(undefined),
+      )
       .option("-p, --param <key=value>", "a parameter; repeatable", collect, [])
       .option("--dry-run", "resolve inputs and parameters and render the prompt, without running an engine")
       .addOption(new Option("--timeout <ms>", "job time limit in milliseconds"))
@@ -132,13 +163,21 @@ export const runCommand: CommandModule = {
             field: "timeout",
           });
         }
+        if (options.prompt !== undefined && options.promptFile !== undefined)
+          throw new SkillrigError("usage", "give the prompt once: --prompt or --prompt-file, not both", { field: "prompt" });
+        const prompt = options.promptFile !== undefined ? readPromptFile(resolve(ctx.cwd, options.promptFile)) : options.prompt;
         const request: JobRequest = {
           skill_id: skill.id,
           engine,
           input: { ...(defaults?.input ?? {}), ...pairs(options.input, "--input", propertyTypes(skill.schemas.input?.schema)) },
           parameter: { ...(defaults?.parameter ?? {}), ...pairs(options.param, "--param", propertyTypes(skill.schemas.parameter?.schema)) },
           files,
-          options: { dry_run: options.dryRun === true, ...(timeout !== undefined ? { timeout_ms: timeout } : {}) },
+          ...(prompt !== undefined ? { prompt } : {}),
+          options: {
+            dry_run: options.dryRun === true,
+            ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
+            ...(options.skillInstall !== undefined ? { skill_install: options.skillInstall } : {}),
+          },
         };
 
         const runner = await ctx.runner();
@@ -200,14 +239,15 @@ export const runCommand: CommandModule = {
               JSON.stringify(shown.input, null, 2),
               "== parameter ==",
               JSON.stringify(shown.parameter, null, 2),
-              `== prompt (${shown.source === "default" ? "default template" : `template ${shown.source}`}) ==`,
+              `== prompt (${shown.source === "default" ? "default template" : shown.source === "request" ? "as given" : `template ${shown.source}`}) ==`,
               result.prompt ?? "",
             ].join("\n"),
           );
         } else if (result.status === "succeeded") {
           ctx.out.info(`job ${result.job_id} succeeded in ${result.timings.duration_ms} ms; run folder ${result.run_dir}`);
           for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
-          ctx.out.result(result.output);
+          // A plain skill's output is the agent's answer text: printed as is, not as a JSON string.
+          ctx.out.result(result.output, typeof result.output === "string" ? result.output : undefined);
         } else {
           ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
         }

@@ -1,18 +1,20 @@
 /**
- * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs (docs/view.md), so run
- * folders and cached Python environments do not pile up unseen.
+ * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs and eval iterations
+ * (docs/view.md), so run folders and cached Python environments do not pile up unseen.
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { SkillrigError } from "@skillrig/core";
-import { cleanRuns, listRunRecords, parseAge, readRunRecord, type RunRecord } from "@skillrig/view";
+import { cleanRuns, isRunId, listRunRecords, parseAge, RUN_KINDS, readRunRecord, type RunRecord } from "@skillrig/view";
 import type { CommandModule } from "../command.js";
 import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
 
-const KINDS = ["test", "solve", "run"];
+const KINDS: readonly string[] = RUN_KINDS;
 
 function rate(r: RunRecord): string {
-  return r.pass_rate === null ? "-" : `${Math.round(r.pass_rate * 1000) / 10}% (${r.passed}/${r.total})`;
+  if (r.pass_rate === null) return "-";
+  // An eval iteration's rate is a mean of pass rates, with no count behind it.
+  return `${Math.round(r.pass_rate * 1000) / 10}%${r.total === null ? "" : ` (${r.passed}/${r.total})`}`;
 }
 
 function seconds(ms: number | null): string {
@@ -61,7 +63,7 @@ export const runsCommand: CommandModule = {
       .action(async (id: string, _options, command) => {
         const ctx = context(command);
         const dir = runsDirOf(await ctx.runner());
-        const record = /^[A-Za-z0-9._-]+$/.test(id) ? await readRunRecord(dir, id) : undefined;
+        const record = isRunId(id) ? await readRunRecord(dir, id) : undefined;
         if (!record) {
           throw new SkillrigError("usage", `no recorded run "${id}" in ${dir}`, { field: "id", hint: "skillrig runs list shows the ids" });
         }

@@ -53,8 +53,16 @@ function summary(m: SkillManifest) {
     description: m.description,
     engines: m.engines,
     dir: m.dir,
+    kind: skillKind(m),
   };
 }
+
+/** "plain": a plain Agent Skill (SKILL.md only; its job takes a prompt, any engine); "runner": with assets/runner.json. */
+function skillKind(m: SkillManifest): "plain" | "runner" {
+  return m.plain === true ? "plain" : "runner";
+}
+
+const PLAIN_NOTE = "plain Agent Skill: no runner.json; a job takes --prompt, runs on any engine, answers with text";
 
 function details(m: SkillManifest) {
   return {
@@ -106,7 +114,7 @@ export const skillsCommand: CommandModule = {
             : rows
                 .map((r) =>
                   "name" in r
-                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}\n    ${r.description}` +
+                    ? `${r.id}${r.version ? `@${r.version}` : ""}  ${r.name}${r.engines.length ? `  [${r.engines.join(", ")}]` : ""}${r.kind === "plain" ? "  (plain Agent Skill)" : ""}\n    ${r.description}` +
                       (r.valid ? "" : `\n    (runs, but not valid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`)
                     : `${r.id}  (invalid: ${r.problems} problem(s); run: skillrig skills validate ${r.dir})`,
                 )
@@ -126,6 +134,7 @@ export const skillsCommand: CommandModule = {
           `  ${d.description}`,
           `  folder: ${d.dir}`,
           `  engines: ${d.engines.length ? d.engines.join(", ") : "any"}`,
+          ...(d.kind === "plain" ? [`  kind: ${PLAIN_NOTE}`] : []),
           "  inputs:",
           ...d.inputs.map(
             (f) =>
@@ -161,7 +170,7 @@ export const skillsCommand: CommandModule = {
         const failed = checks.filter((c) => c.errors.length > 0);
         const human = checks
           .map((c) => {
-            const head = `${c.errors.length > 0 ? "FAIL" : "ok  "} ${c.manifest?.id ?? c.dir}`;
+            const head = `${c.errors.length > 0 ? "FAIL" : "ok  "} ${c.manifest?.id ?? c.dir}${c.manifest?.plain ? ` (${PLAIN_NOTE})` : ""}`;
             const problems = [
               ...c.errors.map((e) => `    error: ${describeProblem(e)} ${problemSource(e)}`),
               ...c.warnings.map((w) => `    warning: ${describeProblem(w)} ${problemSource(w)}`),
@@ -176,6 +185,7 @@ export const skillsCommand: CommandModule = {
             skills: checks.map((c) => ({
               dir: c.dir,
               id: c.manifest?.id,
+              ...(c.manifest ? { kind: skillKind(c.manifest) } : {}),
               valid: c.errors.length === 0,
               errors: c.errors,
               warnings: c.warnings,

@@ -14,6 +14,7 @@ function summary(skill: SkillManifest) {
     engines: skill.engines,
     file_inputs: fileInputNames(skill),
     inline_inputs: inlineInputNames(skill),
+    kind: skill.plain === true ? "plain" : "runner",
   };
 }
 

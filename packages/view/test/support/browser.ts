@@ -66,3 +66,25 @@ export async function openPage(browser: Browser, baseUrl: string, viewport = { w
     close: () => context.close(),
   };
 }
+
+/** The pages a test opens, each watched; after the test, all are closed and their problems handed back (expect none). */
+export class OpenedPages {
+  private pages: WatchedPage[] = [];
+  constructor(private readonly browser: () => Browser) {}
+
+  /** A new watched page at `baseUrl` + `hash`. */
+  async open(baseUrl: string, hash: string, viewport?: { width: number; height: number }): Promise<WatchedPage> {
+    const w = await openPage(this.browser(), baseUrl, viewport);
+    this.pages.push(w);
+    await w.page.goto(`${baseUrl}${hash}`);
+    return w;
+  }
+
+  /** Closes every page opened since the last call; returns their problems. */
+  async closeAll(): Promise<string[]> {
+    const problems = this.pages.flatMap((w) => w.problems);
+    for (const w of this.pages) await w.close();
+    this.pages = [];
+    return problems;
+  }
+}

@@ -2,12 +2,12 @@
 
 export interface RunRecord {
   id: string;
-  kind: "test" | "solve" | "run";
+  kind: "test" | "solve" | "run" | "eval";
   name: string;
   engines: string[];
   started_at: string;
   duration_ms: number | null;
-  status: "passed" | "failed" | "error";
+  status: "passed" | "failed" | "error" | "running";
   passed: number | null;
   total: number | null;
   pass_rate: number | null;
@@ -68,4 +68,21 @@ export async function postBytes<T>(url: string, bytes: Uint8Array, contentType: 
 export function runFileUrl(runId: string, path: string, download = false): string {
   const encoded = path.split("/").map(encodeURIComponent).join("/");
   return `/api/runs/${encodeURIComponent(runId)}/files/${encoded}${download ? "?download=1" : ""}`;
+}
+
+/** The API of an eval folder (`<id>`), one of its iterations (`<n>`), and what is under it. */
+export function evalUrl(id: string, n?: number, rest = ""): string {
+  return `/api/evals/${encodeURIComponent(id)}${n === undefined ? "" : `/iterations/${n}${rest}`}`;
+}
+
+/** A file of an eval iteration (path relative to the iteration folder): the server sends it as text, or as a download. */
+export function evalFileUrl(id: string, n: number, path: string, download = false): string {
+  const encoded = path.split("/").map(encodeURIComponent).join("/");
+  return `${evalUrl(id, n, `/files/${encoded}`)}${download ? "?download=1" : ""}`;
+}
+
+/** The page of an eval iteration record's id (`<folder>/iteration-<n>`). */
+export function evalPageOf(recordId: string): string | undefined {
+  const match = /^([^/]+)\/iteration-(\d+)$/.exec(recordId);
+  return match ? `#/eval/${encodeURIComponent(match[1]!)}/${match[2]}` : undefined;
 }

@@ -27,3 +27,13 @@ export function asText(value: unknown): string {
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
+
+/** A signed difference: pass rates in percentage points, seconds, tokens. */
+export function signed(value: number | null | undefined, unit: "rate" | "seconds" | "tokens"): string {
+  if (value === null || value === undefined || !Number.isFinite(value)) return "–";
+  const sign = value > 0 ? "+" : value < 0 ? "−" : "±";
+  const abs = Math.abs(value);
+  if (unit === "rate") return `${sign}${(abs * 100).toFixed(1)} pp`;
+  if (unit === "seconds") return `${sign}${abs.toFixed(1)} s`;
+  return `${sign}${Math.round(abs)}`;
+}

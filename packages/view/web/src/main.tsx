@@ -7,6 +7,7 @@ import { useEffect, useState } from "preact/hooks";
 import "highlight.js/styles/github.css";
 import "./style.css";
 import { ErrorBox } from "./components.js";
+import { ComparePage, EvalPage, IterationPage } from "./eval-pages.js";
 import { RunPage, RunsList, useFetch } from "./runs-pages.js";
 import { ServerHome, ServerJob, SubmitJob } from "./server-pages.js";
 
@@ -28,7 +29,12 @@ function App() {
   const info = useFetch<{ runs_dir: string; server: string | null }>("/api/info");
   const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
   let page: VNode;
+  const number = (text: string | undefined) => (text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined);
   if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;
+  else if (parts[0] === "eval" && parts[1] && parts[2] === "compare" && number(parts[3]) && number(parts[4]))
+    page = <ComparePage id={parts[1]} before={number(parts[3])!} after={number(parts[4])!} key={hash} />;
+  else if (parts[0] === "eval" && parts[1] && number(parts[2])) page = <IterationPage id={parts[1]} n={number(parts[2])!} key={hash} />;
+  else if (parts[0] === "eval" && parts[1]) page = <EvalPage id={parts[1]} key={parts[1]} />;
   else if (parts[0] === "server" && parts[1] === "job" && parts[2]) page = <ServerJob id={parts[2]} key={parts[2]} />;
   else if (parts[0] === "server" && parts[1] === "new" && parts[2]) page = <SubmitJob skillId={parts[2]} key={parts[2]} />;
   else if (parts[0] === "server") page = <ServerHome />;

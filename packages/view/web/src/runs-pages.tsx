@@ -1,6 +1,6 @@
 /** Pages over the recorded runs: the list, and one run of each kind (test, suite, solve batch, skill job). */
 import { useEffect, useMemo, useState } from "preact/hooks";
-import { getJson, getText, runFileUrl, type RunRecord } from "./api.js";
+import { evalPageOf, getJson, getText, runFileUrl, type RunRecord } from "./api.js";
 import {
   ArtifactPreview,
   CaseTable,
@@ -63,6 +63,7 @@ export function RunsList({ server }: { server: string | null }) {
             <option value="test">test</option>
             <option value="solve">solve</option>
             <option value="run">run</option>
+            <option value="eval">eval</option>
           </select>
         </label>
         <label>
@@ -72,6 +73,7 @@ export function RunsList({ server }: { server: string | null }) {
             <option value="passed">passed</option>
             <option value="failed">failed</option>
             <option value="error">error</option>
+            <option value="running">running</option>
           </select>
         </label>
         <label>
@@ -105,7 +107,10 @@ export function RunsList({ server }: { server: string | null }) {
                 <tr key={r.id} data-run={r.id} data-kind={r.kind}>
                   <td>{r.kind}</td>
                   <td>
-                    <a href={`#/run/${encodeURIComponent(r.id)}`}>{r.name}</a>
+                    <a href={(r.kind === "eval" && evalPageOf(r.id)) || `#/run/${encodeURIComponent(r.id)}`}>
+                      {r.name}
+                      {r.kind === "eval" ? <span class="muted"> {r.id.split("/").pop()}</span> : null}
+                    </a>
                   </td>
                   <td>{r.engines.join(", ") || "–"}</td>
                   <td>{when(r.started_at)}</td>
@@ -128,7 +133,7 @@ export function RunsList({ server }: { server: string | null }) {
           </table>
           {runs.length === 0 ? (
             <p class="muted">
-              {data.runs.length === 0 ? "no recorded runs yet: run skillrig test, solve or run in this project" : "no run matches"}
+              {data.runs.length === 0 ? "no recorded runs yet: run skillrig test, solve, run or eval in this project" : "no run matches"}
             </p>
           ) : null}
         </div>

@@ -24,6 +24,8 @@ interface SkillSummary {
   name?: string;
   description?: string;
   engines: string[];
+  /** "plain": a plain Agent Skill, whose job is a prompt (no input or parameter schema). */
+  kind?: "plain" | "runner";
 }
 
 const TERMINAL = new Set(["succeeded", "failed", "canceled"]);
@@ -360,19 +362,24 @@ export function SubmitJob({ skillId }: { skillId: string }) {
   // The skill's engines in its order, or, when it lists none (any engine may run it), every served engine.
   const offered = s.engines.length > 0 ? s.engines : served;
   const usable = offered.filter((e) => served.length === 0 || served.includes(e));
+  const plain = s.kind === "plain";
   const submit = async (event: Event) => {
     event.preventDefault();
     const form = event.currentTarget as HTMLFormElement;
     const found: FieldProblem[] = [];
     const input = readFields("input", s.schemas.input, form, found);
     const parameter = readFields("parameter", s.schemas.parameter, form, found);
+    const prompt = plain ? (form.elements.namedItem("prompt") as HTMLTextAreaElement).value : undefined;
+    if (plain && (prompt ?? "").trim() === "")
+      found.push({ pointer: "/prompt", message: "write the prompt: the task as the agent gets it" });
     setProblems(found);
     setFailure(undefined);
     if (found.length > 0) return;
     setBusy(true);
     try {
       const engine = (form.elements.namedItem("engine") as HTMLSelectElement).value;
-      const job = await postJson<JobView & { needs_upload?: boolean }>("/api/server/jobs", { skill_id: s.id, engine, input, parameter });
+      const body = plain ? { skill_id: s.id, engine, prompt } : { skill_id: s.id, engine, input, parameter };
+      const job = await postJson<JobView & { needs_upload?: boolean }>("/api/server/jobs", body);
       if (job.status === "waiting_upload") {
         // Each file input goes into the zip under its field's name (the Input & File Protocol's strict key match).
         const entries: Record<string, Uint8Array> = {};
@@ -420,14 +427,26 @@ export function SubmitJob({ skillId }: { skillId: string }) {
             </select>
           </div>
         </fieldset>
-        <fieldset>
-          <legend>inputs</legend>
-          {section("input", s.schemas.input)}
-        </fieldset>
-        <fieldset>
-          <legend>parameters</legend>
-          {section("parameter", s.schemas.parameter)}
-        </fieldset>
+        {plain ? (
+          <fieldset>
+            <legend>prompt</legend>
+            <div class="field">
+              <label for="f-prompt">prompt (a plain Agent Skill: the task, as the agent gets it; the answer is its text)</label>
+              <textarea id="f-prompt" name="prompt" rows={8} required />
+            </div>
+          </fieldset>
+        ) : (
+          <>
+            <fieldset>
+              <legend>inputs</legend>
+              {section("input", s.schemas.input)}
+            </fieldset>
+            <fieldset>
+              <legend>parameters</legend>
+              {section("parameter", s.schemas.parameter)}
+            </fieldset>
+          </>
+        )}
         {failure ? (
           <div class="error" role="alert">
             {failure}
