@@ -31,6 +31,11 @@ const COMMANDS: LazyCommand[] = [
     load: async () => (await import("./commands/run.js")).runCommand,
   },
   {
+    name: "eval",
+    description: "Run a skill's evals with and without the skill on real engines, graded per assertion, and its trigger evals",
+    load: async () => (await import("./commands/eval.js")).evalCommand,
+  },
+  {
     name: "solve",
     description: "Have an engine write the deliverable for a task, then grade it on the task's hidden tests",
     load: async () => (await import("./commands/solve.js")).solveCommand,

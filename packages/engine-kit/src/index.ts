@@ -15,6 +15,7 @@ export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-proc
 export { processTree, processGroupMembers, processesUsing, type LiveProcess } from "@skillrig/process";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
 export { fileChangeTracker, type FileChangeTracker } from "./file-changes.js";
+export { SKILL_TOOLS, skillActivations, skillFromToolCall, skillsReadByCommand, type SkillActivations } from "./skill-activation.js";
 export type { JsonOutputResult } from "./json-output.js";
 export { engineOptionsSchema, createOptionsValidator, BASE_OPTION_PROPERTIES } from "./options.js";
 export type { BaseEngineOptions } from "./options.js";

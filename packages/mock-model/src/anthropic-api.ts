@@ -6,7 +6,7 @@
  *   POST /v1/messages/count_tokens: a fixed count, no turn used;
  *   HEAD|GET /api/hello: the connectivity probe Claude Code sends on start, answered 200.
  * A text turn is a text block; a file write is a `tool_use` of Claude Code's `Write` tool, a shell command one of
- * its `Bash` tool; a json turn (and an echo_tool_output turn whose tool output is a JSON object) is a call of the
+ * its `Bash` tool, a skill activation one of its `Skill` tool; a json turn (and an echo_tool_output turn whose tool output is a JSON object) is a call of the
  * `StructuredOutput` tool when the request offers it (what Claude Code offers under `--json-schema`, and what a real
  * model then calls), else text. Errors come in Anthropic's shape: `{"type":"error","error":{"type":"authentication_error",...}}`.
  */
@@ -77,6 +77,8 @@ export function anthropicContentBlock(
   if ("write_file" in turn)
     return { type: "tool_use", id, name: "Write", input: { file_path: turn.write_file.path, content: turn.write_file.content } };
   if ("shell" in turn) return { type: "tool_use", id, name: "Bash", input: { command: turn.shell.command, description: "Run a command" } };
+  // Claude Code's Skill tool takes the skill's name from its listing (input schema: skill, optional args).
+  if ("activate_skill" in turn) return { type: "tool_use", id, name: "Skill", input: { skill: turn.activate_skill.name } };
   throw new Error(`the Anthropic dialect has no answer for a turn with ${Object.keys(turn).join(", ")}`);
 }
 

@@ -41,6 +41,7 @@ export function geminiParts(turn: Turn, toolOutput?: string): Array<Record<strin
   if ("write_file" in turn)
     return [{ functionCall: { name: "write_file", args: { file_path: turn.write_file.path, content: turn.write_file.content } } }];
   if ("shell" in turn) return [{ functionCall: { name: "run_shell_command", args: { command: turn.shell.command } } }];
+  if ("activate_skill" in turn) return [{ functionCall: { name: "activate_skill", args: { name: turn.activate_skill.name } } }];
   throw new Error("turn has no model answer");
 }
 

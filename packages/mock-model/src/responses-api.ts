@@ -1,7 +1,8 @@
 /**
  * Enough of the OpenAI Responses API (`POST /v1/responses`, streamed as server-sent events) for codex exec.
  * A turn becomes one output item: an assistant message, or a function call to codex's `exec_command`
- * tool (file writes go through `apply_patch`, which codex runs itself and reports as a file change).
+ * tool (file writes go through `apply_patch`, which codex runs itself and reports as a file change; a skill
+ * activation is `cat` of the SKILL.md path codex lists for the skill).
  */
 import type { Turn } from "./scenario.js";
 import { turnText } from "./scenario.js";
@@ -45,7 +46,50 @@ export function applyPatchCommand(path: string, content: string): string {
   return [`apply_patch <<'${PATCH_EOF}'`, "*** Begin Patch", `*** Add File: ${path}`, ...lines, "*** End Patch", PATCH_EOF, ""].join("\n");
 }
 
-export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string): Record<string, unknown> {
+/** Every string in a JSON value (the request's instructions and input texts), in order. */
+function stringsOf(value: unknown, out: string[] = []): string[] {
+  if (typeof value === "string") out.push(value);
+  else if (Array.isArray(value)) for (const v of value) stringsOf(v, out);
+  else if (value !== null && typeof value === "object") for (const v of Object.values(value)) stringsOf(v, out);
+  return out;
+}
+
+/**
+ * Where codex says skill `name`'s SKILL.md is, from its skill list in the request: an entry
+ * `- <name>: <description> (file: r1/<name>/SKILL.md)` whose short path expands through the "Skill roots" table
+ * (`` - `r1` = `/abs/.agents/skills` ``), or an absolute `(file: /abs/.../SKILL.md)`. Undefined when codex did not
+ * list the skill (it is not installed).
+ */
+export function listedSkillFile(body: unknown, name: string): string | undefined {
+  const escaped = name.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+  const entry = new RegExp(`^- ${escaped}: .*\\(file: ([^)\\n]+/SKILL\\.md)\\)\\s*$`, "m");
+  for (const text of stringsOf(body)) {
+    const file = entry.exec(text)?.[1];
+    if (file === undefined) continue;
+    if (file.startsWith("/")) return file;
+    const [root, ...rest] = file.split("/");
+    for (const line of text.split("\n")) {
+      const m = /^- `([^`]+)` = `([^`]+)`\s*$/.exec(line);
+      if (m && m[1] === root) return [m[2]!.replace(/\/+$/, ""), ...rest].join("/");
+    }
+  }
+  return undefined;
+}
+
+/** A POSIX shell single-quoted word. */
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string, body?: unknown): Record<string, unknown> {
+  if ("activate_skill" in turn) {
+    // codex has no skill tool: its model reads the SKILL.md codex listed, as a real model does.
+    const file = listedSkillFile(body, turn.activate_skill.name);
+    const cmd = file ? `cat ${shellQuote(file)}` : undefined;
+    if (cmd)
+      return { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: "exec_command", arguments: JSON.stringify({ cmd }) };
+    turn = { text: `mock-model: codex lists no skill named "${turn.activate_skill.name}" in this request` };
+  }
   const text = turnText(turn, toolOutput);
   if (text !== undefined) {
     return {
@@ -69,9 +113,10 @@ export function responsesEvents(
   n: number,
   usage: { input: number; output: number },
   toolOutput?: string,
+  body?: unknown,
 ): Array<Record<string, unknown>> {
   const id = `resp_${n}`;
-  const item = responsesOutputItem(turn, n, toolOutput);
+  const item = responsesOutputItem(turn, n, toolOutput, body);
   return [
     { type: "response.created", response: { id, status: "in_progress" } },
     { type: "response.output_item.added", output_index: 0, item },

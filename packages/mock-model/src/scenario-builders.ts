@@ -4,6 +4,7 @@
  * reported where the test builds it (with its JSON pointer), not by the server mid-run.
  */
 import {
+  type ActivateSkillTurn,
   type EchoToolOutputTurn,
   type ErrorTurn,
   type HangTurn,
@@ -27,6 +28,8 @@ export const turn = {
   writeFile: (path: string, content: string, timing: Timing = {}): WriteFileTurn & Timing => ({ write_file: { path, content }, ...timing }),
   /** The model asks the CLI to run a shell command with its own tool. */
   shell: (command: string, timing: Timing = {}): ShellTurn & Timing => ({ shell: { command }, ...timing }),
+  /** The model activates the installed skill `name` the CLI's native way (Skill, activate_skill, reading SKILL.md). */
+  activateSkill: (name: string, timing: Timing = {}): ActivateSkillTurn & Timing => ({ activate_skill: { name }, ...timing }),
   /** The model answers with the output of the last tool call. */
   echoToolOutput: (timing: Timing = {}): EchoToolOutputTurn & Timing => ({ echo_tool_output: true, ...timing }),
   /** The server answers with an HTTP error in the dialect's error shape. */
@@ -38,13 +41,13 @@ export const turn = {
   hang: (): HangTurn => ({ hang: true }),
 };
 
-/** A validated scenario from turns; `options` adds `after_end`, `usage`, `name` or `description`. */
+/** A validated scenario from turns; `options` adds `after_end`, `usage`, `name`, `description` or `branches`. */
 export function scenario(...parts: Array<Turn | Omit<Scenario, "turns">>): Scenario {
   const turns: Turn[] = [];
   let options: Omit<Scenario, "turns"> = {};
   parts.forEach((part, index) => {
     // The options object, if given, is the last argument and has none of a turn's keys.
-    const isOptions = index === parts.length - 1 && ["after_end", "usage", "name", "description"].some((k) => k in part);
+    const isOptions = index === parts.length - 1 && ["after_end", "usage", "name", "description", "branches"].some((k) => k in part);
     if (isOptions) options = part as Omit<Scenario, "turns">;
     else turns.push(part as Turn);
   });

@@ -33,6 +33,13 @@ export interface ShellTurn {
 export interface EchoToolOutputTurn {
   echo_tool_output: true;
 }
+/**
+ * The model activates an installed skill the CLI's native way: Gemini `activate_skill` {name}, Claude Code's `Skill`
+ * tool {skill}, Codex a shell command reading the skill's SKILL.md at the path codex lists in the request.
+ */
+export interface ActivateSkillTurn {
+  activate_skill: { name: string };
+}
 /** The server answers with an HTTP error in the API's own error shape. */
 export interface ErrorTurn {
   error: { status: number; message?: string };
@@ -42,7 +49,7 @@ export interface HangTurn {
   hang: true;
 }
 
-export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | EchoToolOutputTurn | ErrorTurn | HangTurn) & {
+export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | ActivateSkillTurn | EchoToolOutputTurn | ErrorTurn | HangTurn) & {
   /** Wait this long before answering. */
   delay_ms?: number;
 };
@@ -57,9 +64,10 @@ export interface Scenario {
   usage?: { input_tokens?: number; output_tokens?: number };
   /**
    * Other scripts for other conversations: the first branch whose `prompt_contains` text appears in the request
-   * plays its own `turns` (a repair turn's prompt, say, gets a different answer than the first run's).
+   * plays its own `turns` (a repair turn's prompt, say, gets a different answer than the first run's). A list of
+   * texts matches when every one appears (this query AND the skill's description in the CLI's skill list).
    */
-  branches?: Array<{ prompt_contains: string; turns: Turn[] }>;
+  branches?: Array<{ prompt_contains: string | string[]; turns: Turn[] }>;
 }
 
 const turnSchema = {
@@ -86,11 +94,17 @@ const turnSchema = {
       additionalProperties: false,
       properties: { status: { type: "integer", minimum: 400, maximum: 599 }, message: { type: "string" } },
     },
+    activate_skill: {
+      type: "object",
+      required: ["name"],
+      additionalProperties: false,
+      properties: { name: { type: "string", minLength: 1 } },
+    },
     hang: { const: true },
     echo_tool_output: { const: true },
   },
   additionalProperties: false,
-  oneOf: ["text", "json", "write_file", "shell", "echo_tool_output", "error", "hang"].map((k) => ({ required: [k] })),
+  oneOf: ["text", "json", "write_file", "shell", "activate_skill", "echo_tool_output", "error", "hang"].map((k) => ({ required: [k] })),
 };
 
 export const SCENARIO_SCHEMA = {
@@ -116,7 +130,15 @@ export const SCENARIO_SCHEMA = {
         type: "object",
         required: ["prompt_contains", "turns"],
         additionalProperties: false,
-        properties: { prompt_contains: { type: "string", minLength: 1 }, turns: { type: "array", minItems: 1, items: turnSchema } },
+        properties: {
+          prompt_contains: {
+            oneOf: [
+              { type: "string", minLength: 1 },
+              { type: "array", minItems: 1, items: { type: "string", minLength: 1 } },
+            ],
+          },
+          turns: { type: "array", minItems: 1, items: turnSchema },
+        },
       },
     },
   },
@@ -130,7 +152,7 @@ export function validateScenario(value: unknown, file?: string): Scenario {
   if (violations.length > 0) {
     throw new SkillrigError(
       "invalid_config",
-      `invalid mock-model scenario${file ? ` in ${file}` : ""}: ${formatViolations(violations)} (each turn needs exactly one of text, json, write_file, shell, echo_tool_output, error, hang)`,
+      `invalid mock-model scenario${file ? ` in ${file}` : ""}: ${formatViolations(violations)} (each turn needs exactly one of text, json, write_file, shell, activate_skill, echo_tool_output, error, hang)`,
       { file, pointer: violations[0]?.pointer, violations: violations.map((v) => ({ ...v, file })) },
     );
   }
@@ -159,8 +181,10 @@ export function loadScenario(file: string): Scenario {
  * picks a branch.
  */
 export function turnAt(scenario: Scenario, modelTurns: number, requestText = ""): { turn: Turn; index: number } {
-  const branch = scenario.branches?.find(
-    (b) => requestText.includes(b.prompt_contains) || requestText.includes(JSON.stringify(b.prompt_contains).slice(1, -1)),
+  // A text is found as is or as it reads inside the request's JSON (quotes and newlines escaped).
+  const contains = (text: string) => requestText.includes(text) || requestText.includes(JSON.stringify(text).slice(1, -1));
+  const branch = scenario.branches?.find((b) =>
+    typeof b.prompt_contains === "string" ? contains(b.prompt_contains) : b.prompt_contains.every(contains),
   );
   const turns = branch?.turns ?? scenario.turns;
   if (modelTurns < turns.length) return { turn: turns[modelTurns]!, index: modelTurns };

@@ -58,7 +58,7 @@ const DEFAULT_USAGE = { input_tokens: 100, output_tokens: 10 };
 
 function turnKind(turn: Turn): string {
   if ("error" in turn) return `error ${turn.error.status}`;
-  for (const k of ["text", "json", "write_file", "shell", "echo_tool_output", "hang"]) if (k in turn) return k;
+  for (const k of ["text", "json", "write_file", "shell", "activate_skill", "echo_tool_output", "hang"]) if (k in turn) return k;
   return "unknown";
 }
 
@@ -130,7 +130,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
         return;
       }
       if (dialect) {
-        serveDialect(dialect, request, record, n, res);
+        serveDialect(dialect, request, record, n, res, raw);
         return;
       }
 
@@ -172,7 +172,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
           else
             sendSse(
               res,
-              responsesEvents(turn, n, usage, responsesLastToolOutput(body)).map((e) => ({ event: e.type as string, data: e })),
+              responsesEvents(turn, n, usage, responsesLastToolOutput(body), body).map((e) => ({ event: e.type as string, data: e })),
             );
         });
         return;
@@ -182,7 +182,14 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
     });
   });
 
-  function serveDialect(dialect: MockDialect, request: DialectRequest, record: RecordedRequest, n: number, res: ServerResponse): void {
+  function serveDialect(
+    dialect: MockDialect,
+    request: DialectRequest,
+    record: RecordedRequest,
+    n: number,
+    res: ServerResponse,
+    raw: string,
+  ): void {
     // A dialect's bug answers 500 naming the dialect, so a test sees it instead of a hung request.
     const failed = (error: unknown) =>
       sendJson(res, 500, { error: { message: `mock-model dialect "${dialect.name}": ${(error as Error)?.message ?? String(error)}` } });
@@ -209,7 +216,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       const modelTurns = dialect.modelTurns(request);
       if (!Number.isInteger(modelTurns) || modelTurns < 0)
         throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
-      const { turn, index } = turnAt(scenario, modelTurns);
+      const { turn, index } = turnAt(scenario, modelTurns, raw);
       record.turn = index;
       record.answer = turnKind(turn);
       play(res, turn, () => {

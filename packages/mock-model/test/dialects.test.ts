@@ -94,6 +94,22 @@ describe("the Anthropic Messages dialect", () => {
     ]);
   });
 
+  it("activate_skill is Claude Code's Skill tool with the skill's name; branches pick by the request's text here too", async () => {
+    const s = await start(
+      scenario(turn.text("not listed"), {
+        branches: [{ prompt_contains: ["- sales: Builds sales reports"], turns: [turn.activateSkill("sales")] }],
+      }),
+    );
+    const plain = sse(await (await ask(s, messagesBody(0))).text());
+    expect(plain[2]!.data.delta).toEqual({ type: "text_delta", text: "not listed" });
+    const listed = messagesBody(0);
+    listed.messages[0] = { role: "user", content: [{ type: "text", text: "skills:\n- sales: Builds sales reports.\ngo" }] };
+    const events = sse(await (await ask(s, listed)).text());
+    expect(events[1]!.data.content_block).toMatchObject({ type: "tool_use", name: "Skill" });
+    expect(JSON.parse((events[2]!.data.delta as { partial_json: string }).partial_json)).toEqual({ skill: "sales" });
+    expect(s.requests.map((r) => r.answer)).toEqual(["text", "activate_skill"]);
+  });
+
   it("answers one JSON message when the request does not stream (Claude Code's fallback)", async () => {
     const s = await start(scenario(turn.text("hello")));
     const res = await ask(s, messagesBody(0, { stream: false }));

@@ -23,6 +23,13 @@ function sseData(text: string): unknown[] {
     .map((l) => JSON.parse(l.slice(6)));
 }
 
+/** One Gemini streaming request whose only text is `text`; the answer's SSE data as JSON text. */
+const askGemini = (s: MockModel, text: string) =>
+  fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
+    method: "POST",
+    body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
+  }).then(async (r) => JSON.stringify(sseData(await r.text())));
+
 const geminiBody = (modelTurns: number) => ({
   contents: [
     { role: "user", parts: [{ text: "go" }] },
@@ -186,15 +193,57 @@ describe("mock-model", () => {
       turns: [{ text: "first run" }],
       branches: [{ prompt_contains: "repair your previous answer", turns: [{ text: "repaired" }] }],
     });
-    const ask = (text: string) =>
-      fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {
-        method: "POST",
-        body: JSON.stringify({ contents: [{ role: "user", parts: [{ text }] }] }),
-      }).then(async (r) => JSON.stringify(sseData(await r.text())));
+    const ask = (text: string) => askGemini(s, text);
     expect(await ask("do the task")).toContain("first run");
     expect(await ask("do the task\n## skillrig: repair your previous answer")).toContain("repaired");
     expect(() => validateScenario({ turns: [{ text: "x" }], branches: [{ prompt_contains: "", turns: [] }] })).toThrow(
       /invalid mock-model scenario: .*\/branches\/0/,
     );
+  });
+
+  it("branches: a list of prompt_contains texts matches only when every one appears (the query AND the listed skill)", async () => {
+    const s = await start({
+      turns: [{ text: "not listed" }],
+      branches: [{ prompt_contains: ["sales report", "Builds sales reports"], turns: [{ activate_skill: { name: "sales" } }] }],
+    });
+    const ask = (text: string) => askGemini(s, text);
+    expect(await ask("make the sales report")).toContain("not listed");
+    expect(await ask("<skill>Builds sales reports</skill> make the sales report")).toContain(
+      JSON.stringify({ functionCall: { name: "activate_skill", args: { name: "sales" } } }),
+    );
+    expect(() => validateScenario({ turns: [{ text: "x" }], branches: [{ prompt_contains: [], turns: [{ text: "x" }] }] })).toThrow(
+      /invalid mock-model scenario: .*\/branches\/0\/prompt_contains/,
+    );
+  });
+
+  it("activate_skill in Responses: codex's model cats the SKILL.md codex lists (short path through the skill roots)", async () => {
+    const listing = [
+      "### Skill roots",
+      "- `r0` = `/home/x/.codex/skills/.system`",
+      "- `r1` = `/ws/it's/.agents/skills`",
+      "### Available skills",
+      "- sales-v2: Other. (file: r1/sales-v2/SKILL.md)",
+      "- sales: Builds sales reports. (file: r1/sales/SKILL.md)",
+      "- abs: Absolute. (file: /opt/skills/abs/SKILL.md)",
+    ].join("\n");
+    const cmdFor = async (name: string, text: string) => {
+      await server?.close();
+      const s = await start({ turns: [{ activate_skill: { name } }] });
+      const r = await fetch(`${s.url}/v1/responses`, {
+        method: "POST",
+        body: JSON.stringify({
+          model: "gpt-x",
+          instructions: "x",
+          input: [{ type: "message", role: "developer", content: [{ type: "input_text", text }] }],
+        }),
+      });
+      const item = (
+        sseData(await r.text()) as Array<{ item?: { type: string; arguments?: string; content?: Array<{ text: string }> } }>
+      )[2]!.item!;
+      return item.type === "function_call" ? (JSON.parse(item.arguments!) as { cmd: string }).cmd : item.content![0]!.text;
+    };
+    expect(await cmdFor("sales", listing)).toBe("cat '/ws/it'\\''s/.agents/skills/sales/SKILL.md'");
+    expect(await cmdFor("abs", listing)).toBe("cat '/opt/skills/abs/SKILL.md'");
+    expect(await cmdFor("sales", "no skills listed")).toBe('mock-model: codex lists no skill named "sales" in this request');
   });
 });

@@ -25,6 +25,8 @@ export interface JobRecord {
   /** Time spent in `job.execute`, once the engine ran. */
   engineMs?: number;
   readonly warnings: string[];
+  /** Skills named by the engine's `skill_activated` events, distinct, in the order first seen. */
+  readonly skillsActivated: string[];
   readonly events: WriteStream;
   /** The job's time limit, cleared when the job closes. */
   readonly timer?: NodeJS.Timeout;
@@ -59,6 +61,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
   const events = createWriteStream(resolve(run.logs, "events.jsonl"), { flags: "a" });
   events.on("error", () => undefined);
   const warnings: string[] = [];
+  const skillsActivated: string[] = [];
 
   const work: JobWork = {
     jobId,
@@ -81,6 +84,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     requireEngineJail: options.requireEngineJail,
     signal: options.signal ? AbortSignal.any([options.signal, timeLimit.signal]) : timeLimit.signal,
     emit(event) {
+      if (event.type === "skill_activated" && !skillsActivated.includes(event.skill)) skillsActivated.push(event.skill);
       if (events.writable) events.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);
       runner.hooks.job.event.call(event, work);
       options.onEvent?.(event, work);
@@ -110,7 +114,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     run_dir: run.root,
     timings: { started_at: startedAt.toISOString() },
   };
-  return { work, result, startedAt, warnings, events, timer };
+  return { work, result, startedAt, warnings, skillsActivated, events, timer };
 }
 
 export async function closeJob(runner: Runner, job: JobRecord): Promise<JobResult> {

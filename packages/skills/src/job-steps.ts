@@ -64,6 +64,8 @@ export async function runEngine(
   const started = Date.now();
   const outcome = await runner.hooks.job.execute.for(work.engine).promise({ work, runtime, prompt, ...inputs });
   job.engineMs = Date.now() - started;
+  // Set whenever the engine ran, empty when the agent activated no skill.
+  result.skills_activated = [...job.skillsActivated];
   // Claimed before the run folder was made (checkJobRequest); a tap that returns nothing is a broken engine plugin.
   if (!outcome) throw new SkillrigError("engine_not_found", `no plugin ran engine "${work.engine}" for this job`, { field: "engine" });
   result.usage = outcome.usage;

@@ -114,6 +114,23 @@ describe("runJob on the fixture skills", () => {
     expect(result.error?.file).toBe("uploads/input_file");
     expect(existsSync(join(result.run_dir, "workspace/ran"))).toBe(false);
     expect(result.timings.engine_ms).toBeUndefined();
+    expect(result.skills_activated).toBeUndefined();
+  });
+
+  it("skills_activated: the distinct skills of the engine's skill_activated events, first seen first; [] when none", async () => {
+    const { runner } = testRunner();
+    const activate = (skill: string): EngineEvent => ({ type: "skill_activated", skill, via: "Skill" });
+    // The events go through the job's emit, as an engine's do (here before the engine runs; the script engine cannot).
+    runner.hooks.job.resolveInput.tapPromise({ name: "activations", stage: -200 }, async (resolution, work) => {
+      if (work.engineOptions.activate === true) for (const skill of ["b", "a", "b"]) work.emit(activate(skill));
+      return resolution;
+    });
+    const agent = printAgent({ message: "hello", result: "ok" });
+    const activated = await runJob(runner, request("demo-bad-output", { options: { engine: { script: agent, activate: true } } }));
+    expect(activated.skills_activated).toEqual(["b", "a"]);
+    expect(JSON.parse(readFileSync(join(activated.run_dir, "result.json"), "utf8")).skills_activated).toEqual(["b", "a"]);
+    const none = await runJob(runner, request("demo-bad-output", withAgent(agent)));
+    expect(none.skills_activated).toEqual([]);
   });
 
   it("demo-bad-output fails with schema_violation naming the missing /result", async () => {

@@ -9,13 +9,15 @@
  * - The key goes in ANTHROPIC_API_KEY, a base URL (a proxy or the mock model) in ANTHROPIC_BASE_URL. Telemetry,
  *   error reporting, update checks and the start-up connectivity probe are switched off with Claude Code's own
  *   variables: a job talks to its model API and nothing else.
- * - The skill is linked at `.claude/skills/<id>` (Claude Code does not look in `.agents/skills/`), so it is in the
- *   CLI's skill list and its Skill tool can load it, as gemini and codex find theirs.
+ * - The skill is copied to `.claude/skills/<id>` (Claude Code does not look in `.agents/skills/`), so it is in the
+ *   CLI's skill list and its Skill tool can load it, as gemini and codex find theirs. A real copy, not a link (a
+ *   link's target is outside what Claude Code treats as the project's skill), without the skill's `evals/`; none at
+ *   all when the job installs no skill (`skill_install: "none"`).
  * - `--` ends the options: `--allowedTools` takes several values and would swallow the prompt, and a prompt that
  *   starts with "-" must not be read as an option.
  */
-import { existsSync, symlinkSync } from "node:fs";
-import { basename, dirname, join, relative } from "node:path";
+import { cpSync, lstatSync } from "node:fs";
+import { basename, dirname, join, sep } from "node:path";
 import { type EngineInvocation, type EngineRunContext, makeRunnerFolder, writeRunnerFile } from "@skillrig/engine-kit";
 import { toClaudeSchema } from "./json-schema.js";
 import type { ClaudeOptions } from "./options.js";
@@ -40,24 +42,42 @@ export function claudeArgs(ctx: EngineRunContext<ClaudeOptions>, schema?: Record
   return args;
 }
 
-/** Links the installed skill where Claude Code discovers project skills; a note when it cannot. */
-export function linkSkill(dirs: { workspace: string; skillDir: string }): string | undefined {
-  const link = join(dirs.workspace, ".claude", "skills", basename(dirs.skillDir));
-  if (existsSync(link)) return undefined;
+/** Copies the installed skill where Claude Code discovers project skills (without `evals/`); a note when it cannot. */
+export function copySkill(dirs: { workspace: string; skillDir: string }): string | undefined {
+  const target = join(dirs.workspace, ".claude", "skills", basename(dirs.skillDir));
+  // Anything already there (a copy from an earlier attempt, or something the agent left) is never written through.
+  if (lstatOrUndefined(target)) return undefined;
   try {
     // The workspace is the agent's after the first turn: a symlinked folder on the way is refused, not followed.
-    makeRunnerFolder(dirs.workspace, dirname(link));
-    symlinkSync(relative(dirname(link), dirs.skillDir), link, "dir");
+    makeRunnerFolder(dirs.workspace, dirname(target));
+    const evals = join(dirs.skillDir, "evals");
+    cpSync(dirs.skillDir, target, {
+      recursive: true,
+      filter: (source) => source !== evals && !source.startsWith(`${evals}${sep}`),
+    });
     return undefined;
   } catch (error) {
-    return `the skill is not linked into .claude/skills (${(error as Error).message}); Claude Code reads it through CLAUDE.md only`;
+    return `the skill is not copied into .claude/skills (${(error as Error).message}); Claude Code does not list it`;
+  }
+}
+
+/** @deprecated since the skill is copied, not linked: use `copySkill`. */
+export const linkSkill = copySkill;
+
+function lstatOrUndefined(path: string) {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
   }
 }
 
 export function claudeInvocation(ctx: EngineRunContext<ClaudeOptions>): EngineInvocation {
   const notes: string[] = [];
-  const linkProblem = linkSkill(ctx.dirs);
-  if (linkProblem) notes.push(linkProblem);
+  if (ctx.request.work.skillInstall !== "none") {
+    const copyProblem = copySkill(ctx.dirs);
+    if (copyProblem) notes.push(copyProblem);
+  }
   let schema: Record<string, unknown> | undefined;
   if (ctx.outputSchema !== undefined && ctx.options.output_schema !== false) {
     const converted = toClaudeSchema(ctx.outputSchema);

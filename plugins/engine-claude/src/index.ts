@@ -13,6 +13,6 @@ export type { ClaudeOptions, ClaudePermissionMode } from "./options.js";
 export { createClaudeStreamParser, CONNECTION_FAILURE_LIMIT } from "./stream-parser.js";
 export type { ClaudeStreamParser } from "./stream-parser.js";
 export { classifyClaudeRun } from "./classify.js";
-export { claudeArgs, linkSkill, QUIET_ENV } from "./command.js";
+export { claudeArgs, copySkill, linkSkill, QUIET_ENV } from "./command.js";
 export { toClaudeSchema } from "./json-schema.js";
 export type { ClaudeSchemaResult } from "./json-schema.js";

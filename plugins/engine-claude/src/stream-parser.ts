@@ -12,7 +12,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { EngineEvent } from "@skillrig/core";
-import { fileChangeTracker, type EngineFailure, type StreamParser } from "@skillrig/engine-kit";
+import { fileChangeTracker, skillActivations, skillFromToolCall, type EngineFailure, type StreamParser } from "@skillrig/engine-kit";
 
 interface ContentBlock {
   type?: string;
@@ -111,6 +111,7 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
   const denials: string[] = [];
   const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
   const files = fileChangeTracker();
+  const activations = skillActivations();
 
   const assistantBlocks = (blocks: ContentBlock[], sub: boolean): EngineEvent[] => {
     const out: EngineEvent[] = [];
@@ -126,6 +127,8 @@ export function createClaudeStreamParser(workspace: string): ClaudeStreamParser 
         const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(workspace, raw)) : undefined;
         tools.set(block.id ?? tool, { tool, path, existed: path ? files.existedBefore(path) : undefined });
         out.push({ type: "tool_call", id: block.id, tool, args: block.input, status: "started" });
+        // Only a tool_use block of a model message: what a command printed arrives as a tool_result, never here.
+        out.push(...activations.activated([skillFromToolCall(tool, block.input)], tool));
       }
     }
     return out;

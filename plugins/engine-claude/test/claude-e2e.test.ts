@@ -47,8 +47,10 @@ describe("claude engine against the mock model", () => {
     expect(JSON.stringify(tools.find((t) => t.name === "StructuredOutput"))).not.toContain("x-type");
     const workspace = join(result.run_dir, "workspace");
     expect(readFileSync(join(workspace, "CLAUDE.md"), "utf8")).toContain(".agents/skills/write-greeting/SKILL.md");
-    expect(lstatSync(join(workspace, ".claude/skills/write-greeting")).isSymbolicLink()).toBe(true);
+    // A real copy (not a link), without the skill's evals/ (the fixture skill has one).
+    expect(lstatSync(join(workspace, ".claude/skills/write-greeting")).isDirectory()).toBe(true);
     expect(existsSync(join(workspace, ".claude/skills/write-greeting/SKILL.md"))).toBe(true);
+    expect(existsSync(join(workspace, ".claude/skills/write-greeting/evals"))).toBe(false);
     expect(readFileSync(join(result.run_dir, "logs/claude.stdout.log"), "utf8")).toContain('"skills":["write-greeting"');
   });
 

@@ -4,7 +4,7 @@
  * Items: agent_message, reasoning, command_execution, file_change, mcp_tool_call, web_search, todo_list, error.
  */
 import type { EngineEvent } from "@skillrig/core";
-import type { StreamParser } from "@skillrig/engine-kit";
+import { skillActivations, skillsReadByCommand, type StreamParser } from "@skillrig/engine-kit";
 
 interface CodexItem {
   id?: string;
@@ -53,6 +53,7 @@ export function createCodexStreamParser(): CodexStreamParser {
   let networkWaits = 0;
   const errors: string[] = [];
   const stderr: string[] = [];
+  const activations = skillActivations();
 
   const itemEvents = (phase: "started" | "completed", item: CodexItem): EngineEvent[] => {
     switch (item.type) {
@@ -64,7 +65,12 @@ export function createCodexStreamParser(): CodexStreamParser {
         return [];
       case "command_execution":
         return phase === "started"
-          ? [{ type: "tool_call", id: item.id, tool: "shell", args: { command: item.command }, status: "started" }]
+          ? [
+              { type: "tool_call", id: item.id, tool: "shell", args: { command: item.command }, status: "started" },
+              // codex has no skill tool: its model reads the SKILL.md path codex listed. Only the command codex ran
+              // counts, never what it printed (aggregated_output).
+              ...activations.activated(skillsReadByCommand(item.command ?? ""), "read SKILL.md"),
+            ]
           : [
               {
                 type: "tool_result",

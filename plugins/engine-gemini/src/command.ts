@@ -4,6 +4,10 @@
  * - `--approval-mode auto_edit|yolo`: in the default mode headless gemini has no file-writing tools at all.
  * - GEMINI_CLI_TRUST_WORKSPACE=true: without it gemini refuses to run in an untrusted folder (exit 55).
  * - settings.json in the isolated home selects API-key auth (else it asks for a login, exit 41).
+ * - Skills: gemini lists the skills under the trusted workspace's `.agents/skills/` by itself (where runJob installs
+ *   the job's skill), but its headless policy denies `activate_skill` (policies/write.toml: ask the user when
+ *   interactive, deny when not). A user policy in the isolated home (`~/.gemini/policies/`) allows it, so the model
+ *   can activate the skill the CLI's way; not written when the job installs no skill (`skill_install: "none"`).
  */
 import { join } from "node:path";
 import { type EngineInvocation, type EngineRunContext, writeRunnerFile } from "@skillrig/engine-kit";
@@ -34,6 +38,16 @@ export function geminiSettings(options: GeminiOptions): Record<string, unknown> 
   );
 }
 
+/** The user policy that lets headless gemini run `activate_skill` (its default policy denies it without a user). */
+export const SKILL_POLICY = [
+  "# Written by skillrig: a job's agent may activate the skills gemini lists (headless gemini denies it by default).",
+  "[[rule]]",
+  'toolName = "activate_skill"',
+  'decision = "allow"',
+  "priority = 100",
+  "",
+].join("\n");
+
 export function geminiArgs(ctx: EngineRunContext<GeminiOptions>): string[] {
   const { options } = ctx;
   const args = ["-o", "stream-json", "--approval-mode", options.approval_mode ?? "auto_edit"];
@@ -48,6 +62,8 @@ export function geminiInvocation(ctx: EngineRunContext<GeminiOptions>): EngineIn
   const settingsDir = join(ctx.dirs.home, ".gemini");
   // The HOME is the agent's after the first turn: a symlink it left is refused, never written through.
   writeRunnerFile(ctx.dirs.home, join(settingsDir, "settings.json"), `${JSON.stringify(geminiSettings(ctx.options), null, 2)}\n`);
+  if (ctx.request.work.skillInstall !== "none")
+    writeRunnerFile(ctx.dirs.home, join(settingsDir, "policies", "skillrig-skills.toml"), SKILL_POLICY);
   const env: Record<string, string> = { GEMINI_CLI_TRUST_WORKSPACE: "true" };
   if (ctx.apiKey) env.GEMINI_API_KEY = ctx.apiKey;
   if (ctx.baseUrl) env.GOOGLE_GEMINI_BASE_URL = ctx.baseUrl;

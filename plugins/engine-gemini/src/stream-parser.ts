@@ -5,7 +5,7 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { EngineEvent } from "@skillrig/core";
-import { fileChangeTracker, type StreamParser } from "@skillrig/engine-kit";
+import { fileChangeTracker, skillActivations, skillFromToolCall, type StreamParser } from "@skillrig/engine-kit";
 
 interface GeminiEvent {
   type?: string;
@@ -49,6 +49,7 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
   const stderr: string[] = [];
   const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
   const files = fileChangeTracker();
+  const activations = skillActivations();
   let stderrJson: string[] | undefined;
   let fetchFailures = 0;
 
@@ -90,6 +91,8 @@ export function createGeminiStreamParser(workspace: string): GeminiStreamParser 
           const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(workspace, raw)) : undefined;
           tools.set(event.tool_id ?? tool, { tool, path, existed: path ? files.existedBefore(path) : undefined });
           out.push({ type: "tool_call", id: event.tool_id, tool, args: event.parameters, status: "started" });
+          // Only gemini's own tool_use record: a command's printout is inside a tool_result's output, never a line.
+          out.push(...activations.activated([skillFromToolCall(tool, event.parameters)], tool));
           break;
         }
         case "tool_result": {

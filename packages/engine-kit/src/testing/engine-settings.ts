@@ -5,7 +5,7 @@
 import { mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { Runner, type EngineEvent, type JobResult, type SkillrigPlugin } from "@skillrig/core";
+import { Runner, type EngineEvent, type JobResult, type SkillInstall, type SkillrigPlugin } from "@skillrig/core";
 import { startMockModel, type RecordedRequest, type Scenario, type Turn } from "@skillrig/mock-model";
 import { runJob, skillProtocolPlugin } from "@skillrig/skills";
 import type { EngineFailure, StreamParser } from "../adapter.js";
@@ -66,7 +66,7 @@ export function engineRunner(settings: Pick<EngineTestSettings, "fixtures">, eng
 /** The fixture skill's job: write a greeting for Ada. */
 export function greetingJob(
   settings: Pick<EngineTestSettings, "engine">,
-  options?: { timeout_ms?: number; engine?: Record<string, unknown> },
+  options?: { timeout_ms?: number; engine?: Record<string, unknown>; skill_install?: SkillInstall },
 ) {
   return { skill_id: "write-greeting", engine: settings.engine, input: { name: "Ada" }, ...(options ? { options } : {}) };
 }
@@ -75,11 +75,15 @@ export function greetingJob(
 export async function runGreeting<O extends BaseEngineOptions>(
   settings: EngineTestSettings<O, StreamParser>,
   options: TestEngineOptions<O>,
-  job: { timeout_ms?: number; requireEngineJail?: boolean } = {},
+  job: { timeout_ms?: number; requireEngineJail?: boolean; skill_install?: SkillInstall } = {},
 ): Promise<{ result: JobResult; events: EngineEvent[] }> {
   const { runner } = engineRunner(settings, new settings.plugin(options));
   const events: EngineEvent[] = [];
-  const result = await runJob(runner, greetingJob(settings, job.timeout_ms === undefined ? undefined : { timeout_ms: job.timeout_ms }), {
+  const jobOptions = {
+    ...(job.timeout_ms === undefined ? {} : { timeout_ms: job.timeout_ms }),
+    ...(job.skill_install === undefined ? {} : { skill_install: job.skill_install }),
+  };
+  const result = await runJob(runner, greetingJob(settings, Object.keys(jobOptions).length > 0 ? jobOptions : undefined), {
     onEvent: (e) => events.push(e),
     ...(job.requireEngineJail ? { requireEngineJail: true } : {}),
   });
@@ -100,7 +104,7 @@ export interface MockRun {
 export async function runAgainstMock<O extends BaseEngineOptions>(
   settings: EngineTestSettings<O, StreamParser>,
   scenario: Scenario,
-  options: { timeout_ms?: number; engine?: Partial<TestEngineOptions<O>>; requireEngineJail?: boolean } = {},
+  options: { timeout_ms?: number; engine?: Partial<TestEngineOptions<O>>; requireEngineJail?: boolean; skill_install?: SkillInstall } = {},
 ): Promise<MockRun> {
   const mock = await startMockModel({ scenario });
   try {
