@@ -69,7 +69,9 @@ function checkIteration(out: string, want: EvalVerdict): { problems: string[]; o
       continue;
     }
     const passed = grading.assertion_results.filter((a) => a.passed);
-    observed.push(`${name}: ${grading.assertion_results.map((a) => `${a.passed ? "PASSED" : "failed"} "${a.text}"`).join("; ")}`);
+    observed.push(
+      `${name}: ${grading.assertion_results.map((a) => `${a.passed ? "PASSED" : "failed"} "${a.text}" (${a.evidence.slice(0, 160)})`).join("; ")}`,
+    );
     for (const a of passed) problems.push(`${name}: "${a.text}" passed (${a.evidence.slice(0, 300)})`);
     for (const text of want.assertions_failed ?? [])
       if (!grading.assertion_results.some((a) => a.text === text && !a.passed))
