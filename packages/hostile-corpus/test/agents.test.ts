@@ -4,80 +4,15 @@
  * (`skillrig run`), as root and as uid 65534. What it did is read back from its workspace in the run folder:
  * its `id`, its /proc/self/status, and the attack's own log.
  */
-import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
-import { type EntryPoint, type LoadedFixture, loadCorpus, REPO, type User, type Verdict, verdictFor } from "./support/fixtures.js";
+import { afterAll, describe, it } from "vitest";
+import { checkAgent, expectVerdict, GEMINI_PLUGIN, mtime, scenario, workspaces } from "./support/agent.js";
+import { type EntryPoint, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
 import { type CliRun, copyFixture, logRow, runCli, usersHere, type Workspace, workspace } from "./support/run.js";
 import { type Serve, startServe } from "./support/serve.js";
 
-const GEMINI_PLUGIN = join(REPO, "plugins", "engine-gemini", "dist", "index.js");
 const corpus = loadCorpus().filter((f) => f.spec.agent);
-
-/** The fixture's scenario with every `{{file:NAME}}` string replaced by that file's content. */
-function scenario(fixture: LoadedFixture): unknown {
-  const fill = (value: unknown): unknown => {
-    if (typeof value === "string") {
-      const m = /^\{\{file:(.+)\}\}$/.exec(value);
-      return m ? readFileSync(join(fixture.dir, m[1]!), "utf8") : value;
-    }
-    if (Array.isArray(value)) return value.map(fill);
-    if (value && typeof value === "object") return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, fill(v)]));
-    return value;
-  };
-  return fill(JSON.parse(readFileSync(join(fixture.dir, fixture.spec.agent!.scenario), "utf8")));
-}
-
-/** Every `workspace/` folder of the job run folders under `runs`. */
-function workspaces(runs: string): string[] {
-  if (!existsSync(runs)) return [];
-  return readdirSync(runs, { recursive: true, withFileTypes: true })
-    .filter((e) => e.isDirectory() && e.name === "workspace")
-    .map((e) => join(e.parentPath, e.name));
-}
-
-function mtime(path: string): number {
-  try {
-    return statSync(path).mtimeMs;
-  } catch {
-    return 0;
-  }
-}
-
-function read(file: string): string | undefined {
-  try {
-    return readFileSync(file, "utf8");
-  } catch {
-    return undefined;
-  }
-}
-
-/** What the agent left in its workspace, checked against the verdict. */
-function checkAgent(fixture: LoadedFixture, ws: string | undefined, verdict: Verdict): { problems: string[]; observed: string[] } {
-  const problems: string[] = [];
-  const observed: string[] = [];
-  const back = fixture.spec.agent!.reads_back;
-  if (!ws) return { problems: ["no job workspace in the run folder"], observed };
-  const probe = back.probe ? read(join(ws, back.probe)) : undefined;
-  if (back.probe) observed.push(`probe: ${probe?.trim() ?? "missing"}`);
-  for (const word of verdict.probe_excludes ?? [])
-    if (probe?.includes(word)) problems.push(`the attack's log says ${word}: ${probe.trim()}`);
-  if (verdict.agent_not_root) {
-    const id = back.id ? read(join(ws, back.id)) : undefined;
-    const status = back.status ? read(join(ws, back.status)) : undefined;
-    observed.push(`id: ${id?.trim() ?? "missing"}`);
-    const uid = /uid=(\d+)/.exec(id ?? "")?.[1];
-    if (uid === undefined) problems.push(`no uid in ${back.id}: ${id}`);
-    else if (uid === "0") problems.push("the agent runs as uid 0");
-    const caps = Object.fromEntries([...(status ?? "").matchAll(/^(Cap\w+|NoNewPrivs|Seccomp):\s*(\S+)/gm)].map((m) => [m[1], m[2]]));
-    observed.push(`status: ${JSON.stringify(caps)}`);
-    for (const set of ["CapEff", "CapPrm", "CapBnd"]) {
-      if (caps[set] === undefined) problems.push(`${set} missing from ${back.status}`);
-      else if (!/^0+$/.test(caps[set]!)) problems.push(`the agent holds capabilities: ${set} ${caps[set]}`);
-    }
-  }
-  return { problems, observed };
-}
 
 interface Row {
   fixture: LoadedFixture;
@@ -168,15 +103,7 @@ describe("scripted agents in the agent jail", () => {
       problems.push(...agent.problems);
       observed.push(...agent.observed);
       logRow({ fixture: fixture.id, entry_point: entry, user, ok: problems.length === 0, problems, observed: observed.join(" | ") });
-      const marker = fixture.spec.attack_marker;
-      if (marker) {
-        const log = found.map((w) => read(join(w, fixture.spec.agent!.reads_back.probe ?? "")) ?? "").join("");
-        expect(
-          log,
-          `${fixture.id}: the attack's marker "${marker}" is not in its log: the attack did not run (${run.stderr.slice(-1500)})`,
-        ).toContain(marker);
-      }
-      expect(problems, observed.join("\n")).toEqual([]);
+      expectVerdict(fixture, found, run.stderr, problems, observed);
     },
     300_000,
   );

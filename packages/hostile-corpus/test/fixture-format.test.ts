@@ -35,6 +35,7 @@ describe("the corpus", () => {
     expect([...entries("server-limits")]).toEqual(expect.arrayContaining(["local", "http-sqlite", "http-redis"]));
     expect([...entries("host-header")]).toEqual(expect.arrayContaining(["http-sqlite", "http-redis"]));
     expect([...entries("neighbours")]).toEqual(expect.arrayContaining(["local"]));
+    expect([...entries("eval-grading")]).toEqual(expect.arrayContaining(["eval"]));
     const hacks = corpus.filter((f) => f.spec.class === "reward-hacking");
     expect(hacks.map((f) => f.id.split("/")[1])).toEqual(
       expect.arrayContaining([

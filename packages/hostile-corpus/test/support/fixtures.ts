@@ -21,7 +21,8 @@ export type EntryPoint =
   | "solve-server-sqlite"
   | "skill-job"
   | "http-sqlite"
-  | "http-redis";
+  | "http-redis"
+  | "eval";
 export type Status = "passed" | "failed" | "error" | "timeout" | "memory_limit" | "output_limit" | "invalid";
 
 export interface Verdict {
@@ -34,6 +35,16 @@ export interface Verdict {
   agent_not_root?: boolean;
   probe_excludes?: string[];
   any_of?: Verdict[];
+  eval?: EvalVerdict;
+}
+
+/** What an `eval` row's iteration files must say (fixture.schema.json's verdict.eval). */
+export interface EvalVerdict {
+  configurations: Array<"with_skill" | "without_skill" | "old_skill">;
+  assertions_failed?: string[];
+  planted?: string[];
+  forged_mark?: string;
+  trigger_rates?: Record<string, number>;
 }
 
 export interface HttpRequestSpec {
@@ -119,6 +130,8 @@ export function loadFixture(dir: string, root = FIXTURES_DIR): LoadedFixture {
   if ((spec.entry_points.includes("solve") || spec.entry_points.includes("solve-server-sqlite")) && !spec.agent?.task)
     problems.push("/agent/task: a solve fixture names the task its agent solves");
   if (spec.entry_points.includes("skill-job") && !spec.agent?.skill) problems.push("/agent/skill: a skill-job fixture names its skill");
+  if (spec.entry_points.includes("eval") && !spec.agent?.skill)
+    problems.push("/agent/skill: an eval fixture names the skill whose evals run");
   if (problems.length > 0) throw new Error(`${where}: ${problems.join("; ")}`);
   return { id, dir, file, spec };
 }
