@@ -19,7 +19,7 @@ export { SKILL_TOOLS, skillActivations, skillFromToolCall, skillsReadByCommand, 
 export type { JsonOutputResult } from "./json-output.js";
 export { engineOptionsSchema, createOptionsValidator, BASE_OPTION_PROPERTIES } from "./options.js";
 export type { BaseEngineOptions } from "./options.js";
-export { engineDirs, prepareWorkspace, contextFileText, logsDirOf, skillInstallOf } from "./workspace.js";
+export { engineDirs, prepareWorkspace, contextFileText, logsDirOf, skillInstallOf, type ContextFileFacts } from "./workspace.js";
 export type { EngineDirs } from "./workspace.js";
 export { engineEnv } from "./env.js";
 export type { EngineEnvInput } from "./env.js";

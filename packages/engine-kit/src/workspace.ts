@@ -7,7 +7,7 @@
  */
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { basename, dirname, extname, join } from "node:path";
-import type { JobExecuteRequest, SkillInstall } from "@skillrig/core";
+import type { JobExecuteRequest, JobWork, SkillInstall } from "@skillrig/core";
 
 export interface EngineDirs {
   /** The CLI's working directory (`work.run.workspace`). */
@@ -47,7 +47,12 @@ export function engineDirs(request: JobExecuteRequest): EngineDirs {
  * With "discoverable" or "none" it says nothing about any skill (no name, no path): whether the agent uses a
  * skill the engine discovered is the agent's own choice, which is what a trigger eval measures.
  */
-export function contextFileText(request: JobExecuteRequest, skillDir: string): string {
+/** What the context file says depends on: the job's id, its skill, and how the skill was installed. */
+export interface ContextFileFacts {
+  work: Pick<JobWork, "jobId" | "skill"> & { skillInstall?: SkillInstall };
+}
+
+export function contextFileText(request: ContextFileFacts, skillDir: string): string {
   const { skill, jobId } = request.work;
   const rules =
     "Follow the task you are given. Write every file you produce inside this workspace. Work without asking questions: nobody will answer.";
@@ -66,7 +71,7 @@ export function contextFileText(request: JobExecuteRequest, skillDir: string): s
 }
 
 /** The job's skill install mode (`JobWork.skillInstall`; a JobWork built by hand without one is "referenced"). */
-export function skillInstallOf(request: JobExecuteRequest): SkillInstall {
+export function skillInstallOf(request: { work: { skillInstall?: SkillInstall } }): SkillInstall {
   return request.work.skillInstall ?? "referenced";
 }
 

@@ -9,7 +9,7 @@ export { nextIteration, runPath, iterationDir } from "./layout.js";
 export { copyOutputs, DEFAULT_OUTPUTS_CAP_BYTES, SKILL_INSTALL_DIRS } from "./outputs.js";
 export type { CopyOutputsOptions, CopyOutputsResult } from "./outputs.js";
 export { stat, summarize, buildBenchmark, meetsMinPassRate } from "./stats.js";
-export { runIteration, checkPlainSkill, planRuns, configurationsOf, allFailed, assertionText, NO_JUDGE_EVIDENCE } from "./run-iteration.js";
+export { runIteration, checkPlainSkill, planRuns, configurationsOf, allFailed } from "./run-iteration.js";
 export type { RunIterationOptions, IterationResult } from "./run-iteration.js";
 export {
   runTriggers,
@@ -24,6 +24,8 @@ export type { RunTriggersOptions, TriggerRunInfo } from "./run-triggers.js";
 export {
   gradeRun,
   summarizeResults,
+  assertionText,
+  NO_JUDGE_EVIDENCE,
   OUTPUT_READ_CAP_BYTES,
   SCRIPT_TIMEOUT_MS,
   JUDGE_SKILL_DIR,

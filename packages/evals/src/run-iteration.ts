@@ -27,7 +27,8 @@ import {
   type Timing,
   type TriggerReport,
 } from "./format.js";
-import type { GradeRun } from "./grading-contract.js";
+import type { GradeRun, GradeRunInput } from "./grading-contract.js";
+import { assertionText, summarizeResults } from "./grading/index.js";
 import { iterationDir, nextIteration, runPath, type LayoutShape } from "./layout.js";
 import type { LoadedCase, LoadedEvals, LoadedTriggers } from "./load-evals.js";
 import { copyOutputs, DEFAULT_OUTPUTS_CAP_BYTES } from "./outputs.js";
@@ -36,8 +37,6 @@ import { buildBenchmark, meetsMinPassRate, round } from "./stats.js";
 
 /** The context files the bundled engines write at the workspace's top (engine-kit's prepareWorkspace). */
 const CONTEXT_FILES = ["GEMINI.md", "AGENTS.md", "CLAUDE.md"];
-
-export const NO_JUDGE_EVIDENCE = "no judge: pass --judge <engine> to grade plain-string assertions";
 
 export interface RunIterationOptions {
   runner: Runner;
@@ -115,39 +114,7 @@ export function allFailed(assertions: Assertion[], evidence: string, errors?: st
     graded_by: typeof a === "string" ? "judge" : a.kind,
   }));
   // A run that failed fails its case even with no assertions to list.
-  return { assertion_results: results, summary: { ...summaryOf(results), pass_rate: 0 }, ...(errors ? { errors } : {}) };
-}
-
-export function assertionText(a: Assertion): string {
-  if (typeof a === "string") return a;
-  if (a.text !== undefined) return a.text;
-  const { kind, text: _text, ...rest } = a;
-  return `${kind} ${JSON.stringify(rest)}`;
-}
-
-function summaryOf(results: AssertionResult[]): Grading["summary"] {
-  const passed = results.filter((r) => r.passed).length;
-  const total = results.length;
-  // A case with no assertions has nothing to fail: its pass rate is 1 (it ran; the benchmark still has its time).
-  return { passed, failed: total - passed, total, pass_rate: total === 0 ? 1 : round(passed / total) };
-}
-
-/**
- * Grades a finished run through `gradeRun`. With no judge, plain-string assertions are not handed to grading at
- * all: they fail with evidence saying so (a judge is an engine run of its own, so it is never picked silently).
- */
-async function grade(gradeRun: GradeRun, input: Parameters<GradeRun>[0]): Promise<Grading> {
-  const { assertions } = input;
-  if (input.judge !== undefined) return gradeRun(input);
-  const deterministic = assertions.filter((a) => typeof a !== "string");
-  const graded = deterministic.length > 0 ? await gradeRun({ ...input, assertions: deterministic }) : undefined;
-  let k = 0;
-  const results = assertions.map((a): AssertionResult => {
-    if (typeof a === "string") return { text: a, passed: false, evidence: NO_JUDGE_EVIDENCE, graded_by: "judge" };
-    const r = graded?.assertion_results[k++];
-    return r ?? { text: assertionText(a), passed: false, evidence: "grading gave no result for this assertion", graded_by: a.kind };
-  });
-  return { assertion_results: results, summary: summaryOf(results), ...(graded?.errors ? { errors: graded.errors } : {}) };
+  return { assertion_results: results, summary: { ...summarizeResults(results), pass_rate: 0 }, ...(errors ? { errors } : {}) };
 }
 
 /**
@@ -156,8 +123,7 @@ async function grade(gradeRun: GradeRun, input: Parameters<GradeRun>[0]): Promis
  */
 function contextFilesOf(result: JobResult, skill: SkillManifest, request: JobRequest): Array<{ path: string; text: string }> {
   const skillDir = join(result.run_dir, "workspace", ".agents", "skills", skill.id);
-  const work = { jobId: result.job_id, skill, skillInstall: request.options?.skill_install };
-  const text = contextFileText({ work } as unknown as Parameters<typeof contextFileText>[0], skillDir);
+  const text = contextFileText({ work: { jobId: result.job_id, skill, skillInstall: request.options?.skill_install } }, skillDir);
   return CONTEXT_FILES.map((path) => ({ path, text }));
 }
 
@@ -255,11 +221,56 @@ export async function runIteration(options: RunIterationOptions): Promise<Iterat
   }
 }
 
+/** One planned run: its job, what it left, its grading, its line in benchmark.json. */
 async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, jobsDir: string): Promise<BenchmarkRun> {
   const runDir = join(dir, p.path);
-  const outputsDir = join(runDir, "outputs");
   mkdirSync(runDir, { recursive: true });
   const skill = p.configuration === "old_skill" ? options.baseline! : options.skill;
+  const job = await runCaseJob(options, p, skill, jobsDir);
+  const outputsDir = join(runDir, "outputs");
+  const { answer, timing } = recordRun(options, p, skill, job, runDir, outputsDir);
+  const grading = await gradeOne(options, p, answer, {
+    runner: options.runner,
+    skillDir: options.skill.dir,
+    prompt: p.evalCase.prompt,
+    ...(p.evalCase.expected_output !== undefined ? { expectedOutput: p.evalCase.expected_output } : {}),
+    assertions: p.evalCase.assertions,
+    outputsDir,
+    answer: job.result?.output,
+    ...(options.judge ? { judge: options.judge } : {}),
+    runsDir: jobsDir,
+    signal: options.signal,
+  });
+  writeJson(join(runDir, "grading.json"), grading);
+  const run: BenchmarkRun = {
+    eval_id: p.evalCase.id,
+    configuration: p.configuration,
+    engine: p.engine,
+    run_number: p.run,
+    path: p.path,
+    result: {
+      status: answer.status,
+      pass_rate: grading.summary.pass_rate,
+      passed: grading.summary.passed,
+      failed: grading.summary.failed,
+      total: grading.summary.total,
+      time_seconds: round(timing.duration_ms / 1000),
+      tokens: timing.total_tokens,
+    },
+  };
+  options.onRun?.(run);
+  return run;
+}
+
+interface CaseJob {
+  request: JobRequest;
+  result?: JobResult;
+  /** Why there is no result: the request was refused before the job had a folder, or the eval was canceled first. */
+  refused?: { code: string; message: string };
+}
+
+/** The run's job: the case's prompt and files, the skill installed as the configuration says. */
+async function runCaseJob(options: RunIterationOptions, p: PlannedRun, skill: SkillManifest, jobsDir: string): Promise<CaseJob> {
   const request: JobRequest = {
     skill_id: skill.id,
     engine: p.engine,
@@ -270,24 +281,32 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
       ...(options.timeoutMs !== undefined ? { timeout_ms: options.timeoutMs } : {}),
     },
   };
-  let result: JobResult | undefined;
-  let thrown: { code: string; message: string } | undefined;
+  if (options.signal?.aborted) return { request, refused: { code: "canceled", message: "the eval was canceled before this run started" } };
   try {
-    if (options.signal?.aborted) thrown = { code: "canceled", message: "the eval was canceled before this run started" };
-    else result = await runJob(options.runner, request, { skill, runsDir: jobsDir, signal: options.signal });
+    return { request, result: await runJob(options.runner, request, { skill, runsDir: jobsDir, signal: options.signal }) };
   } catch (error) {
     // A request refused before the job had a folder (engine not supported, no plugin): the run failed.
     const e = error as { code?: unknown; message?: string };
-    thrown = { code: typeof e.code === "string" ? e.code : "unhandled", message: e.message ?? String(error) };
+    return { request, refused: { code: typeof e.code === "string" ? e.code : "unhandled", message: e.message ?? String(error) } };
   }
-  // The job is over (its process tree ended) before its workspace is copied; a refused request has none.
+}
+
+/** outputs/ (copied once the job's process tree has ended), answer.json and timing.json. */
+function recordRun(
+  options: RunIterationOptions,
+  p: PlannedRun,
+  skill: SkillManifest,
+  { request, result, refused }: CaseJob,
+  runDir: string,
+  outputsDir: string,
+): { answer: RunAnswer; timing: Timing } {
   const copied = copyOutputs(result ? join(result.run_dir, "workspace") : join(runDir, "no-workspace"), outputsDir, {
     capBytes: options.outputsCapBytes ?? DEFAULT_OUTPUTS_CAP_BYTES,
     writtenBySkillrig: result ? contextFilesOf(result, skill, request) : [],
   });
   const status: RunAnswer["status"] =
-    result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" || thrown?.code === "canceled" ? "canceled" : "failed";
-  const error = result?.error ? { code: result.error.code, message: result.error.message } : thrown;
+    result?.status === "succeeded" ? "succeeded" : result?.status === "canceled" || refused?.code === "canceled" ? "canceled" : "failed";
+  const error = result?.error ? { code: result.error.code, message: result.error.message } : refused;
   const answer: RunAnswer = {
     eval_id: p.evalCase.id,
     configuration: p.configuration,
@@ -310,47 +329,20 @@ async function runOne(options: RunIterationOptions, p: PlannedRun, dir: string, 
     ...(result?.timings.engine_ms !== undefined ? { engine_ms: result.timings.engine_ms } : {}),
   };
   writeJson(join(runDir, "timing.json"), timing);
+  return { answer, timing };
+}
 
-  const assertions = p.evalCase.assertions;
-  let grading: Grading;
-  if (status !== "succeeded") {
-    grading = allFailed(assertions, `the run ${status}${error ? ` (${error.code}: ${error.message})` : ""}; nothing was graded`);
-  } else {
-    try {
-      grading = await grade(options.gradeRun, {
-        runner: options.runner,
-        skillDir: options.skill.dir,
-        prompt: p.evalCase.prompt,
-        ...(p.evalCase.expected_output !== undefined ? { expectedOutput: p.evalCase.expected_output } : {}),
-        assertions,
-        outputsDir,
-        answer: result?.output,
-        ...(options.judge ? { judge: options.judge } : {}),
-        runsDir: jobsDir,
-        signal: options.signal,
-      });
-    } catch (e) {
-      const message = `grading failed: ${(e as Error).message}`;
-      grading = allFailed(assertions, message, [message]);
-    }
+/** The run's grading: every assertion failed when the run did not succeed, else gradeRun's (which never throws for an output). */
+async function gradeOne(options: RunIterationOptions, p: PlannedRun, answer: RunAnswer, input: GradeRunInput): Promise<Grading> {
+  const { assertions } = p.evalCase;
+  if (answer.status !== "succeeded") {
+    const why = answer.error ? ` (${answer.error.code}: ${answer.error.message})` : "";
+    return allFailed(assertions, `the run ${answer.status}${why}; nothing was graded`);
   }
-  writeJson(join(runDir, "grading.json"), grading);
-  const run: BenchmarkRun = {
-    eval_id: p.evalCase.id,
-    configuration: p.configuration,
-    engine: p.engine,
-    run_number: p.run,
-    path: p.path,
-    result: {
-      status,
-      pass_rate: grading.summary.pass_rate,
-      passed: grading.summary.passed,
-      failed: grading.summary.failed,
-      total: grading.summary.total,
-      time_seconds: round(timing.duration_ms / 1000),
-      tokens: timing.total_tokens,
-    },
-  };
-  options.onRun?.(run);
-  return run;
+  try {
+    return await options.gradeRun(input);
+  } catch (e) {
+    const message = `grading failed: ${(e as Error).message}`;
+    return allFailed(assertions, message, [message]);
+  }
 }

@@ -109,7 +109,7 @@ describe("the judge (real Gemini CLI, jailed, against the mock model)", () => {
       { text: "report.md contains 'north'", passed: true, evidence: expect.any(String), graded_by: "file_contains" },
       { text: REGION, passed: false, evidence: "report.md names only: north", graded_by: "judge" },
     ]);
-    expect(g.summary).toEqual({ passed: 2, failed: 1, total: 3, pass_rate: 2 / 3 });
+    expect(g.summary).toEqual({ passed: 2, failed: 1, total: 3, pass_rate: 0.6667 });
     const { result, prompt } = judgeJob(TOTAL);
     expect(result.status).toBe("succeeded");
     expect(result.engine_confinement).toMatchObject({ isolation: "namespaces", network: "model-endpoint-only" });

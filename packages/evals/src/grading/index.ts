@@ -17,6 +17,10 @@ import { gradeOracle } from "./oracle.js";
 import { gradeScript } from "./script.js";
 
 export { OUTPUT_READ_CAP_BYTES } from "./output-file.js";
+export { assertionText } from "./describe.js";
+
+/** The evidence of a plain-string assertion when no judge engine was given. */
+export const NO_JUDGE_EVIDENCE = "no judge: pass --judge <engine> to grade plain-string assertions";
 export { SCRIPT_TIMEOUT_MS } from "./script.js";
 export { JUDGE_SKILL_DIR, JUDGE_OUTPUTS_DIR, JUDGE_ANSWER_FILE } from "./judge.js";
 export { REGEX_SEARCH_LIMIT_MS } from "./regex-match.js";
@@ -35,7 +39,8 @@ async function gradeDeterministic(assertion: DeterministicAssertion, input: Grad
 export function summarizeResults(results: AssertionResult[]): Grading["summary"] {
   const total = results.length;
   const passed = results.filter((r) => r.passed).length;
-  return { passed, failed: total - passed, total, pass_rate: total === 0 ? 1 : passed / total };
+  // Four decimals, as every rate in benchmark.json.
+  return { passed, failed: total - passed, total, pass_rate: total === 0 ? 1 : Math.round((passed / total) * 10_000) / 10_000 };
 }
 
 export const gradeRun: GradeRun = async (input) => {
@@ -57,9 +62,8 @@ export const gradeRun: GradeRun = async (input) => {
   if (judged.length > 0) {
     const texts = judged.map((j) => j.text);
     if (!input.judge) {
-      const why = "no judge engine was given for the plain-language assertions";
-      for (const { index, text } of judged) results[index] = { text, passed: false, evidence: why, graded_by: "judge" };
-      errors.push(why);
+      // A judge is an engine run of its own for every graded run, so none is picked silently.
+      for (const { index, text } of judged) results[index] = { text, passed: false, evidence: NO_JUDGE_EVIDENCE, graded_by: "judge" };
     } else {
       const graded = await gradeWithJudge(texts, {
         runner: input.runner,
