@@ -212,10 +212,14 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   }
 
   const path = request.env.PATH ?? process.env.PATH ?? "/usr/bin:/bin";
-  const executable = findExecutable(program, path);
-  if (!executable || !existsSync(executable)) {
+  const found = findExecutable(program, path);
+  if (!found || !existsSync(found)) {
     throw new SkillrigError("engine_not_found", `agent jail: cannot find the engine's executable ${program}`, { file: program });
   }
+  // The jail binds the executable's installation by its real path (installationOf), so it starts it by that path:
+  // a path through a symlinked folder that is not bound (a workspace package's node_modules/<cli> link into pnpm's
+  // store) is not there inside the jail.
+  const executable = realpathSync(found);
   const readOnly = [installationOf(executable)];
   const interpreter = interpreterOf(executable, path);
   if (interpreter) readOnly.push(installationOf(interpreter));

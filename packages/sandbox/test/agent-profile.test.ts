@@ -8,7 +8,18 @@
  * namespace. A control run unconfined shows the same program does escape as root.
  */
 import { spawn, spawnSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -89,6 +100,31 @@ describe("agent profile", () => {
       expect(modelEndpointOf("https://api.example.com/v1")).toEqual({ host: "api.example.com", port: 443 });
       const r = await run(confined.file, confined.args, confined.env);
       expect(r.stdout.trim(), r.stderr).toMatch(/^127\.0\.0\.1\s+.*api\.example\.com/);
+    } finally {
+      await confined.close();
+    }
+  });
+
+  it("starts a program reached through a symlinked folder by its real path, which is what the jail binds", async () => {
+    // A workspace package's node_modules/<cli> is a link into pnpm's store (<root>/node_modules/.pnpm/...): the jail
+    // binds the store, not the package's own node_modules, so the link's path does not exist inside the jail.
+    const f = folders();
+    const root = mkdtempSync(join(tmpdir(), "skillrig-agent-bin-"));
+    const store = join(root, "node_modules", ".pnpm", "tool", "node_modules", "tool");
+    mkdirSync(store, { recursive: true });
+    writeFileSync(join(store, "cli.js"), `#!/usr/bin/env node\nconsole.log("RAN " + process.argv[1]);\n`);
+    chmodSync(join(store, "cli.js"), 0o755);
+    mkdirSync(join(root, "plugin", "node_modules"), { recursive: true });
+    symlinkSync(join(root, "node_modules", ".pnpm", "tool", "node_modules", "tool"), join(root, "plugin", "node_modules", "tool"));
+    const confined = await confineAgent({
+      command: [join(root, "plugin", "node_modules", "tool", "cli.js")],
+      workspace: f.workspace,
+      writable: [f.engine],
+      env: { PATH: process.env.PATH ?? "/usr/bin:/bin" },
+    });
+    try {
+      const r = await run(confined.file, confined.args, confined.env);
+      expect(r.stdout.trim(), r.stderr).toBe(`RAN ${join(store, "cli.js")}`);
     } finally {
       await confined.close();
     }
