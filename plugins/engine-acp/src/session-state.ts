@@ -1,0 +1,150 @@
+/**
+ * One ACP turn's state, as engine-kit reads a stream parser: the `session/update` notifications mapped to skillrig's
+ * job events (agent message chunks -> message, tool_call / tool_call_update -> tool_call / tool_result, diff
+ * content -> file_change, a skill tool -> skill_activated), the agent's last message (the final answer), the errors
+ * and whether the prompt turn ended with `end_turn`. stdout itself is the protocol, read by the driver: its lines
+ * mean no events here.
+ */
+import { isAbsolute, relative } from "node:path";
+import type { SessionUpdate, ToolCallContent } from "@agentclientprotocol/sdk";
+import type { EngineEvent } from "@skillrig/core";
+import { type StreamParser, skillActivations, skillFromToolCall, skillsReadByCommand } from "@skillrig/engine-kit";
+
+export interface AcpTurnState extends StreamParser {
+  /** The events one `session/update` means (and the state it updates). */
+  update(update: SessionUpdate): EngineEvent[];
+  /** The prompt turn ended (`session/prompt`'s stop reason). */
+  stopped(reason: string): void;
+  stopReason(): string | undefined;
+  /** A protocol error, a refused permission, a malformed update: kept, and the last one named in a failure. */
+  error(message: string): void;
+  /** Problems that did not fail the run (refused permissions, updates that were dropped), oldest first. */
+  warnings(): string[];
+  warn(message: string): void;
+}
+
+interface ToolRecord {
+  tool: string;
+  args?: unknown;
+}
+
+function textOf(content: { type: string; text?: string } | undefined): string | undefined {
+  return content?.type === "text" && typeof content.text === "string" ? content.text : undefined;
+}
+
+/** The tool name a call reports: its raw input's tool name when the agent gives one (gemini does not), else the title. */
+function toolName(title: string | undefined, kind: string | undefined, rawInput: unknown): string {
+  const raw = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : undefined;
+  const named = raw?.tool ?? raw?.toolName;
+  if (typeof named === "string" && named !== "") return named;
+  return title?.trim() || kind || "tool";
+}
+
+export function createAcpTurnState(workspace: string): AcpTurnState {
+  let message = "";
+  let lastMessage: string | undefined;
+  let stop: string | undefined;
+  const errors: string[] = [];
+  const warnings: string[] = [];
+  const tools = new Map<string, ToolRecord>();
+  const activations = skillActivations();
+
+  const pathOf = (path: string) => (isAbsolute(path) ? relative(workspace, path) || path : path);
+
+  const skillEvents = (tool: string, title: string | undefined, args: unknown): EngineEvent[] => {
+    const named = [skillFromToolCall(tool, args)];
+    // Gemini's ACP tool calls carry no tool name: its activate_skill call is titled by the skill, its kind "other";
+    // the input (rawInput) is not sent. A title naming a skill's SKILL.md path counts as Codex's way does.
+    const read = title ? skillsReadByCommand(title) : [];
+    return [...activations.activated(named, tool), ...activations.activated(read, "read SKILL.md")];
+  };
+
+  const fileChanges = (content: ToolCallContent[] | null | undefined): EngineEvent[] =>
+    (content ?? [])
+      .filter((c): c is Extract<ToolCallContent, { type: "diff" }> => c.type === "diff")
+      .map((c) => ({ type: "file_change", path: pathOf(c.path), kind: c.oldText == null ? "add" : "update" }));
+
+  const toolOutput = (content: ToolCallContent[] | null | undefined, rawOutput: unknown): string | undefined => {
+    const texts = (content ?? []).flatMap((c) => (c.type === "content" ? [textOf(c.content)] : [])).filter((t) => t !== undefined);
+    if (texts.length > 0) return texts.join("\n");
+    return rawOutput === undefined || rawOutput === null
+      ? undefined
+      : typeof rawOutput === "string"
+        ? rawOutput
+        : JSON.stringify(rawOutput);
+  };
+
+  const endMessage = () => {
+    if (message !== "") lastMessage = message;
+    message = "";
+  };
+
+  return {
+    update(update) {
+      switch (update.sessionUpdate) {
+        case "agent_message_chunk": {
+          const text = textOf(update.content);
+          if (!text) return [];
+          message += text;
+          return [{ type: "message", role: "assistant", text, delta: true }];
+        }
+        case "tool_call": {
+          endMessage();
+          const tool = toolName(update.title, update.kind ?? undefined, update.rawInput);
+          tools.set(update.toolCallId, { tool, args: update.rawInput });
+          const events: EngineEvent[] = [
+            {
+              type: "tool_call",
+              id: update.toolCallId,
+              tool,
+              ...(update.rawInput !== undefined ? { args: update.rawInput } : {}),
+              status: update.status ?? "pending",
+            },
+            ...skillEvents(tool, update.title, update.rawInput),
+          ];
+          if (update.status === "completed" || update.status === "failed") {
+            events.push({
+              type: "tool_result",
+              id: update.toolCallId,
+              tool,
+              status: update.status,
+              output: toolOutput(update.content, update.rawOutput),
+            });
+            events.push(...fileChanges(update.content));
+          }
+          return events;
+        }
+        case "tool_call_update": {
+          const known = tools.get(update.toolCallId);
+          const tool = update.title ? toolName(update.title, update.kind ?? undefined, update.rawInput) : (known?.tool ?? "tool");
+          if (!known) tools.set(update.toolCallId, { tool });
+          if (update.status !== "completed" && update.status !== "failed") return [];
+          const output = toolOutput(update.content, update.rawOutput);
+          return [
+            { type: "tool_result", id: update.toolCallId, tool, status: update.status, ...(output !== undefined ? { output } : {}) },
+            ...fileChanges(update.content),
+          ];
+        }
+        default:
+          return [];
+      }
+    },
+    stopped(reason) {
+      stop = reason;
+      endMessage();
+    },
+    stopReason: () => stop,
+    error(text) {
+      errors.push(text);
+    },
+    warn(text) {
+      warnings.push(text);
+    },
+    warnings: () => [...warnings],
+    stdoutLine: () => [],
+    finalMessage: () => (message !== "" ? message : lastMessage),
+    usage: () => undefined,
+    errors: () => [...errors],
+    completed: () => stop === "end_turn",
+  };
+}
