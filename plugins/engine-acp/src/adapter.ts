@@ -3,7 +3,8 @@
  * its environment, and `drive` (drive.ts) instead of a stdout parser. One adapter per plugin instance: its engine
  * name is the instance's `name`.
  */
-import type { EngineAdapter, EngineFailure } from "@skillrig/engine-kit";
+import { join } from "node:path";
+import { type EngineAdapter, type EngineFailure, writeRunnerFile } from "@skillrig/engine-kit";
 import { driveAcp } from "./drive.js";
 import { ACP_OPTION_PROPERTIES, type AcpOptions } from "./options.js";
 import { type AcpTurnState, createAcpTurnState } from "./session-state.js";
@@ -28,6 +29,13 @@ export function acpAdapter(
     parseVersion: (stdout) => /\d+\.\d+\.\d+[\w.-]*/.exec(stdout)?.[0],
     mockBaseUrl: (url) => url,
     invocation(ctx) {
+      // The HOME is the agent's after a first turn: a symlink it left there is refused, never written through.
+      for (const [path, content] of Object.entries(ctx.options.home_files ?? {}))
+        writeRunnerFile(
+          ctx.dirs.home,
+          join(ctx.dirs.home, path),
+          typeof content === "string" ? content : `${JSON.stringify(content, null, 2)}\n`,
+        );
       const env: Record<string, string> = {};
       if (ctx.apiKey) for (const variable of ctx.options.key_env ?? DEFAULT_KEY_ENV) env[variable] = ctx.apiKey;
       if (ctx.baseUrl) for (const variable of ctx.options.base_url_env ?? DEFAULT_BASE_URL_ENV) env[variable] = ctx.baseUrl;

@@ -34,6 +34,7 @@ export async function driveAcp(io: EngineDriveIO, parser: StreamParser, ctx: Eng
     })
     .onRequest("session/request_permission", ({ params }) => {
       if (canceled) return { outcome: { outcome: "cancelled" } };
+      for (const event of state.announce(params.toolCall)) io.emit(event);
       const decision = decidePermission(policy, params);
       if (!decision.allowed) {
         const message = `refused the agent's permission request for "${params.toolCall.title ?? params.toolCall.toolCallId}" (tool kind ${decision.kind}): the "permissions" option does not allow it`;

@@ -22,6 +22,11 @@ export interface AcpOptions extends BaseEngineOptions {
   key_env?: string[];
   /** Variables the agent gets with the model base URL (the mock model's or `base_url`); default GOOGLE_GEMINI_BASE_URL. */
   base_url_env?: string[];
+  /**
+   * Files written into the agent's isolated HOME before it starts, by path relative to it: the agent's own settings
+   * (`{ ".gemini/settings.json": "{...}" }`). A value that is an object is written as JSON.
+   */
+  home_files?: Record<string, string | Record<string, unknown>>;
   /** The context file the agent reads from its workspace; default AGENTS.md. */
   context_file?: string;
 }
@@ -46,6 +51,11 @@ export const ACP_OPTION_PROPERTIES = {
   mode: { type: "string", minLength: 1 },
   key_env: { type: "array", items: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" } },
   base_url_env: { type: "array", items: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$" } },
+  home_files: {
+    type: "object",
+    propertyNames: { pattern: "^(?!/)(?!.*(^|/)\\.\\.(/|$)).+$" },
+    additionalProperties: { anyOf: [{ type: "string" }, { type: "object" }] },
+  },
   context_file: { type: "string", pattern: "^[^/]+$" },
 };
 

@@ -13,6 +13,8 @@ import { type StreamParser, skillActivations, skillFromToolCall, skillsReadByCom
 export interface AcpTurnState extends StreamParser {
   /** The events one `session/update` means (and the state it updates). */
   update(update: SessionUpdate): EngineEvent[];
+  /** A tool call seen first elsewhere (a permission request): its tool_call event, once. */
+  announce(call: ToolCallAnnouncement): EngineEvent[];
   /** The prompt turn ended (`session/prompt`'s stop reason). */
   stopped(reason: string): void;
   stopReason(): string | undefined;
@@ -32,12 +34,25 @@ function textOf(content: { type: string; text?: string } | undefined): string | 
   return content?.type === "text" && typeof content.text === "string" ? content.text : undefined;
 }
 
-/** The tool name a call reports: its raw input's tool name when the agent gives one (gemini does not), else the title. */
-function toolName(title: string | undefined, kind: string | undefined, rawInput: unknown): string {
+/**
+ * The tool a call names: its raw input's tool name when the agent gives one; else the tool a Gemini CLI call id
+ * starts with (`run_shell_command__run_shell_command_179..._0`: gemini sends no tool name and no input); else the title.
+ */
+function toolName(id: string, title: string | null | undefined, kind: string | null | undefined, rawInput: unknown): string {
   const raw = rawInput && typeof rawInput === "object" ? (rawInput as Record<string, unknown>) : undefined;
   const named = raw?.tool ?? raw?.toolName;
   if (typeof named === "string" && named !== "") return named;
-  return title?.trim() || kind || "tool";
+  const prefix = /^([A-Za-z][A-Za-z0-9_]*?)__/.exec(id)?.[1];
+  return prefix ?? (title?.trim() || kind || "tool");
+}
+
+/** What a tool call announces (a `tool_call` update, or the tool call of a permission request). */
+export interface ToolCallAnnouncement {
+  toolCallId: string;
+  title?: string | null;
+  kind?: string | null;
+  status?: string | null;
+  rawInput?: unknown;
 }
 
 export function createAcpTurnState(workspace: string): AcpTurnState {
@@ -51,7 +66,7 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
 
   const pathOf = (path: string) => (isAbsolute(path) ? relative(workspace, path) || path : path);
 
-  const skillEvents = (tool: string, title: string | undefined, args: unknown): EngineEvent[] => {
+  const skillEvents = (tool: string, title: string | null | undefined, args: unknown): EngineEvent[] => {
     const named = [skillFromToolCall(tool, args)];
     // Gemini's ACP tool calls carry no tool name: its activate_skill call is titled by the skill, its kind "other";
     // the input (rawInput) is not sent. A title naming a skill's SKILL.md path counts as Codex's way does.
@@ -74,12 +89,27 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
         : JSON.stringify(rawOutput);
   };
 
+  /** The tool_call event (and any skill it activates) of a call not seen before; nothing for a known one. */
+  const announce = (call: ToolCallAnnouncement): EngineEvent[] => {
+    if (tools.has(call.toolCallId)) return [];
+    endMessage();
+    const tool = toolName(call.toolCallId, call.title, call.kind, call.rawInput);
+    // An agent that sends no input (gemini) still titles the call (its shell command, the file it edits).
+    const args = call.rawInput ?? (call.title && call.title !== tool ? { title: call.title } : undefined);
+    tools.set(call.toolCallId, { tool, args });
+    return [
+      { type: "tool_call", id: call.toolCallId, tool, ...(args !== undefined ? { args } : {}), status: call.status ?? "pending" },
+      ...skillEvents(tool, call.title, call.rawInput),
+    ];
+  };
+
   const endMessage = () => {
     if (message !== "") lastMessage = message;
     message = "";
   };
 
   return {
+    announce,
     update(update) {
       switch (update.sessionUpdate) {
         case "agent_message_chunk": {
@@ -88,42 +118,21 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
           message += text;
           return [{ type: "message", role: "assistant", text, delta: true }];
         }
-        case "tool_call": {
-          endMessage();
-          const tool = toolName(update.title, update.kind ?? undefined, update.rawInput);
-          tools.set(update.toolCallId, { tool, args: update.rawInput });
-          const events: EngineEvent[] = [
-            {
-              type: "tool_call",
-              id: update.toolCallId,
-              tool,
-              ...(update.rawInput !== undefined ? { args: update.rawInput } : {}),
-              status: update.status ?? "pending",
-            },
-            ...skillEvents(tool, update.title, update.rawInput),
-          ];
-          if (update.status === "completed" || update.status === "failed") {
-            events.push({
-              type: "tool_result",
-              id: update.toolCallId,
-              tool,
-              status: update.status,
-              output: toolOutput(update.content, update.rawOutput),
-            });
-            events.push(...fileChanges(update.content));
-          }
-          return events;
-        }
+        case "tool_call":
         case "tool_call_update": {
-          const known = tools.get(update.toolCallId);
-          const tool = update.title ? toolName(update.title, update.kind ?? undefined, update.rawInput) : (known?.tool ?? "tool");
-          if (!known) tools.set(update.toolCallId, { tool });
-          if (update.status !== "completed" && update.status !== "failed") return [];
+          const events = announce(update);
+          if (update.status !== "completed" && update.status !== "failed") return events;
+          const tool = tools.get(update.toolCallId)!.tool;
           const output = toolOutput(update.content, update.rawOutput);
-          return [
-            { type: "tool_result", id: update.toolCallId, tool, status: update.status, ...(output !== undefined ? { output } : {}) },
-            ...fileChanges(update.content),
-          ];
+          events.push({
+            type: "tool_result",
+            id: update.toolCallId,
+            tool,
+            status: update.status,
+            ...(output !== undefined ? { output } : {}),
+          });
+          events.push(...fileChanges(update.content));
+          return events;
         }
         default:
           return [];

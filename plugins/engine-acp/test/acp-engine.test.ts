@@ -7,6 +7,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import AcpEnginePlugin, { type AcpOptions } from "@skillrig/engine-acp";
+import { jobConfinement } from "@skillrig/engine-kit/testing";
 import { fixtureRunner, readWorkspaceFile, runNote, testAgent } from "./helpers.js";
 
 const KEY_ENV = "SKILLRIG_ACP_TEST_KEY";
@@ -29,7 +30,7 @@ describe("engine-acp with the test agent", () => {
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.output).toBe('{"wrote":true}');
     expect(readWorkspaceFile(result, "note.txt")).toBe("a note\n");
-    expect(result.confinement?.isolation).not.toBe("none");
+    expect(jobConfinement(result)).toMatchObject({ isolation: "namespaces", capabilities: "none", seccomp: true });
     expect(events).toContainEqual({ type: "message", role: "assistant", text: "Let me ", delta: true });
     expect(events).toContainEqual({
       type: "tool_call",
