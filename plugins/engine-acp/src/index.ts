@@ -3,6 +3,8 @@
  * In a config, one instance per agent, each claiming its own engine name:
  *   ["@skillrig/engine-acp", { "name": "gemini-acp", "command": ["gemini", "--acp"] }]
  */
+import { existsSync, realpathSync } from "node:fs";
+import { resolve } from "node:path";
 import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
 import { createOptionsValidator, engineOptionsSchema, runEngineJob } from "@skillrig/engine-kit";
 import { acpAdapter } from "./adapter.js";
@@ -14,6 +16,17 @@ const validate = createOptionsValidator<AcpOptions>(PLUGIN_NAME, {
   ...engineOptionsSchema(ACP_OPTION_PROPERTIES),
   required: ACP_REQUIRED_OPTIONS,
 });
+
+/**
+ * The agent's executable as the jail can start it: a path (relative to the config's folder) is resolved through its
+ * symlinks (`node_modules/@scope/cli/...` is a link into pnpm's store; the jail binds the real folders only); a bare
+ * name stays a name, looked up on PATH.
+ */
+function agentExecutable(executable: string, configDir: string): string {
+  if (!executable.includes("/")) return executable;
+  const path = resolve(configDir, executable);
+  return existsSync(path) ? realpathSync(path) : path;
+}
 
 /** The engine names ACP instances claimed on each runner: a second instance with the same name is a conflict. */
 const claimed = new WeakMap<Runner, Set<string>>();
@@ -58,7 +71,7 @@ export class AcpEnginePlugin implements SkillrigPlugin {
       return runEngineJob({
         adapter,
         request: jobRequest,
-        options: { ...options, binary: options.binary ?? command[0] },
+        options: { ...options, binary: agentExecutable(options.binary ?? command[0]!, runner.configDir) },
         configDir: runner.configDir,
         agentSandbox: () => runner.hooks.sandbox.call({ purpose: "engine", profile: "agent" }),
       });

@@ -4,39 +4,21 @@
  * skill with the example's scripted model, as the native gemini plugin runs it.
  */
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
-import { describe, expect, it } from "vitest";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRunner, loadConfig, type EngineEvent } from "@skillrig/core";
-import AcpEnginePlugin, { type AcpOptions } from "@skillrig/engine-acp";
-import { resolvePackageBin } from "@skillrig/engine-kit";
+import AcpEnginePlugin from "@skillrig/engine-acp";
+import {
+  ALL_JAIL_ESCAPES_BLOCKED,
+  type JailEscapeSetup,
+  jailEscapeCommand,
+  jailEscapeVerdicts,
+  processesUsing,
+  setUpJailEscapeTargets,
+} from "@skillrig/engine-kit";
 import { jobConfinement, tempDir } from "@skillrig/engine-kit/testing";
 import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
-
-const REPO = resolve(import.meta.dirname, "../../..");
-const EXAMPLE = join(REPO, "examples/hello-skill");
-const GEMINI = resolvePackageBin("@google/gemini-cli", "gemini", import.meta.url)!;
-
-/** Gemini CLI's ACP engine as a config names it: its settings (API-key auth, no telemetry) written into its HOME. */
-export function geminiAcpOptions(name: string, over: Partial<AcpOptions> = {}): AcpOptions {
-  return {
-    name,
-    command: [GEMINI, "--acp"],
-    display_name: "Gemini CLI (ACP)",
-    context_file: "GEMINI.md",
-    permissions: "allow_all",
-    env: { GEMINI_CLI_TRUST_WORKSPACE: "true" },
-    home_files: {
-      ".gemini/settings.json": {
-        security: { auth: { selectedType: "gemini-api-key" } },
-        privacy: { usageStatisticsEnabled: false },
-        general: { disableAutoUpdate: true, disableUpdateNag: true },
-      },
-    },
-    mock_scenario: join(EXAMPLE, "mock-model.scenario.json"),
-    timeout_ms: 120_000,
-    ...over,
-  };
-}
+import { EXAMPLE, FIXTURES, fixtureRunner, geminiAcpOptions, runNote } from "./helpers.js";
 
 describe("Gemini CLI in ACP mode through engine-acp", () => {
   it("runs examples/hello-skill's word-stats job jailed against the mock model, with the native plugin's output", async () => {
@@ -47,7 +29,12 @@ describe("Gemini CLI in ACP mode through engine-acp", () => {
     // The example's skills and files; the engine named "gemini" is the ACP instance here (the skill lists gemini).
     const runner = await createRunner(
       { ...loaded, plugins: [] },
-      { builtins: [skillProtocolPlugin(), new AcpEnginePlugin(geminiAcpOptions("gemini"))] },
+      {
+        builtins: [
+          skillProtocolPlugin(),
+          new AcpEnginePlugin(geminiAcpOptions("gemini", { mock_scenario: join(EXAMPLE, "mock-model.scenario.json") })),
+        ],
+      },
     );
     const events: EngineEvent[] = [];
     const result = await runJob(
@@ -79,5 +66,52 @@ describe("Gemini CLI in ACP mode through engine-acp", () => {
     expect(events).toContainEqual({ type: "skill_activated", skill: "word-stats", via: "read SKILL.md" });
     expect(result.skills_activated).toEqual(["word-stats"]);
     expect(events.some((e) => e.type === "message" && e.role === "assistant" && e.text.includes('"total_words": 31'))).toBe(true);
+  });
+});
+
+describe("a config with two ACP engines", () => {
+  it("loads both from skillrig.config and runs a job through each", async () => {
+    const loaded = await loadConfig({ configPath: join(FIXTURES, "two-acp-engines.config.json"), sections: [skillsConfigSection] });
+    const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
+    expect(runner.claims("engine").map((c) => c.name)).toEqual(["gemini-acp", "gemini-acp-yolo"]);
+    const first = await runNote(runner, "gemini-acp", "Say who you are.");
+    const second = await runNote(runner, "gemini-acp-yolo", "Say who you are.");
+    expect(first.result.status, JSON.stringify(first.result.error)).toBe("succeeded");
+    expect(second.result.status, JSON.stringify(second.result.error)).toBe("succeeded");
+    expect(first.result.output).toBe("first engine");
+    expect(second.result.output).toBe("second engine");
+    expect(first.result.engine).toBe("gemini-acp");
+    expect(second.result.engine).toBe("gemini-acp-yolo");
+  });
+});
+
+describe("Gemini CLI over ACP in the agent jail", () => {
+  let setup: JailEscapeSetup;
+  beforeAll(async () => {
+    setup = await setUpJailEscapeTargets(tempDir("skillrig-acp-jail-targets-"));
+  });
+  afterAll(async () => {
+    await setup?.close();
+  });
+
+  it("every escape the probes try from gemini's own shell tool fails (verdict: all BLOCKED, no TCP connection)", async () => {
+    const before = setup.connections();
+    const scenario = { turns: [{ shell: { command: jailEscapeCommand(setup.targets) } }, { text: "probes ran" }] };
+    const runner = fixtureRunner(new AcpEnginePlugin(geminiAcpOptions("gemini-acp", { mock_scenario: scenario })));
+    const { result } = await runNote(runner, "gemini-acp", "Run the probes.");
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    const probes = readFileSync(join(result.run_dir, "workspace/probes.txt"), "utf8");
+    expect(probes).toContain("probes-done");
+    expect(jailEscapeVerdicts(probes)).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
+    expect(setup.connections() - before).toBe(0);
+    expect(jobConfinement(result)).toEqual({
+      isolation: "namespaces",
+      network: "model-endpoint-only",
+      uid: expect.any(Number),
+      capabilities: "none",
+      seccomp: true,
+      userNamespaces: false,
+    });
+    expect(processesUsing(result.run_dir)).toEqual([]);
   });
 });

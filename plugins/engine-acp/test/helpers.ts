@@ -2,11 +2,36 @@
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { Runner, type EngineEvent, type JobResult, type SkillrigPlugin } from "@skillrig/core";
+import type { AcpOptions } from "@skillrig/engine-acp";
+import { resolvePackageBin } from "@skillrig/engine-kit";
 import { tempDir } from "@skillrig/engine-kit/testing";
 import { runJob, skillProtocolPlugin } from "@skillrig/skills";
 import { buildSync } from "esbuild";
 
 export const FIXTURES = resolve(import.meta.dirname, "fixtures");
+export const EXAMPLE = resolve(import.meta.dirname, "../../../examples/hello-skill");
+export const GEMINI = resolvePackageBin("@google/gemini-cli", "gemini", import.meta.url)!;
+
+/** Gemini CLI's ACP engine as a config names it: its settings (API-key auth, no telemetry) written into its HOME. */
+export function geminiAcpOptions(name: string, over: Partial<AcpOptions> = {}): AcpOptions {
+  return {
+    name,
+    command: [GEMINI, "--acp"],
+    display_name: "Gemini CLI (ACP)",
+    context_file: "GEMINI.md",
+    permissions: "allow_all",
+    env: { GEMINI_CLI_TRUST_WORKSPACE: "true" },
+    home_files: {
+      ".gemini/settings.json": {
+        security: { auth: { selectedType: "gemini-api-key" } },
+        privacy: { usageStatisticsEnabled: false },
+        general: { disableAutoUpdate: true, disableUpdateNag: true },
+      },
+    },
+    timeout_ms: 120_000,
+    ...over,
+  };
+}
 
 let bundled: string | undefined;
 
@@ -45,12 +70,12 @@ export async function runNote(
   runner: Runner,
   engine: string,
   prompt: string,
-  options: { signal?: AbortSignal; onEvent?: (e: EngineEvent) => void } = {},
+  options: { signal?: AbortSignal; onEvent?: (e: EngineEvent) => void; skill_install?: "referenced" | "discoverable" | "none" } = {},
 ): Promise<{ result: JobResult; events: EngineEvent[] }> {
   const events: EngineEvent[] = [];
   const result = await runJob(
     runner,
-    { skill_id: "note-taker", engine, prompt },
+    { skill_id: "note-taker", engine, prompt, ...(options.skill_install ? { options: { skill_install: options.skill_install } } : {}) },
     {
       runsDir: tempDir("skillrig-acp-runs-"),
       onEvent: (e) => {
