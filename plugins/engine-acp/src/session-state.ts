@@ -55,6 +55,23 @@ export interface ToolCallAnnouncement {
   rawInput?: unknown;
 }
 
+/** Why a stdout line is not a message the client can use, or undefined when it is one. */
+export function protocolProblem(line: string): string | undefined {
+  if (line.trim() === "") return undefined;
+  const shown = line.length > 200 ? `${line.slice(0, 200)}…` : line;
+  let message: unknown;
+  try {
+    message = JSON.parse(line);
+  } catch {
+    return `the agent printed a line that is not a JSON-RPC message (dropped): ${shown}`;
+  }
+  const m = message as { method?: unknown; params?: { update?: { sessionUpdate?: unknown } } } | null;
+  if (m === null || typeof m !== "object") return `the agent printed a line that is not a JSON-RPC message (dropped): ${shown}`;
+  if (m.method === "session/update" && typeof m.params?.update?.sessionUpdate !== "string")
+    return `the agent sent a malformed session/update (no update kind; dropped): ${shown}`;
+  return undefined;
+}
+
 export function createAcpTurnState(workspace: string): AcpTurnState {
   let message = "";
   let lastMessage: string | undefined;
@@ -150,7 +167,13 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
       warnings.push(text);
     },
     warnings: () => [...warnings],
-    stdoutLine: () => [],
+    // The SDK reads the protocol; a line it must drop (not JSON, or an update with no known shape) is said here too.
+    stdoutLine(line) {
+      const problem = protocolProblem(line);
+      if (problem === undefined) return [];
+      warnings.push(problem);
+      return [{ type: "status", status: "warning", message: problem }];
+    },
     finalMessage: () => (message !== "" ? message : lastMessage),
     usage: () => undefined,
     errors: () => [...errors],

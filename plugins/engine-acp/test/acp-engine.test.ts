@@ -70,6 +70,13 @@ describe("engine-acp with the test agent", () => {
     const { result, events } = await runNote(runner, "test-acp", "Take a note. MALFORMED");
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.output).toBe('{"wrote":true}');
+    const warnings = events.filter((e) => e.type === "status" && e.status === "warning").map((e) => (e as { message: string }).message);
+    expect(warnings).toEqual([
+      expect.stringMatching(
+        /^the agent sent a malformed session\/update \(no update kind; dropped\): \{"jsonrpc":"2.0","method":"session\/update"/,
+      ),
+      "the agent printed a line that is not a JSON-RPC message (dropped): this line is not JSON",
+    ]);
     expect(events).toContainEqual({ type: "file_change", path: "note.txt", kind: "add" });
   });
 
