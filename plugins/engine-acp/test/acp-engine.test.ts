@@ -8,6 +8,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import AcpEnginePlugin, { type AcpOptions } from "@skillrig/engine-acp";
 import { jobConfinement } from "@skillrig/engine-kit/testing";
+import { tempDir } from "@skillrig/engine-kit/testing";
+import { runJob } from "@skillrig/skills";
 import { fixtureRunner, readWorkspaceFile, runNote, testAgent } from "./helpers.js";
 
 const KEY_ENV = "SKILLRIG_ACP_TEST_KEY";
@@ -124,6 +126,17 @@ describe("engine-acp instances and options", () => {
     expect(() => new AcpEnginePlugin({ name: "x" } as AcpOptions)).toThrow(/@skillrig\/engine-acp options: .*command/);
     expect(() => new AcpEnginePlugin(options({ permissions: "ask" as never }))).toThrow(/@skillrig\/engine-acp options: permissions: /);
     expect(() => new AcpEnginePlugin(options({ name: "Bad Name" }))).toThrow(/@skillrig\/engine-acp options: name: must match pattern/);
+  });
+
+  it("refuses a job's engine options that would change the agent's command", async () => {
+    const runner = fixtureRunner(new AcpEnginePlugin(options()));
+    const result = await runJob(
+      runner,
+      { skill_id: "note-taker", engine: "test-acp", prompt: "hi", options: { engine: { command: ["/bin/sh", "-c", "id"] } } },
+      { runsDir: tempDir("skillrig-acp-runs-") },
+    );
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toMatch(/engine options of job .*: "name" and "command" are the plugin's, not a job's/);
   });
 
   it("names an agent that cannot be started", async () => {

@@ -3,7 +3,7 @@
  * real binary in the agent jail against @skillrig/mock-model on loopback, running examples/hello-skill's word-stats
  * skill with the example's scripted model, as the native gemini plugin runs it.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRunner, loadConfig, type EngineEvent } from "@skillrig/core";
@@ -112,6 +112,47 @@ describe("Gemini CLI over ACP in the agent jail", () => {
       seccomp: true,
       userNamespaces: false,
     });
+    expect(processesUsing(result.run_dir)).toEqual([]);
+  });
+});
+
+describe("Gemini CLI over ACP: permissions and cancel", () => {
+  const shellTurns = { turns: [{ shell: { command: "echo ran > ran.txt" } }, { text: "done" }] };
+
+  it("refuses gemini's shell call under deny_all and says so (verdict: the command never ran)", async () => {
+    const runner = fixtureRunner(
+      new AcpEnginePlugin(geminiAcpOptions("gemini-acp", { permissions: "deny_all", mock_scenario: shellTurns })),
+    );
+    const { result, events } = await runNote(runner, "gemini-acp", "Run it.");
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(existsSync(join(result.run_dir, "workspace/ran.txt"))).toBe(false);
+    expect(events).toContainEqual({
+      type: "status",
+      status: "warning",
+      message: `refused the agent's permission request for "echo ran > ran.txt" (tool kind execute): the "permissions" option does not allow it`,
+    });
+  });
+
+  it('runs the same call unasked in gemini\'s "yolo" session mode (the mode option)', async () => {
+    const runner = fixtureRunner(
+      new AcpEnginePlugin(geminiAcpOptions("gemini-acp", { permissions: "deny_all", mode: "yolo", mock_scenario: shellTurns })),
+    );
+    const { result, events } = await runNote(runner, "gemini-acp", "Run it.");
+    expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
+    expect(readFileSync(join(result.run_dir, "workspace/ran.txt"), "utf8")).toBe("ran\n");
+    expect(events.filter((e) => e.type === "status" && e.status === "warning")).toEqual([]);
+  });
+
+  it("cancels gemini while its model hangs: the job ends canceled and nothing of it is left running", async () => {
+    const runner = fixtureRunner(new AcpEnginePlugin(geminiAcpOptions("gemini-acp", { mock_scenario: { turns: [{ hang: true }] } })));
+    const controller = new AbortController();
+    const { result } = await runNote(runner, "gemini-acp", "Wait.", {
+      signal: controller.signal,
+      onEvent: (e) => {
+        if (e.type === "status" && e.status === "running") setTimeout(() => controller.abort(), 2000);
+      },
+    });
+    expect(result.status).toBe("canceled");
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 });
