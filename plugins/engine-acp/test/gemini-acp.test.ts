@@ -16,7 +16,7 @@ import {
   processesUsing,
   setUpJailEscapeTargets,
 } from "@skillrig/engine-kit";
-import { jobConfinement, tempDir } from "@skillrig/engine-kit/testing";
+import { jailedConfinement, jobConfinement, tempDir } from "@skillrig/engine-kit/testing";
 import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
 import { EXAMPLE, FIXTURES, fixtureRunner, geminiAcpOptions, runNote } from "./helpers.js";
 
@@ -104,14 +104,7 @@ describe("Gemini CLI over ACP in the agent jail", () => {
     expect(probes).toContain("probes-done");
     expect(jailEscapeVerdicts(probes)).toEqual(ALL_JAIL_ESCAPES_BLOCKED);
     expect(setup.connections() - before).toBe(0);
-    expect(jobConfinement(result)).toEqual({
-      isolation: "namespaces",
-      network: "model-endpoint-only",
-      uid: expect.any(Number),
-      capabilities: "none",
-      seccomp: true,
-      userNamespaces: false,
-    });
+    expect(jobConfinement(result)).toEqual(jailedConfinement(false));
     expect(processesUsing(result.run_dir)).toEqual([]);
   });
 });
