@@ -147,8 +147,10 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
 
   let finishTimer: NodeJS.Timeout | undefined;
   let finishKill: (() => void) | undefined;
+  // Once the process is reaped its pid may be reused: a late finish() must not signal anything.
+  let reaped = false;
   const finish = (graceMs = options.killGraceMs ?? 2000) => {
-    if (finishTimer !== undefined || end !== "exited" || pid === undefined) return;
+    if (reaped || finishTimer !== undefined || end !== "exited" || pid === undefined) return;
     child.stdin?.end();
     finishTimer = setTimeout(() => {
       if (end === "exited") finishKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
@@ -186,6 +188,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   read(child.stderr, stderrTail, options.onStderrLine);
 
   const result = await child;
+  reaped = true;
   // stdout/stderr may still hold lines when the process is reaped; a descendant that keeps the pipe open
   // is swept below, which closes it.
   clearTimeout(wall);
