@@ -43,6 +43,25 @@ export interface EngineInvocation {
   userNamespaces?: boolean;
 }
 
+/**
+ * What an adapter that drives its CLI interactively gets (`drive`): the CLI's stdin and stdout, the job's events, and
+ * its cancel. The process itself is engine-kit's as for every engine: started in the agent jail, timed, watched for
+ * idleness, canceled and swept.
+ */
+export interface EngineDriveIO {
+  /** The CLI's stdin. */
+  stdin: NodeJS.WritableStream;
+  /** The CLI's stdout as it comes, line by line (each with its newline); it closes when the process ends. */
+  stdout: ReadableStream<Uint8Array>;
+  /** Emits a job event (message, tool_call, file_change, skill_activated, status). */
+  emit(event: EngineEvent): void;
+  /**
+   * The job was canceled: `handler` runs before the process is stopped (to tell the agent, as ACP's
+   * `session/cancel`); engine-kit stops the process once `drive` settles or after a short grace.
+   */
+  onCancel(handler: () => void): void;
+}
+
 export interface StreamParser {
   /** One stdout line in, the events it means out. */
   stdoutLine(line: string): EngineEvent[];
@@ -98,6 +117,13 @@ export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> 
   classify(run: ProcessRunResult, parser: StreamParser, ctx: EngineRunContext<O>): EngineFailure | undefined;
   /** Adjusts the parsed final answer (deterministically); returns the repairs it made, if any. */
   finalizeOutput?(value: unknown, ctx: EngineRunContext<O>): string[];
+  /**
+   * Drives the CLI over its stdin/stdout (a protocol such as ACP's JSON-RPC) instead of only reading its stdout:
+   * when set, stdin is a pipe and this runs from the start of the process; when it settles engine-kit closes stdin
+   * and stops the process if it does not exit by itself. The parser it is given is the turn's (its final message,
+   * errors and completion are what `judgeTurn` reads). A rejection is kept as the run's `driveError`.
+   */
+  drive?(io: EngineDriveIO, parser: StreamParser, ctx: EngineRunContext<O>): Promise<void>;
   /** The final answer text after a successful run: default the output file if written, else the last message. */
   finalAnswer?(parser: StreamParser, ctx: EngineRunContext<O>): string | undefined;
 }

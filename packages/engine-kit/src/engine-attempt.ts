@@ -16,6 +16,70 @@ import { runProcess, type ProcessRunResult } from "./run-process.js";
 export interface AttemptRun extends ProcessRunResult {
   /** The kind a parser's giveUp named (an auth error it recognised). */
   stopKind?: EngineFailure["kind"];
+  /** Why the adapter's `drive` failed (its rejection), when it did. */
+  driveError?: string;
+}
+
+/** How long a canceled job gives a driven CLI to end its turn (ACP's `session/cancel`) before it is stopped. */
+export const DRIVE_CANCEL_GRACE_MS = 5000;
+/** How long a driven CLI gets to exit by itself once its driver is done and its stdin closed. */
+export const DRIVE_FINISH_GRACE_MS = 3000;
+
+/** The adapter's `drive` wired to the process: its stdout as a stream, the cancel hook, the end. */
+function driveSession<O extends BaseEngineOptions>(run: EngineRun<O>, parser: StreamParser) {
+  const { adapter, work, ctx } = run;
+  const encoder = new TextEncoder();
+  let push!: ReadableStreamDefaultController<Uint8Array>;
+  const stdout = new ReadableStream<Uint8Array>({ start: (c) => void (push = c) });
+  let closed = false;
+  const cancelHandlers: Array<() => void> = [];
+  // The process is stopped for a cancel only after the agent was told and its turn settled (or the grace ran out).
+  const processAbort = new AbortController();
+  let settled: Promise<void> = Promise.resolve();
+  let driveError: string | undefined;
+  const onJobAbort = () => {
+    for (const handler of cancelHandlers) {
+      try {
+        handler();
+      } catch {
+        // Telling the agent is best effort: the process is stopped anyway.
+      }
+    }
+    const grace = new Promise((r) => setTimeout(r, DRIVE_CANCEL_GRACE_MS).unref());
+    void Promise.race([settled, grace]).then(() => processAbort.abort(work.signal?.reason));
+  };
+  return {
+    signal: processAbort.signal,
+    line(line: string) {
+      if (!closed) push.enqueue(encoder.encode(`${line}\n`));
+    },
+    start(io: { stdin: NodeJS.WritableStream | null; finish(graceMs?: number): void }) {
+      if (work.signal?.aborted) return processAbort.abort(work.signal.reason);
+      work.signal?.addEventListener("abort", onJobAbort, { once: true });
+      const driving = adapter.drive!(
+        { stdin: io.stdin!, stdout, emit: (event) => work.emit(event), onCancel: (h) => void cancelHandlers.push(h) },
+        parser,
+        ctx,
+      ).catch((error: unknown) => {
+        driveError = error instanceof Error ? error.message : String(error);
+      });
+      settled = driving.then(() => {
+        if (!work.signal?.aborted) io.finish(DRIVE_FINISH_GRACE_MS);
+      });
+    },
+    async end(): Promise<string | undefined> {
+      closed = true;
+      try {
+        push.close();
+      } catch {
+        // already closed
+      }
+      work.signal?.removeEventListener("abort", onJobAbort);
+      // The driver sees the stream end and settles; a driver that ignores it is not waited for long.
+      await Promise.race([settled, new Promise((r) => setTimeout(r, 2000).unref())]);
+      return driveError;
+    },
+  };
 }
 
 /** The environment of one turn: the shared one, the job's runtime, the options' `env`, the invocation's own. */
@@ -106,6 +170,7 @@ export async function runAttempt<O extends BaseEngineOptions>(
     });
   }
   let stopKind: EngineFailure["kind"] | undefined;
+  const driven = adapter.drive ? driveSession(run, parser) : undefined;
   const ended = await runProcess({
     file: command.file,
     args: command.args,
@@ -113,7 +178,8 @@ export async function runAttempt<O extends BaseEngineOptions>(
     env: command.env,
     timeoutMs: limits.timeoutMs,
     idleTimeoutMs: limits.idleTimeoutMs,
-    signal: work.signal,
+    signal: driven ? driven.signal : work.signal,
+    ...(driven ? { stdin: "pipe" as const, onSpawn: (io) => driven.start(io) } : {}),
     shouldStop: parser.giveUp
       ? () => {
           const reason = parser.giveUp!();
@@ -124,6 +190,7 @@ export async function runAttempt<O extends BaseEngineOptions>(
       : undefined,
     onStdoutLine: (line) => {
       stdoutLog.write(`${line}\n`);
+      driven?.line(line);
       for (const event of parser.stdoutLine(line)) work.emit(event);
     },
     onStderrLine: (line) => {
@@ -131,6 +198,12 @@ export async function runAttempt<O extends BaseEngineOptions>(
       for (const event of parser.stderrLine?.(line) ?? []) work.emit(event);
     },
   });
+  const driveError = await driven?.end();
   await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
-  return { ...ended, stopKind, command: displayCommand(ctx.binary, invocation.args) };
+  return {
+    ...ended,
+    stopKind,
+    ...(driveError !== undefined ? { driveError } : {}),
+    command: displayCommand(ctx.binary, invocation.args),
+  };
 }

@@ -1,4 +1,4 @@
-export type { EngineAdapter, EngineRunContext, EngineInvocation, StreamParser, EngineFailure } from "./adapter.js";
+export type { EngineAdapter, EngineDriveIO, EngineRunContext, EngineInvocation, StreamParser, EngineFailure } from "./adapter.js";
 export { createEnginePlugin } from "./engine-plugin.js";
 export type { EnginePluginClass } from "./engine-plugin.js";
 export {
@@ -10,7 +10,7 @@ export {
   MOCK_API_KEY,
 } from "./run-engine-job.js";
 export { runProcess } from "./run-process.js";
-export type { ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
+export type { ProcessIO, ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
 // The tree look-ups moved to @skillrig/process with the runner; re-exported, as they were engine-kit's API.
 export { processTree, processGroupMembers, processesUsing, type LiveProcess } from "@skillrig/process";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";

@@ -33,6 +33,24 @@ export interface ProcessRunOptions {
   killGraceMs?: number;
   /** Bytes of stdout/stderr kept for the result (the tail). Default 64 KiB each. */
   keepBytes?: number;
+  /**
+   * "ignore" (default): stdin is /dev/null. "pipe": the caller talks to the process on stdin (a protocol such as
+   * ACP's JSON-RPC); `onSpawn` hands it the stream.
+   */
+  stdin?: "ignore" | "pipe";
+  /** Called once the process started, with its stdin (when piped) and `finish`, which ends the run on purpose. */
+  onSpawn?(io: ProcessIO): void;
+}
+
+/** What a caller driving the process interactively gets. */
+export interface ProcessIO {
+  /** The process's stdin (`stdin: "pipe"`), else null. */
+  stdin: NodeJS.WritableStream | null;
+  /**
+   * The caller is done with the process: its stdin is closed, and the process tree is stopped if it has not exited
+   * after `graceMs` (default `killGraceMs`). The run still ends as "exited" (with the exit code or signal it got).
+   */
+  finish(graceMs?: number): void;
 }
 
 /** How the run ended, as engine-kit has always said it; `ending` says the same as a typed value. */
@@ -86,7 +104,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     env: options.env,
     extendEnv: false,
     // codex blocks reading stdin until EOF when it is not a terminal; /dev/null ends it at once.
-    stdin: "ignore",
+    stdin: options.stdin ?? "ignore",
     detached: true,
     buffer: false,
     reject: false,
@@ -127,6 +145,21 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
 
+  let finishTimer: NodeJS.Timeout | undefined;
+  let finishKill: (() => void) | undefined;
+  // Once the process is reaped its pid may be reused: a late finish() must not signal anything.
+  let reaped = false;
+  const finish = (graceMs = options.killGraceMs ?? 2000) => {
+    if (reaped || finishTimer !== undefined || end !== "exited" || pid === undefined) return;
+    child.stdin?.end();
+    finishTimer = setTimeout(() => {
+      if (end === "exited") finishKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
+    }, graceMs);
+  };
+  // A caller that stops writing must not see EPIPE as an uncaught error when the process already went.
+  child.stdin?.on("error", () => {});
+  options.onSpawn?.({ stdin: child.stdin ?? null, finish });
+
   const readers: Promise<void>[] = [];
   const read = (stream: NodeJS.ReadableStream | null, tail: Tail, onLine?: (line: string) => void) => {
     if (!stream) return;
@@ -155,9 +188,11 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   read(child.stderr, stderrTail, options.onStderrLine);
 
   const result = await child;
+  reaped = true;
   // stdout/stderr may still hold lines when the process is reaped; a descendant that keeps the pipe open
   // is swept below, which closes it.
   clearTimeout(wall);
+  clearTimeout(finishTimer);
   if (idle) clearInterval(idle);
   options.signal?.removeEventListener("abort", onAbort);
 
@@ -166,6 +201,7 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   forget?.();
   await Promise.race([Promise.all(readers), new Promise((r) => setTimeout(r, 2000))]);
   cancelKill?.();
+  finishKill?.();
 
   const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated;
   const spawnError = spawnFailed ? ((result as { originalMessage?: string }).originalMessage ?? result.shortMessage) : undefined;

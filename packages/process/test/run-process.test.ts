@@ -1,7 +1,7 @@
 /** The process runner with real processes: streaming, timeouts, the idle watchdog and process-group cleanup. */
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { runProcess } from "@skillrig/process/run-process";
+import { type ProcessIO, runProcess } from "@skillrig/process/run-process";
 
 const env = { PATH: process.env.PATH ?? "/usr/bin:/bin" };
 
@@ -24,6 +24,43 @@ async function waitGone(pid: number, ms = 3000): Promise<boolean> {
 }
 
 describe("runProcess", () => {
+  it("with stdin piped, a caller talks to the process and finish() closes its stdin (it exits by itself)", async () => {
+    const out: string[] = [];
+    let io: ProcessIO | undefined;
+    const r = await runProcess({
+      file: "sh",
+      args: ["-c", 'while read line; do echo "got $line"; done; echo eof'],
+      cwd: "/",
+      env,
+      timeoutMs: 30_000,
+      stdin: "pipe",
+      onSpawn: (given) => {
+        io = given;
+        given.stdin!.write("ping\n");
+      },
+      onStdoutLine: (l) => {
+        out.push(l);
+        if (l === "got ping") io!.finish(60_000);
+      },
+    });
+    expect(r).toMatchObject({ end: "exited", exitCode: 0 });
+    expect(out).toEqual(["got ping", "eof"]);
+  });
+
+  it("finish() stops a process that ignores the end of its stdin after the grace, and the run still ends as exited", async () => {
+    const r = await runProcess({
+      file: "sh",
+      args: ["-c", "echo ready; exec sleep 600"],
+      cwd: "/",
+      env,
+      timeoutMs: 60_000,
+      stdin: "pipe",
+      onSpawn: (io) => io.finish(100),
+    });
+    expect(r.end).toBe("exited");
+    expect(r.signal).toBe("SIGTERM");
+  });
+
   it("streams stdout and stderr lines as they come and reports the exit code", async () => {
     const out: string[] = [];
     const err: string[] = [];

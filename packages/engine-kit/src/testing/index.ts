@@ -17,7 +17,7 @@ export {
   type MockRun,
   type TestEngineOptions,
 } from "./engine-settings.js";
-export { jobConfinement, jobFailure } from "./job-result.js";
+export { jailedConfinement, jobConfinement, jobFailure } from "./job-result.js";
 export { describeSharedTranscripts } from "./shared-transcripts.js";
 export { feedUntilGiveUp, transcriptFiles, transcriptReplayer, transcriptsDir, type Replayed } from "./transcripts.js";
 export { describeSkillActivation, GREETING_SKILL_BODY, GREETING_SKILL_DESCRIPTION } from "./skill-activation-suite.js";

@@ -3,6 +3,7 @@
  * confinement changes, this file changes and the cases do not.
  */
 import type { AgentConfinement, JobResult } from "@skillrig/core";
+import { expect } from "vitest";
 
 /** The failed job's error code and message (empty when the job did not fail, so an assertion on them fails plainly). */
 export function jobFailure(result: JobResult): { code: string | undefined; message: string } {
@@ -12,4 +13,16 @@ export function jobFailure(result: JobResult): { code: string | undefined; messa
 /** How the engine was confined, as the job result reports it. */
 export function jobConfinement(result: JobResult): AgentConfinement | undefined {
   return result.engine_confinement;
+}
+
+/** What a job result says of an engine the agent jail confined: no uid 0, no capability, the seccomp filter. */
+export function jailedConfinement(userNamespaces: boolean): AgentConfinement {
+  return {
+    isolation: "namespaces",
+    network: "model-endpoint-only",
+    uid: expect.any(Number),
+    capabilities: "none",
+    seccomp: true,
+    userNamespaces,
+  };
 }
