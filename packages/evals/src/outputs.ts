@@ -41,6 +41,8 @@ export interface CopyOutputsOptions {
 export interface CopyOutputsResult {
   bytes: number;
   files: number;
+  /** The files copied, relative to the destination, in a stable (sorted) order. */
+  paths: string[];
   skipped: Array<{ path: string; reason: string }>;
 }
 
@@ -52,7 +54,7 @@ const CHUNK = 64 * 1024;
  */
 export function copyOutputs(workspace: string, dest: string, options: CopyOutputsOptions = {}): CopyOutputsResult {
   const cap = options.capBytes ?? DEFAULT_OUTPUTS_CAP_BYTES;
-  const result: CopyOutputsResult = { bytes: 0, files: 0, skipped: [] };
+  const result: CopyOutputsResult = { bytes: 0, files: 0, paths: [], skipped: [] };
   mkdirSync(dest, { recursive: true });
   const written = new Map((options.writtenBySkillrig ?? []).map((w) => [w.path, w.text]));
 
@@ -137,6 +139,7 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
         }
         result.bytes += copied;
         result.files += 1;
+        result.paths.push(relPath);
       } finally {
         closeSync(out);
       }

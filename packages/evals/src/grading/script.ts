@@ -15,7 +15,7 @@ import { DEFAULT_LIMITS, isSkillrigError, resolveCaseLimits, type Runner, type S
 // The `sandbox` config section (its limits) is declared by @skillrig/sandbox.
 import type {} from "@skillrig/sandbox";
 import type { DeterministicAssertion } from "../format.js";
-import { copyOutputs } from "./copy-outputs.js";
+import { copyOutputs } from "../outputs.js";
 import type { Verdict } from "./deterministic.js";
 import { requireGradingLevel } from "./sandbox-level.js";
 
@@ -59,7 +59,7 @@ export async function gradeScript(assertion: Extract<DeterministicAssertion, { k
   try {
     const work = join(scratch, "outputs");
     const answerDir = join(scratch, "answer");
-    await copyOutputs(ctx.outputsDir, work);
+    copyOutputs(ctx.outputsDir, work);
     await mkdir(answerDir);
     const answerFile = join(answerDir, "answer.txt");
     await writeFile(answerFile, answerText(ctx.answer));
