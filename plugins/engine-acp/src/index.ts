@@ -3,7 +3,6 @@
  * In a config, one instance per agent, each claiming its own engine name:
  *   ["@skillrig/engine-acp", { "name": "gemini-acp", "command": ["gemini", "--acp"] }]
  */
-import { existsSync, realpathSync } from "node:fs";
 import { resolve } from "node:path";
 import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
 import { createOptionsValidator, engineOptionsSchema, runEngineJob } from "@skillrig/engine-kit";
@@ -18,14 +17,11 @@ const validate = createOptionsValidator<AcpOptions>(PLUGIN_NAME, {
 });
 
 /**
- * The agent's executable as the jail can start it: a path (relative to the config's folder) is resolved through its
- * symlinks (`node_modules/@scope/cli/...` is a link into pnpm's store; the jail binds the real folders only); a bare
- * name stays a name, looked up on PATH.
+ * The agent's executable: a path is relative to the config's folder; a bare name stays a name, looked up on PATH.
+ * (The agent jail starts it by its real path, so a `node_modules/...` link into pnpm's store works.)
  */
 function agentExecutable(executable: string, configDir: string): string {
-  if (!executable.includes("/")) return executable;
-  const path = resolve(configDir, executable);
-  return existsSync(path) ? realpathSync(path) : path;
+  return executable.includes("/") ? resolve(configDir, executable) : executable;
 }
 
 /** The engine names ACP instances claimed on each runner: a second instance with the same name is a conflict. */
