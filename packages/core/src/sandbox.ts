@@ -93,6 +93,12 @@ export interface Sandbox {
   readonly levelNamed?: boolean;
   run(options: SandboxSpawnOptions): Promise<SandboxResult>;
   spawn(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
+  /**
+   * The sample host (docs/sandbox.md, "The sample host"): loads a sample once in a pre-initialised sandboxed
+   * interpreter and runs each case in a fork of it, under the sample's own uid where the sandbox can give one.
+   * A sandbox without it runs every case as a process of its own (`run`).
+   */
+  openSample?(options: SampleOpenOptions): Promise<OpenSample>;
   /** The agent profile: wraps an engine's command line in the agent jail (a sandbox asked with `profile: "agent"`). */
   confineAgent?(request: AgentJailRequest): Promise<ConfinedCommand>;
 }
@@ -159,4 +165,129 @@ export interface AgentConfinement {
   seccomp?: boolean;
   /** The agent could create user namespaces (an engine whose own sandbox needs them; always when unconfined). */
   userNamespaces?: boolean;
+}
+
+// ------------------------------------------------------------------------------------------------ the sample host
+
+/**
+ * What a sample is to the sample host: how it is loaded once, and how each of its cases invokes it.
+ * - `function`: a Python module, imported once; each case calls `functionName(*args)` in a fork of the importer.
+ * - `main`: a Python file, compiled once; each case runs it as `__main__` (with its argv, stdin and files, in a
+ *   fresh working folder) in a fork of an interpreter that is already up: the script and cli types.
+ */
+export type SampleProgram = { kind: "function"; entryFile: string; functionName: string } | { kind: "main"; entryFile: string };
+
+export interface SampleOpenOptions {
+  program: SampleProgram;
+  /** The snapshot folder that holds `program.entryFile` (read-only inside; the host copies nothing else in). */
+  snapshotDir: string;
+  /** Cases of this sample that may run at once (forks side by side). A `main` sample runs its cases one at a time. */
+  concurrency: number;
+  /** How many cases will be sent, when known: no fork is made ahead of need for a case that never comes. */
+  cases?: number;
+  /**
+   * The sample as a whole: `wallMs` bounds all its cases together (a backstop), `maxProcesses` its processes at once,
+   * `fileSizeBytes` any file it writes; each case gets its own limits with its request.
+   */
+  limits: ResourceLimits;
+  /** Aborting kills the sample's whole tree; cases in flight end with `lost`. */
+  signal?: AbortSignal;
+}
+
+/** One parameter of a function sample, as Python's `inspect.signature` reports it. */
+export interface SampleSignatureParameter {
+  name: string;
+  kind: "POSITIONAL_ONLY" | "POSITIONAL_OR_KEYWORD" | "VAR_POSITIONAL" | "KEYWORD_ONLY" | "VAR_KEYWORD";
+  has_default: boolean;
+}
+
+export interface SampleSignature {
+  /** `summarize_logs(lines, last_n_errors=10)`: the signature without annotations, for messages. */
+  display: string;
+  parameters: SampleSignatureParameter[];
+}
+
+/** How loading the sample went (a function sample's import; a main sample's compile). */
+export type SampleLoad =
+  | {
+      ok: true;
+      /** A function sample's signature; null when `inspect.signature` cannot read it (or a main sample). */
+      signature: SampleSignature | null;
+      signatureError: string | null;
+      /** What the import printed. */
+      stdout: string;
+      stderr: string;
+    }
+  | {
+      ok: false;
+      kind: "syntax_error" | "import_error" | "missing_function" | "not_callable" | "usage";
+      message: string;
+      traceback?: string;
+      stdout?: string;
+      stderr?: string;
+    };
+
+/** One case for an open sample. Nothing expected ever goes in: only what the case runs with. */
+export interface SampleCase {
+  /** The case's own limits: `cpuTreeMs` (its time limit), `wallMs` (the backstop), memory, output, disk. */
+  limits: ResourceLimits;
+  /** function: the args list as JSON text (the task file's own text, so numbers stay as written). */
+  argsJson?: string;
+  /** main: the arguments after the file name (`sys.argv[1:]`). */
+  argv?: string[];
+  /** main: what the program reads on stdin. */
+  stdin?: string;
+  /** main: files written into the case's fresh working folder before it runs (relative path -> UTF-8 text). */
+  files?: Record<string, string>;
+}
+
+/**
+ * How a case ended, as the host reports it: data about what the code did, never a verdict. The deliverable type
+ * alone maps it to a status; nothing in it can make a case pass (expected values never enter the sandbox).
+ */
+export type SampleCaseEnd =
+  /** function: the call returned; `valueJson` is its JSON text. */
+  | { end: "returned" }
+  /** function: the call raised (SystemExit included, with `exit_code`). */
+  | { end: "raised"; exception_type: string; exception_message?: string; traceback?: string; exit_code?: string }
+  /** function: the value has no JSON form. */
+  | { end: "unencodable"; return_type: string; return_repr: string; reason: string }
+  /** main: the program ended with this exit status (uncaught exception: 1, as python3 does); function: the case's process exited. */
+  | { end: "exited"; exit_code: number | null }
+  | { end: "signaled"; signal: string }
+  /** Stopped at a limit: its wall backstop, CPU time, disk, an output stream, the value's size, or an unreadable result. */
+  | { end: "killed"; reason: "wall" | "cpu" | "disk" | "stdout" | "stderr" | "value" | "bad_result"; cpu_ms?: number }
+  | { end: "failed_to_start"; message: string }
+  /**
+   * The sample's process ended, stalled or misbehaved while this case ran (its own doing: the host moves a sample
+   * whose host was lost for another's doing elsewhere and runs its case again). `stuck`: it did not answer within
+   * the case's wall backstop plus grace.
+   */
+  | { end: "lost"; message: string; stuck?: boolean; details?: Record<string, unknown> };
+
+export type SampleCaseReply = SampleCaseEnd & {
+  /** Time the case took as the host measured it (informational). */
+  ms: number;
+  /** function, `returned`: the return value's JSON text as Python's json.dumps wrote it; "" otherwise. */
+  valueJson: string;
+  stdout: string;
+  stderr: string;
+  /** A section passed its cap: its bytes past the cap were dropped. */
+  overCap?: "value" | "stdout" | "stderr";
+  /**
+   * main: the case's working folder on this machine, as the case left it (nothing of the case runs any more).
+   * Read it without following links; it is removed when the next case of this sample starts or the sample closes.
+   */
+  folder?: string;
+};
+
+/** A sample loaded in the sample host: its cases run in forks of it. */
+export interface OpenSample {
+  readonly load: SampleLoad;
+  /** The isolation level its cases run at. */
+  readonly isolation: IsolationLevel;
+  /** Runs one case (after a successful load). Never rejects for what the sample did: that is a reply. */
+  run(testCase: SampleCase): Promise<SampleCaseReply>;
+  /** Stops everything of the sample and removes its folders. */
+  close(): Promise<void>;
 }
