@@ -1,6 +1,7 @@
 """skillrig function harness: runs fn(*args) once per case in a forked child and reports what the call did.
 
 Usage: python3 -S function_harness.py <entry_file> <function_name> [<spares>]   (-S: see add_site_paths)
+       python3 -S function_harness.py --main <entry_file> [<spares>]   (a script or cli: see "main programs" below)
 
 Trust: everything in this file runs inside the sandbox next to the deliverable and is treated by the runner as
 untrusted. It reports data, never a verdict: how the call ended, the return value's JSON text, the prints. The
@@ -272,6 +273,224 @@ def describe_signature(fn, function_name):
     return {"display": text, "parameters": params}, None
 
 
+# ---------------------------------------------------------------------------------------------- main programs
+#
+# A main program (the script and cli types) is a Python file run as `python3 <file> argv...` would run it. It is read
+# and compiled once, in the fork server (nothing of it runs at load); each case is a fork that writes the case's files
+# into a fresh folder of its own, puts the case's stdin on fd 0, and executes the code object as a real `__main__`
+# module, then ends as the interpreter would (non-daemon threads joined, atexit handlers run, stdio flushed) with
+# the program's exit status as the child's own. What differs from a fresh interpreter: site's start-up code
+# (sitecustomize, usercustomize, .pth import lines) does not run, and the modules the harness imported are already
+# in sys.modules.
+
+
+class MainProgram:
+    __slots__ = ("code", "entry_file")
+
+    def __init__(self, code, entry_file):
+        self.code = code
+        self.entry_file = entry_file
+
+
+def load_main(entry_file):
+    """Reads and compiles the program once. Returns (MainProgram, None) or (None, load_error).
+
+    A load error carries `exit_code` and, in `traceback`, the text `python3 <file>` would print on stderr, so the
+    runner can answer every case as that run would have ended."""
+    try:
+        with open(entry_file, "rb") as f:
+            source = f.read()
+    except OSError as exc:
+        return None, {
+            "kind": "import_error",
+            "message": f"cannot read {os.path.basename(entry_file)}: {exc.strerror or exc}",
+            "traceback": f"python3: can't open file {entry_file!r}: [Errno {exc.errno}] {exc.strerror}\n",
+            "exit_code": 2,
+        }
+    try:
+        # dont_inherit: the harness's own future statements are not the program's.
+        code = compile(source, entry_file, "exec", dont_inherit=True)
+    except (SyntaxError, ValueError) as exc:
+        if isinstance(exc, SyntaxError):
+            where = f"{os.path.basename(entry_file)} line {exc.lineno}" if exc.lineno else os.path.basename(entry_file)
+            message = f"{type(exc).__name__} in {where}: {exc.msg}"
+            printed = "".join(traceback.format_exception_only(type(exc), exc))
+        else:  # null bytes in the source (Python 3.11 raises ValueError from compile(); `python3 file` a SyntaxError)
+            message = f"SyntaxError in {os.path.basename(entry_file)}: source code cannot contain null bytes"
+            printed = "SyntaxError: source code cannot contain null bytes\n"
+        return None, {"kind": "syntax_error", "message": message, "traceback": printed, "exit_code": 1}
+    # sys.path[0] is the program's folder, as for `python3 <file>`; the harness's own folder is not on the path.
+    harness_dir = os.path.dirname(HARNESS_FILE)
+    sys.path[:] = [os.path.dirname(entry_file)] + [p for p in sys.path if p and p != harness_dir]
+    # Exit handlers registered by what the harness imported are not the program's.
+    import atexit
+
+    atexit._clear()
+    return MainProgram(code, entry_file), None
+
+
+def safe_case_path(path):
+    """The parts of a case file's relative path, or None when it is not a plain relative path inside the folder
+    (the runner checked it already: packages/deliverable-kit/src/process/safe-relative-path.ts)."""
+    if not isinstance(path, str) or not path or path.startswith("/") or "\\" in path or "\0" in path:
+        return None
+    parts = path.split("/")
+    if any(part in ("", ".", "..") for part in parts):
+        return None
+    return parts
+
+
+def write_case_files(folder_fd, files):
+    """Writes the case's input files into its fresh folder, never following a link (each folder opened with
+    O_NOFOLLOW relative to its parent, each file created with O_EXCL)."""
+    for path, text in files.items():
+        parts = safe_case_path(path)
+        if parts is None or not isinstance(text, str):
+            raise ValueError(f"not a safe relative path with text content: {path!r}")
+        dir_fd = os.dup(folder_fd)
+        try:
+            for part in parts[:-1]:
+                try:
+                    os.mkdir(part, 0o755, dir_fd=dir_fd)
+                except FileExistsError:
+                    pass
+                next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=dir_fd)
+                os.close(dir_fd)
+                dir_fd = next_fd
+            fd = os.open(parts[-1], os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=dir_fd)
+            try:
+                write_all(fd, text.encode("utf-8", "surrogateescape"))
+            finally:
+                os.close(fd)
+        finally:
+            os.close(dir_fd)
+
+
+def stdin_fd(data):
+    """A descriptor that reads `data` and then end of file: a memfd (no pipe buffer to fill), else a temp file."""
+    try:
+        fd = os.memfd_create("stdin", os.MFD_CLOEXEC)
+    except (AttributeError, OSError):
+        import tempfile
+
+        fd, name = tempfile.mkstemp()
+        os.unlink(name)
+    write_all(fd, data)
+    os.lseek(fd, 0, os.SEEK_SET)
+    return fd
+
+
+def fresh_stdio():
+    """sys.stdin/stdout/stderr made again over fds 0, 1 and 2, as a starting interpreter makes them (same encoding
+    and error handlers; stderr line-buffered; nothing buffered from the process this was forked from)."""
+    template = sys.__stdout__ or sys.stdout
+    encoding = getattr(template, "encoding", None) or "utf-8"
+    errors = getattr(template, "errors", None) or "strict"
+
+    def stream(fd, mode, errors, line_buffering):
+        raw = io.FileIO(fd, mode, closefd=False)
+        buffered = io.BufferedReader(raw) if mode == "r" else io.BufferedWriter(raw)
+        text = io.TextIOWrapper(buffered, encoding=encoding, errors=errors, line_buffering=line_buffering)
+        text.mode = mode
+        return text
+
+    tty = os.isatty(1)
+    sys.stdin = sys.__stdin__ = stream(0, "r", errors, False)
+    sys.stdout = sys.__stdout__ = stream(1, "w", errors, tty)
+    sys.stderr = sys.__stderr__ = stream(2, "w", "backslashreplace", True)
+
+
+def program_traceback(exc):
+    """The exception's traceback without the harness's own frames (the ones above the program's code), also set as
+    its __traceback__ (the interpreter's excepthook prints the exception's own)."""
+    tb = exc.__traceback__
+    while tb is not None and tb.tb_frame.f_code.co_filename == HARNESS_FILE:
+        tb = tb.tb_next
+    exc.__traceback__ = tb
+    return tb
+
+
+def exit_status_of(exc):
+    """What `python3 <file>` exits with for this SystemExit: None -> 0, an int -> it, anything else printed -> 1."""
+    code = exc.code
+    if code is None:
+        return 0
+    if isinstance(code, int):
+        return code & 0xFF
+    try:
+        sys.stderr.write(f"{code}\n")
+    except BaseException:
+        pass
+    return 1
+
+
+def finish_interpreter(status):
+    """What Py_FinalizeEx does before the process ends: non-daemon threads joined, atexit handlers run, stdio
+    flushed (a flush that fails is exit status 120, as in CPython)."""
+    threading = sys.modules.get("threading")
+    if threading is not None:
+        try:
+            threading._shutdown()
+        except BaseException:
+            pass
+    import atexit
+
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            if stream is not None:
+                stream.flush()
+        except BaseException:
+            if stream is sys.stdout:
+                status = 120
+    return status
+
+
+def run_main_case(program, request):
+    """In a case child, in the case's fresh folder: runs the program as `__main__` and exits with its status. Never
+    returns. The child's exit status is the program's: the harness reports it as `exited`."""
+    import builtins
+    import types
+
+    module = types.ModuleType("__main__")
+    module.__file__ = program.entry_file
+    module.__builtins__ = builtins
+    module.__cached__ = None
+    sys.modules["__main__"] = module
+    sys.argv = [program.entry_file, *request.get("argv", [])]
+    status = 0
+    try:
+        try:
+            exec(program.code, module.__dict__)
+        except SystemExit as exc:
+            status = exit_status_of(exc)
+        except KeyboardInterrupt as exc:
+            sys.excepthook(type(exc), exc, program_traceback(exc))
+            status = -signal.SIGINT
+        except BaseException as exc:
+            # Printed as the interpreter prints it (the program's own sys.excepthook, if it set one).
+            try:
+                sys.excepthook(type(exc), exc, program_traceback(exc))
+            except BaseException:
+                traceback.print_exception(type(exc), exc, program_traceback(exc))
+            status = 1
+        status = finish_interpreter(status)
+    except SystemExit as exc:  # raised by an atexit handler or a thread join: still ends the program
+        status = exit_status_of(exc)
+    except BaseException:
+        status = 1 if status == 0 else status
+    # Whatever the program started and left running ends before its end is reported (see run_spare).
+    try:
+        os.setpgid(0, os.getpgid(os.getppid()))
+        os.killpg(os.getpid(), signal.SIGKILL)
+    except OSError:
+        pass
+    if status < 0:  # an uncaught KeyboardInterrupt: the interpreter ends by the signal itself
+        _signal.signal(-status, _signal.SIG_DFL)
+        os.kill(os.getpid(), -status)
+    os._exit(status)
+
+
 # ---------------------------------------------------------------------------------------------- a case, in the child
 
 
@@ -301,11 +520,17 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
     request = None
     try:
         os.setpgid(0, 0)
+        main_program = isinstance(fn, MainProgram)
         # The case's own folder, ready before the case arrives: an emptied one left by an earlier case, or a new one
-        # (making and removing folders is slow on some disks, so empty ones are reused).
-        if make_dir:
+        # (making and removing folders is slow on some disks, so empty ones are reused). A main case's folder is made
+        # only when its case arrives (below), under a name nobody could see before: fresh, never reused.
+        if main_program:
+            pass
+        elif make_dir:
             os.mkdir(case_dir)
-        os.chdir(case_dir)
+            os.chdir(case_dir)
+        else:
+            os.chdir(case_dir)
         # _signal, not signal: signal.py's wrappers go through enum conversions, and in a fresh fork every object
         # they touch is a copy-on-write page fault (4 ms of a case's ~30 on a VM where a fault costs ~25 us).
         _signal.set_wakeup_fd(-1)
@@ -326,11 +551,24 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
             data += chunk
         os.close(req_r)
         request = json.loads(data.decode("utf-8"))  # str: json.loads of bytes first sniffs the encoding
-        # The folder was made ahead of the case; anything another process of the run put in it meanwhile goes.
-        with os.scandir(".") as entries:
-            dirty = next(entries, None) is not None
-        if dirty:
-            clear_folder(".")
+        if main_program:
+            os.mkdir(case_dir, 0o700)
+            folder_fd = os.open(case_dir, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+            try:
+                os.fchdir(folder_fd)
+                write_case_files(folder_fd, request.get("files") or {})
+            finally:
+                os.close(folder_fd)
+            stdin = stdin_fd(str(request.get("stdin") or "").encode("utf-8", "surrogateescape"))
+            os.dup2(stdin, 0)
+            os.close(stdin)
+            fresh_stdio()
+        else:
+            # The folder was made ahead of the case; anything another process of the run put in it meanwhile goes.
+            with os.scandir(".") as entries:
+                dirty = next(entries, None) is not None
+            if dirty:
+                clear_folder(".")
         # The case's memory and CPU limits are already set on this process, by the harness (limit_case).
     except MemoryError:
         # Under the case's memory limit the request itself did not fit: the case ran out of memory.
@@ -350,6 +588,8 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
         send_result(res_w, {"end": "failed_to_start", "ms": 0, "message": clip(f"the harness could not prepare the case: {exception_message(exc)}", MESSAGE_CHARS)})
         os._exit(0)
 
+    if isinstance(fn, MainProgram):
+        run_main_case(fn, request)
     # Only data about the call goes back: what it returned (as JSON text), or what it raised.
     body = b""
     started = time.perf_counter()
@@ -469,7 +709,12 @@ class ForkServer:
         err_r, err_w = os.pipe()
         self.forked += 1
         make_dir = not self.free_folders
-        case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}") if make_dir else self.free_folders.pop()
+        if isinstance(self.fn, MainProgram):
+            case_dir = os.path.join(self.work_dir, f"case-{os.urandom(8).hex()}")
+        elif make_dir:
+            case_dir = os.path.join(self.work_dir, f"{self.folder_prefix}{self.forked}")
+        else:
+            case_dir = self.free_folders.pop()
         pid = os.fork()
         if pid == 0:
             try:
@@ -692,7 +937,9 @@ class Child:
 
 class Harness:
     def __init__(self, entry_file, function_name, work_dir, spares):
+        """function_name None: a main program (the file run as __main__ per case)."""
         self.work_dir = work_dir
+        self.main_program = function_name is None
         self.selector = selectors.DefaultSelector()
         self.spares = []  # forked children waiting for a case
         self.running = {}  # case id -> Child, until it ended
@@ -975,7 +1222,9 @@ class Harness:
         if not child.replied:
             self.outbox.append(self.reply(child))
             child.replied = True
-        if clean_exit and child.folder_free:
+        if self.main_program:
+            pass  # a main case's folder is the runner's to read, then remove; never emptied or reused here
+        elif clean_exit and child.folder_free:
             self.free_folders.append(child.case_dir)
         elif not clean_exit and self.input_open:
             shutil.rmtree(child.case_dir, ignore_errors=True)  # a child that ended early could not tidy up
@@ -984,6 +1233,16 @@ class Harness:
     # -- replies: what the call did, as data; the runner decides what it means
 
     def reply(self, child):
+        frame = self.reply_frame(child)
+        if self.main_program and os.path.lexists(child.case_dir):
+            # The folder as the case left it (nothing of the case runs any more), for the runner to read.
+            newline = frame.index(b"\n")
+            header = json.loads(frame[:newline])
+            header["folder"] = child.case_dir
+            frame = json.dumps(header).encode("utf-8") + frame[newline:]
+        return frame
+
+    def reply_frame(self, child):
         elapsed = (time.monotonic() - child.started) * 1000
         if child.killed_for is not None:
             fields = {"end": "killed", "reason": child.killed_for, "ms": elapsed, "cpu_ms": round(child.cpu_ms, 3)}
@@ -1134,8 +1393,12 @@ def main(argv=None):
     argv = sys.argv if argv is None else argv
     add_site_paths()
     take_protocol_fds()
-    if len(argv) not in (3, 4):
-        send({"op": "load_error", "kind": "usage", "message": "usage: function_harness.py <entry_file> <function_name> [<spares>]"})
+    main_program = len(argv) > 1 and argv[1] == "--main"
+    if main_program:
+        argv = [argv[0], argv[2] if len(argv) > 2 else "", None, *argv[3:]]
+    if len(argv) not in (3, 4) or (main_program and not argv[1]):
+        send({"op": "load_error", "kind": "usage",
+              "message": "usage: function_harness.py <entry_file> <function_name> [<spares>] | --main <entry_file> [<spares>]"})
         return 2
     if sys.version_info < (3, 9) or not hasattr(socket, "send_fds"):
         send({"op": "load_error", "kind": "usage",
@@ -1153,8 +1416,9 @@ def main(argv=None):
 
 
 def import_and_report(sock, entry_file, function_name):
-    """In the fork server: imports the deliverable and sends the harness the outcome. The function, or None."""
-    fn, error = load_function(entry_file, function_name)
+    """In the fork server: imports the deliverable (or compiles a main program: function_name None) and sends the
+    harness the outcome. The function (the MainProgram), or None."""
+    fn, error = load_function(entry_file, function_name) if function_name is not None else load_main(entry_file)
     if error is not None:
         error.update({"op": "load_error", **import_output})
         if "traceback" in error:
@@ -1162,7 +1426,7 @@ def import_and_report(sock, entry_file, function_name):
         error["message"] = clip(error["message"], MESSAGE_CHARS)
         sock.send(b"r" + json.dumps(error).encode("utf-8"))
         return None
-    signature, signature_error = describe_signature(fn, function_name)
+    signature, signature_error = describe_signature(fn, function_name) if function_name is not None else (None, None)
     sock.send(b"r" + json.dumps({"op": "ready", "signature": signature, "signature_error": signature_error,
                                   "import_stdout": import_output["stdout"], "import_stderr": import_output["stderr"],
                                   "pid": os.getppid()}).encode("utf-8"))
