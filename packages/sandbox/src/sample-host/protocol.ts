@@ -35,6 +35,11 @@ export interface LoadErrorMessage {
   traceback?: string;
   stdout?: string;
   stderr?: string;
+  /**
+   * A main program that could not be loaded: the exit status `python3 <file>` would have ended with (1 for a
+   * syntax error, 2 for a file it cannot open); `traceback` is what it would have printed on stderr.
+   */
+  exit_code?: number;
 }
 
 /** One case to run. `args` is sent as the JSON text of the case's input, spliced in as written in the task file. */
@@ -55,6 +60,12 @@ export interface CaseRequest {
   value_bytes: number;
   /** Cases the runner will still send after this one: the harness forks no spare for a case that will not come. */
   more?: number;
+  /** A main case: the arguments after the file name (`sys.argv[1:]`). */
+  argv?: string[];
+  /** A main case: what the program reads on fd 0. */
+  stdin?: string;
+  /** A main case: files written into its fresh folder before it runs (relative path -> UTF-8 text). */
+  files?: Record<string, string>;
 }
 
 /**
@@ -81,4 +92,6 @@ export type CaseReply = CallEnd & {
   stderr: string;
   /** Set by the runner when a section passed its cap: the bytes were dropped, not kept. */
   overCap?: "value" | "stdout" | "stderr";
+  /** A main case: its folder as it left it (checked by the runner to be a case folder of this harness). */
+  folder?: string;
 };

@@ -8,7 +8,7 @@ import type { CallEnd, LoadErrorMessage, ReadyMessage } from "./harness-protocol
 /** The longest header line the runner reads; the harness clips messages and tracebacks well below it. */
 export const FRAME_HEADER_BYTES = 256 * 1024;
 
-export type FrameHeader = CallEnd & { id: number; ms: number; value_len: number; stdout_len: number; stderr_len: number };
+export type FrameHeader = CallEnd & { id: number; ms: number; value_len: number; stdout_len: number; stderr_len: number; folder?: string };
 
 export class FrameError extends Error {
   override name = "FrameError";
@@ -37,7 +37,7 @@ const END_FIELDS: Record<string, Record<string, { check: FieldCheck; optional?: 
   failed_to_start: { message: { check: isString } },
 };
 
-const COMMON = new Set(["id", "end", "ms", "value_len", "stdout_len", "stderr_len"]);
+const COMMON = new Set(["id", "end", "ms", "value_len", "stdout_len", "stderr_len", "folder"]);
 const isLength = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
 
 export function readFrameHeader(line: string): FrameHeader {
@@ -63,6 +63,8 @@ export function readFrameHeader(line: string): FrameHeader {
   for (const key of ["value_len", "stdout_len", "stderr_len"]) {
     if (!isLength(header[key])) throw new FrameError(`the function harness sent a reply for case ${header.id} with an invalid "${key}"`);
   }
+  if (header.folder !== undefined && typeof header.folder !== "string")
+    throw new FrameError(`the function harness sent an invalid "folder" for case ${header.id}`);
   if (header.end !== "returned" && header.value_len !== 0) {
     throw new FrameError(`the function harness sent a value for case ${header.id}, whose call ended "${header.end}"`);
   }
@@ -98,7 +100,8 @@ export function readFirstLine(line: string): ReadyMessage | LoadErrorMessage {
       typeof message.message === "string" &&
       optionalString(message.traceback) &&
       optionalString(message.stdout) &&
-      optionalString(message.stderr);
+      optionalString(message.stderr) &&
+      (message.exit_code === undefined || (Number.isSafeInteger(message.exit_code) && (message.exit_code as number) >= 0));
     if (ok) return message as unknown as LoadErrorMessage;
   } else if (message.op === "ready") {
     const signature = message.signature as Record<string, unknown> | null;

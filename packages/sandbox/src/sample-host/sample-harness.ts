@@ -9,6 +9,7 @@
  * error. The runner keeps its own deadline per case; the harness's timer is only a courtesy. If the harness dies or
  * stops answering, every case waiting on it is rejected, never left hanging.
  */
+import { basename, join } from "node:path";
 import { stopProcess } from "./stop-process.js";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
 import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
@@ -21,7 +22,8 @@ export interface HarnessStartOptions {
   python: string;
   harnessFile: string;
   entryFile: string;
-  functionName: string;
+  /** The function each case calls; absent: a main program (the entry file run as `__main__` per case). */
+  functionName?: string;
   /** Children the harness keeps forked ahead of need (about the number of cases run at once). */
   spares: number;
   /**
@@ -119,7 +121,7 @@ export class FunctionHarness {
       options.process ??
       options.sandbox.spawn({
         // -S: the harness adds site's paths itself, without site's start-up code (function_harness.add_site_paths).
-        command: [options.python, "-S", options.harnessFile, options.entryFile, options.functionName, String(options.spares)],
+        command: [options.python, "-S", options.harnessFile, ...harnessProgramArgs(options), String(options.spares)],
         cwd: options.workDir,
         readOnlyPaths: options.readOnlyPaths,
         // Bytecode caches would be written next to the deliverable; UTF-8 I/O keeps non-ASCII prints stable on any locale.
@@ -174,7 +176,7 @@ export class FunctionHarness {
    * Runs one case; `argsJson` is the JSON text of its args list. Resolves with the checked reply; rejects with
    * CaseOverranError (this case passed the runner's deadline) or HarnessDiedError.
    */
-  run(fields: Omit<CaseRequest, "id">, argsJson: string): Promise<CaseReply> {
+  run(fields: Omit<CaseRequest, "id">, argsJson?: string): Promise<CaseReply> {
     if (this.#dead) return Promise.reject(this.#dead);
     const id = this.#nextId++;
     const request: CaseRequest = { id, ...fields };
@@ -194,7 +196,7 @@ export class FunctionHarness {
       timer.unref?.();
       this.#pending.set(id, { request, resolve, reject, timer });
       // The args go in as the task file's own JSON text, so Python's json reads them as it would read the file.
-      this.#send(`${JSON.stringify(request).slice(0, -1)},"args":${argsJson}}`);
+      this.#send(argsJson === undefined ? JSON.stringify(request) : `${JSON.stringify(request).slice(0, -1)},"args":${argsJson}}`);
     });
   }
 
@@ -267,6 +269,10 @@ export class FunctionHarness {
       return;
     }
     const pending = this.#pending.get(header.id);
+    if (header.folder !== undefined && !this.#isCaseFolder(header.folder)) {
+      this.#misbehaved(`the function harness named ${JSON.stringify(header.folder.slice(0, 200))} as case ${header.id}'s folder, which is not one of its case folders`);
+      return;
+    }
     if (!pending) {
       const why = this.#answered.has(header.id) ? "a second reply for case" : "a reply for unknown case";
       this.#misbehaved(`the function harness sent ${why} ${header.id}`);
@@ -333,6 +339,14 @@ export class FunctionHarness {
       stderr: sections[2]!.toString("utf8"),
       ...(overCap ? { overCap } : {}),
     } as CaseReply);
+  }
+
+  /**
+   * A main case's folder as the harness names it: only a folder the harness makes for a case (`case-<16 hex>`, right
+   * in its working folder) is one, so a reply cannot point the runner at anything else to read or remove.
+   */
+  #isCaseFolder(folder: string): boolean {
+    return this.#options.functionName === undefined && folder === join(this.#options.workDir, basename(folder)) && /^case-[0-9a-f]{16}$/.test(basename(folder));
   }
 
   /** The harness broke the protocol: it is stopped, and every case in flight gets an error. */
@@ -421,6 +435,11 @@ export class FunctionHarness {
       this.#pending.delete(id);
     }
   }
+}
+
+/** How the harness is told what to load: `<entry> <function>`, or `--main <entry>` for a main program. */
+export function harnessProgramArgs(options: { entryFile: string; functionName?: string }): string[] {
+  return options.functionName === undefined ? ["--main", options.entryFile] : [options.entryFile, options.functionName];
 }
 
 function baseName(path: string): string {

@@ -9,6 +9,7 @@
  * (no heartbeat), every open pair ends with `runtimeLost`, so the plugin can re-run what was affected elsewhere
  * rather than blame a sample for another's doing.
  */
+import { harnessProgramArgs } from "./sample-harness.js";
 import { stopProcess } from "./stop-process.js";
 import { PassThrough, Writable } from "node:stream";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
@@ -45,7 +46,8 @@ export interface WarmRuntimeOptions {
 export interface PairRequest {
   uid: number;
   entryFile: string;
-  functionName: string;
+  /** Absent: a main program (see FunctionHarness). */
+  functionName?: string;
   spares: number;
   /** The pair's working folder (owned by its uid) and its private temp folder. */
   cwd: string;
@@ -222,7 +224,7 @@ export class WarmRuntime {
         op: "open",
         pair: id,
         uid: request.uid,
-        argv: [request.entryFile, request.functionName, String(request.spares)],
+        argv: [...harnessProgramArgs(request), String(request.spares)],
         // One case at a time: the pair's whole tree stays on one core (see "One core per pair" in the README).
         pin: request.spares === 1,
         cwd: request.cwd,
