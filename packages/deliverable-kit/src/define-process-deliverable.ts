@@ -12,6 +12,7 @@
 import type { SkillrigPlugin } from "@skillrig/core";
 import { defineDeliverable } from "./define-deliverable.js";
 import { runProcessCase } from "./process/run-process-case.js";
+import { SampleLanes } from "./process/sample-lanes.js";
 import { type ProcessInput, validateProcessExpected, validateProcessInput } from "./process/validate-process-case.js";
 
 export interface ProcessDeliverableDefinition {
@@ -38,22 +39,35 @@ const PYTHON_ENV = { PYTHONDONTWRITEBYTECODE: "1", PYTHONIOENCODING: "utf-8", PY
 interface ProcessSession {
   root: string;
   entryFile: string;
+  /** A Python runtime on a sandbox with a sample host: the run's samples; otherwise every case is a process. */
+  lanes?: SampleLanes;
 }
 
 export function defineProcessDeliverable(definition: ProcessDeliverableDefinition): SkillrigPlugin {
   const runtime = definition.runtime ?? ["python3"];
   const env = definition.env ?? (/^python/.test(runtime[0] ?? "") ? PYTHON_ENV : {});
+  // The sample host runs `python3 <entry>` as the sandbox's own python3 with the harness's environment (PYTHON_ENV's
+  // variables): a runtime with arguments of its own, another interpreter or variables of the type's own run as processes.
+  const sampleHost = runtime.length === 1 && /^python3?$/.test(runtime[0] ?? "") && definition.env === undefined;
   const shape = { type: definition.type, argv: definition.argv };
   return defineDeliverable<ProcessSession, ProcessInput>({
     name: definition.name,
     type: definition.type,
     description: definition.description,
-    open: ({ workspace }) => ({ root: workspace.root, entryFile: workspace.entryFile }),
+    async open({ runner, run, workspace }) {
+      const { root, entryFile, snapshotDir } = workspace;
+      // A Python program runs in forks of the sample host where the sandbox has one; another runtime (node, an
+      // executable) has no interpreter to fork from, and runs a process per case.
+      const lanes = sampleHost ? await SampleLanes.open({ runner, run, root, snapshotDir, entryFile, runtime }) : undefined;
+      return { root, entryFile, ...(lanes ? { lanes } : {}) };
+    },
     checkCase({ testCase, casePointer }) {
       const input = validateProcessInput(shape, testCase.input, casePointer);
       const expected = validateProcessExpected(testCase.expected, casePointer);
       return { value: input.value, violations: [...input.violations, ...expected.violations] };
     },
-    runCase: (session, work, input, runner) => runProcessCase({ runner, work, input, ...session, runtime, env }),
+    runCase: (session, work, input, runner) =>
+      session.lanes ? session.lanes.runCase(work, input) : runProcessCase({ runner, work, input, ...session, runtime, env }),
+    close: (session) => session.lanes?.close(),
   });
 }

@@ -13,6 +13,7 @@ import {
   type CaseWork,
   type Runner,
   type SandboxResult,
+  type TestCase,
 } from "@skillrig/core";
 import { caseLimitDefaults } from "./case-limit-defaults.js";
 import { fileText, folderChanges, writeCaseFiles } from "./case-folder.js";
@@ -45,7 +46,6 @@ export interface ProcessCaseOptions {
 
 export async function runProcessCase({ runner, work, input, root, entryFile, runtime, env }: ProcessCaseOptions): Promise<CaseOutcome> {
   const { run, testCase, index } = work;
-  const expected = testCase.expected as ProcessExpected;
   const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
   await writeCaseFiles(caseDir, input.files);
   const limits = resolveCaseLimits(run.loaded.task, testCase, caseLimitDefaults(runner.config));
@@ -61,6 +61,44 @@ export async function runProcessCase({ runner, work, input, root, entryFile, run
     signal: run.signal,
   });
   // run() settles only once the case's process tree is gone: nothing changes the folder while it is read.
+  return processCaseOutcome({ testCase, input, limits, command, result, caseDir });
+}
+
+/** How a process case ended, as a sandbox run reports it (a case of the sample host is mapped to the same shape). */
+export type ProcessCaseEnd = Pick<
+  SandboxResult,
+  | "exitCode"
+  | "signal"
+  | "stdout"
+  | "stderr"
+  | "durationMs"
+  | "timedOut"
+  | "outputLimited"
+  | "memoryLimited"
+  | "cpuLimited"
+  | "fileSizeLimited"
+  | "diskLimited"
+  | "isolation"
+>;
+
+export interface ProcessCaseEnded {
+  testCase: TestCase;
+  input: ProcessInput;
+  limits: CaseLimits;
+  /** The command line the case ran as (`python3 <entry> argv...`), for the report. */
+  command: string[];
+  result: ProcessCaseEnd;
+  /** The case's folder as the case left it; nothing of the case runs any more. */
+  caseDir: string;
+}
+
+/**
+ * The one mapping of an ended process case to its outcome, whichever way it ran (a process of its own or a fork of
+ * the sample host): what it printed, its exit code, the files it created, changed or deleted (read from its folder
+ * without following links), a limit it passed, and the comparisons the oracle makes.
+ */
+export async function processCaseOutcome({ testCase, input, limits, command, result, caseDir }: ProcessCaseEnded): Promise<CaseOutcome> {
+  const expected = testCase.expected as ProcessExpected;
   const caps: OutputCaps = {
     entries: DEFAULT_OUTPUT_ENTRIES,
     fileBytes: limits.fileSizeBytes,
@@ -115,10 +153,9 @@ export async function runProcessCase({ runner, work, input, root, entryFile, run
   return { actual, comparisons, details, ...(message ? { message } : {}) };
 }
 
-function abnormalEnd(
-  result: SandboxResult,
-  limits: ReturnType<typeof resolveCaseLimits>,
-): Pick<CaseOutcome, "status" | "message"> | undefined {
+type CaseLimits = ReturnType<typeof resolveCaseLimits>;
+
+function abnormalEnd(result: ProcessCaseEnd, limits: CaseLimits): Pick<CaseOutcome, "status" | "message"> | undefined {
   // The time limit counts the CPU of the case's own processes; the wall clock only ends one that sleeps or blocks.
   if (result.cpuLimited)
     return {
@@ -144,7 +181,7 @@ function abnormalEnd(
   return undefined;
 }
 
-function exitMessage(result: SandboxResult, expected: number): string {
+function exitMessage(result: ProcessCaseEnd, expected: number): string {
   return `${describeProcessEnding(endingOfExit(result.exitCode, result.signal))} (expected ${expected})${stderrTail(result.stderr)}`;
 }
 

@@ -270,7 +270,9 @@ export class FunctionHarness {
     }
     const pending = this.#pending.get(header.id);
     if (header.folder !== undefined && !this.#isCaseFolder(header.folder)) {
-      this.#misbehaved(`the function harness named ${JSON.stringify(header.folder.slice(0, 200))} as case ${header.id}'s folder, which is not one of its case folders`);
+      this.#misbehaved(
+        `the function harness named ${JSON.stringify(header.folder.slice(0, 200))} as case ${header.id}'s folder, which is not one of its case folders`,
+      );
       return;
     }
     if (!pending) {
@@ -346,7 +348,11 @@ export class FunctionHarness {
    * in its working folder) is one, so a reply cannot point the runner at anything else to read or remove.
    */
   #isCaseFolder(folder: string): boolean {
-    return this.#options.functionName === undefined && folder === join(this.#options.workDir, basename(folder)) && /^case-[0-9a-f]{16}$/.test(basename(folder));
+    return (
+      this.#options.functionName === undefined &&
+      folder === join(this.#options.workDir, basename(folder)) &&
+      /^case-[0-9a-f]{16}$/.test(basename(folder))
+    );
   }
 
   /** The harness broke the protocol: it is stopped, and every case in flight gets an error. */
