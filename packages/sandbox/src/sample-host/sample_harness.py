@@ -878,6 +878,23 @@ def descendants(roots, children):
     return tree
 
 
+def remove_tree(path):
+    """Removes a folder the harness's own uid owns, folders the case closed (chmod 000) included."""
+
+    def reopen(function, failed, _):
+        try:
+            os.chmod(os.path.dirname(failed), 0o700)
+            if os.path.isdir(failed) and not os.path.islink(failed):
+                os.chmod(failed, 0o700)
+                shutil.rmtree(failed, onerror=reopen)
+            else:
+                function(failed)
+        except OSError:
+            pass
+
+    shutil.rmtree(path, onerror=reopen)
+
+
 def folder_usage(path, cap_bytes, cap_entries):
     """(allocated bytes, entries) under `path`, blocks counted (a sparse file counts what it holds); stops once past
     a cap."""
@@ -940,6 +957,7 @@ class Harness:
         """function_name None: a main program (the file run as __main__ per case)."""
         self.work_dir = work_dir
         self.main_program = function_name is None
+        self.left_folders = []  # main cases' folders, as they left them, until the next case starts
         self.selector = selectors.DefaultSelector()
         self.spares = []  # forked children waiting for a case
         self.running = {}  # case id -> Child, until it ended
@@ -1072,6 +1090,9 @@ class Harness:
 
     def start_case(self, line):
         request = json.loads(line)
+        # The runner sends a main sample's next case once it has read the folders of those before: they go now.
+        while self.left_folders:
+            remove_tree(self.left_folders.pop())
         # A spare for the next case, unless the runner said no more cases will come than the spares left cover
         # (a fork is the biggest cost of a case: a spare nobody uses is a case's worth of CPU thrown away).
         more = request.get("more")
@@ -1223,7 +1244,8 @@ class Harness:
             self.outbox.append(self.reply(child))
             child.replied = True
         if self.main_program:
-            pass  # a main case's folder is the runner's to read, then remove; never emptied or reused here
+            # A main case's folder is the runner's to read: kept as the case left it until the next case starts.
+            self.left_folders.append(child.case_dir)
         elif clean_exit and child.folder_free:
             self.free_folders.append(child.case_dir)
         elif not clean_exit and self.input_open:

@@ -332,7 +332,7 @@ print("left them running")
     }
   });
 
-  test("the harness never empties or reuses a main case's folder; a new case gets a new one", async () => {
+  test("the harness never empties or reuses a main case's folder before the next case; a new case gets a new one", async () => {
     const file = await program(`import os
 print(sorted(os.listdir(".")))
 open("left.txt", "w").write(str(len(os.listdir(".."))))
@@ -340,14 +340,32 @@ open("left.txt", "w").write(str(len(os.listdir(".."))))
     const { harness } = await MainHarness.start(file);
     try {
       const first = await harness.run({ files: { "a.txt": "a" } });
-      const second = await harness.run({});
       expect(first.stdout).toBe("['a.txt']\n");
+      expect(readdirSync(first.folder).sort()).toEqual(["a.txt", "left.txt"]);
+      const second = await harness.run({});
       expect(second.stdout).toBe("[]\n");
-      expect(existsSync(join(first.folder, "left.txt"))).toBe(true);
       expect(first.folder).not.toBe(second.folder);
       expect(dirname(first.folder)).toBe(harness.workDir);
     } finally {
       await harness.stop();
     }
   });
+});
+
+test("a main case's folder is removed when the next case starts, even one it closed with chmod 000", async () => {
+  const file = await program(`import os
+os.makedirs("deep/er", exist_ok=True)
+open("deep/er/f.txt", "w").write("x")
+os.chmod("deep/er", 0)
+os.chmod("deep", 0)
+`);
+  const { harness } = await MainHarness.start(file);
+  try {
+    const first = await harness.run({});
+    expect(existsSync(join(first.folder, "deep"))).toBe(true);
+    await harness.run({});
+    expect(existsSync(first.folder)).toBe(false);
+  } finally {
+    await harness.stop();
+  }
 });
