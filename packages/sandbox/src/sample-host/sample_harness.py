@@ -1409,6 +1409,9 @@ class Harness:
             os.waitpid(self.server_pid, 0)
         except ChildProcessError:
             pass
+        # The sample closes: the last main case's folder goes too (removed as its owner, closed folders included).
+        for folder in self.left_folders:
+            remove_tree(folder)
 
 
 def main(argv=None):

@@ -54,7 +54,15 @@ afterAll(async () => {
 /** The files of a folder, relative path -> text. */
 async function filesOf(folder: string, prefix = ""): Promise<Record<string, string>> {
   const found: Record<string, string> = {};
-  for (const entry of await readdir(folder, { withFileTypes: true })) {
+  let entries: import("node:fs").Dirent[];
+  try {
+    entries = await readdir(folder, { withFileTypes: true });
+  } catch (error) {
+    // A folder the program closed (chmod 000), for a user other than root.
+    if ((error as NodeJS.ErrnoException).code !== "EACCES") throw error;
+    return { [prefix]: "<closed>" };
+  }
+  for (const entry of entries) {
     const path = join(folder, entry.name);
     if (entry.isDirectory()) Object.assign(found, await filesOf(path, `${prefix}${entry.name}/`));
     else found[`${prefix}${entry.name}`] = await readFile(path, "utf8");
