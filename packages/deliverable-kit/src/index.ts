@@ -15,8 +15,8 @@ export type {
 } from "./define-deliverable.js";
 export { defineProcessDeliverable } from "./define-process-deliverable.js";
 export type { ProcessDeliverableDefinition } from "./define-process-deliverable.js";
-export { runProcessCase } from "./process/run-process-case.js";
-export type { ProcessCaseOptions } from "./process/run-process-case.js";
+export { runProcessCase, processCaseOutcome } from "./process/run-process-case.js";
+export type { ProcessCaseEnd, ProcessCaseEnded, ProcessCaseOptions } from "./process/run-process-case.js";
 export { validateProcessInput, validateProcessExpected, CLI_ARGV_MESSAGE } from "./process/validate-process-case.js";
 export type { ProcessInput, ProcessExpected, ProcessCaseShape } from "./process/validate-process-case.js";
 export { unsafePathReason } from "./process/safe-relative-path.js";
