@@ -22,7 +22,7 @@ export interface HarnessStartOptions {
   python: string;
   harnessFile: string;
   entryFile: string;
-  /** The function each case calls; absent: a main program (the entry file run as `__main__` per case). */
+  /** The function each case calls; absent or empty: a main program (the entry file run as `__main__` per case). */
   functionName?: string;
   /** Children the harness keeps forked ahead of need (about the number of cases run at once). */
   spares: number;
@@ -349,7 +349,7 @@ export class FunctionHarness {
    */
   #isCaseFolder(folder: string): boolean {
     return (
-      this.#options.functionName === undefined &&
+      !this.#options.functionName &&
       folder === join(this.#options.workDir, basename(folder)) &&
       /^case-[0-9a-f]{16}$/.test(basename(folder))
     );
@@ -445,7 +445,7 @@ export class FunctionHarness {
 
 /** How the harness is told what to load: `<entry> <function>`, or `--main <entry>` for a main program. */
 export function harnessProgramArgs(options: { entryFile: string; functionName?: string }): string[] {
-  return options.functionName === undefined ? ["--main", options.entryFile] : [options.entryFile, options.functionName];
+  return options.functionName ? [options.entryFile, options.functionName] : ["--main", options.entryFile];
 }
 
 function baseName(path: string): string {
