@@ -58,7 +58,7 @@ export class SampleLanes {
   /** Opens the run's lanes; undefined when the run's sandbox has no sample host. */
   static async open(options: SampleLanesOptions): Promise<SampleLanes | undefined> {
     const { run, runner, snapshotDir, entryFile } = options;
-    const openSample = run.sandbox.openSample?.bind(run.sandbox);
+    const openSample = run.sandbox?.openSample?.bind(run.sandbox);
     if (!openSample) return undefined;
     const cases = run.loaded.task.tests.length;
     const count = Math.max(1, Math.min(run.jobs, cases));
