@@ -5,10 +5,12 @@
  * path a sandbox without a host keeps). Statuses, messages and what the code did must be the same; a case that
  * reports `sys.flags.no_site` proves which path ran.
  */
+import { chmodSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import type { Runner, Sandbox, SkillrigPlugin, TestCase } from "@skillrig/core";
 import { createSandbox } from "@skillrig/sandbox";
-import { makeRunner, runTaskWith, scriptTask } from "./helpers.js";
+import { makeRunner, runTaskWith, scriptTask, tempDir } from "./helpers.js";
 
 /** The default sandbox without its sample host: every process case is a process of its own. */
 function withoutSampleHost(): SkillrigPlugin {
@@ -152,4 +154,33 @@ if mode == "outside":
     // A process it left running is gone with its case: the case did not wait for it.
     expect(viaHost.byName.leave?.duration_ms ?? 0).toBeLessThan(60_000);
   }, 180_000);
+
+  it("a case that swaps its own folder for a symlink to a runner-only folder gets nothing read through it", async () => {
+    // Verdict: not passed, and the runner-only file's content is nowhere in what the report says the code did. The host path's case folder
+    // sits in a folder the sample may write (its working folder), so the program can rename its folder away and leave
+    // a symlink in its place; a process case's folder sits in the run's read-only folder, where it cannot.
+    const secretDir = tempDir("oracle-runner-only-");
+    chmodSync(secretDir, 0o700);
+    writeFileSync(join(secretDir, "secret.txt"), "RUNNER-ONLY-SECRET");
+    const program = `import os
+here = os.getcwd()
+print("HOSTILE-RAN case-folder-symlink", file=__import__("sys").stderr)
+try:
+    os.rename(here, here + "-moved")
+    os.symlink(${JSON.stringify(secretDir)}, here)
+    print("swapped")
+except OSError as exc:
+    print("could not swap:", exc.strerror)
+`;
+    const task = scriptTask([{ name: "swap", input: { argv: [] }, expected: { files: { "secret.txt": "RUNNER-ONLY-SECRET" } } }], {
+      deliverable_type: "cli",
+    });
+    for (const runner of [hosted, processes]) {
+      const { report } = await runTaskWith(task, { "main.py": program }, { runner, jobs: 1 });
+      expect(report.cases[0]?.status).not.toBe("passed");
+      // What the code did (its files, stdout, stderr, details) holds nothing of the runner-only file.
+      const { actual, details } = report.cases[0] ?? {};
+      expect(JSON.stringify({ actual, details })).not.toContain("RUNNER-ONLY-SECRET");
+    }
+  }, 120_000);
 });
