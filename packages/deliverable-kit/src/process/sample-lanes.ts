@@ -9,6 +9,7 @@
  * it is mapped to the same `ProcessCaseEnd` a process of its own gives, and from there to the outcome by the one
  * mapping both paths share (`processCaseOutcome`).
  */
+import { lstat, readlink } from "node:fs/promises";
 import { join } from "node:path";
 import {
   resolveCaseLimits,
@@ -97,6 +98,18 @@ export class SampleLanes {
       const ended = endOfReply(reply, lane.isolation);
       if (typeof ended === "string") return hostError(command, reply, ended);
       if (reply.folder === undefined) return hostError(command, reply, "the sample host named no folder for this case");
+      // The folder sits in the sample's own working folder, which its code may write: it may have put something else
+      // in its place (a symlink to a folder of the runner's). Only a real folder is read, and nothing through a link.
+      const replaced = await notAFolder(reply.folder);
+      if (replaced) {
+        return {
+          actual: null,
+          status: "error",
+          message: `the case replaced its working folder: ${replaced}; nothing in it was read`,
+          comparisons: [],
+          details: { command, exit_code: ended.exitCode, stderr: ended.stderr },
+        };
+      }
       // The host answers once nothing of the case runs any more; the folder stays as it was until the lane's next case.
       return await processCaseOutcome({ testCase, input, limits, command, result: ended, caseDir: reply.folder });
     } finally {
@@ -205,6 +218,18 @@ function endOfReply(reply: SampleCaseReply, isolation: string): ProcessCaseEnd |
       return `the sample's process was lost while this case ran: ${reply.message}`;
     default:
       return `the sample host answered "${reply.end}", which a program case cannot end with`;
+  }
+}
+
+/** Why `folder` is not a real folder (a symlink, a file, gone), or undefined when it is one. Never follows a link. */
+async function notAFolder(folder: string): Promise<string | undefined> {
+  try {
+    const stat = await lstat(folder);
+    if (stat.isSymbolicLink())
+      return `it is a symlink (to ${JSON.stringify(await readlink(folder).catch(() => "?"))}), which is never followed`;
+    return stat.isDirectory() ? undefined : "it is not a folder any more";
+  } catch (error) {
+    return `it is gone (${(error as NodeJS.ErrnoException).code ?? error})`;
   }
 }
 
