@@ -67,7 +67,7 @@ export interface SandboxResult {
   isolation: IsolationLevel;
 }
 
-/** A long-lived sandboxed process with open pipes (the function harness speaks a protocol over them). */
+/** A long-lived sandboxed process with open pipes (the sample host speaks a protocol over them). */
 export interface SandboxProcess {
   readonly stdin: Writable;
   readonly stdout: Readable;
@@ -99,6 +99,8 @@ export interface Sandbox {
    * A sandbox without it runs every case as a process of its own (`run`).
    */
   openSample?(options: SampleOpenOptions): Promise<OpenSample>;
+  /** Stops what the sandbox keeps across runs (the shared sample host); the runner calls it when it closes. */
+  close?(): Promise<void>;
   /** The agent profile: wraps an engine's command line in the agent jail (a sandbox asked with `profile: "agent"`). */
   confineAgent?(request: AgentJailRequest): Promise<ConfinedCommand>;
 }
@@ -192,6 +194,19 @@ export interface SampleOpenOptions {
   limits: ResourceLimits;
   /** Aborting kills the sample's whole tree; cases in flight end with `lost`. */
   signal?: AbortSignal;
+  /** The Python interpreter. Default "python3" (the sandbox resolves it to the user's real one). */
+  python?: string;
+  /** How long loading (a function's import) may take. Default 30 000 ms. */
+  loadTimeoutMs?: number;
+  /** How long past a case's wall backstop the sample may stay silent before it counts as stuck (`lost`). Default 5000 ms. */
+  stuckGraceMs?: number;
+  /** Times the sample's process is started again after it died, per open sample. Default 3. */
+  maxRestarts?: number;
+  /**
+   * false: never share a host with other samples (a sandbox of the sample's own), even where the sandbox could keep
+   * samples apart by uid. Default true.
+   */
+  shareHost?: boolean;
 }
 
 /** One parameter of a function sample, as Python's `inspect.signature` reports it. */

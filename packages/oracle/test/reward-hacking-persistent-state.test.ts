@@ -1,6 +1,6 @@
 /**
  * Reward hacking across runs: a deliverable graded at a weak level (named by the user) must not change anything a
- * later run trusts. The attack here rewrites the host's cache of the function harness's bytecode
+ * later run trusts. The attack here rewrites the host's cache of the sample harness's bytecode
  * (plugins/deliverable-function/src/harness-bytecode.ts) with a harness that answers from the hidden tests; before
  * skillrig ran weak-level code under a per-run uid as root, every later grading at "namespaces" (the warm runtime
  * loads that cache) passed a deliverable that returns None. Through the real CLI, as root, where the machine has
@@ -111,7 +111,7 @@ describe.runIf(asRoot && available.has("namespaces") && available.has("rlimits")
           first.stderr,
         ).toEqual(["passed", "passed", "passed"]);
         const before = cacheContents(cache);
-        expect(Object.keys(before).some((file) => /function_harness\.[^/]+\.pyc$/.test(file))).toBe(true);
+        expect(Object.keys(before).some((file) => /sample_harness\.[^/]+\.pyc$/.test(file))).toBe(true);
 
         // 2. The attack, at a weak level the user named (which ran as uid 0 before): refused (no per-run uid can run this python3), or run as a
         //    per-run uid that can neither read the runner's /proc entries nor write the root-owned cache.

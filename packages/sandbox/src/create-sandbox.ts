@@ -5,7 +5,10 @@
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
-import { SkillrigError } from "@skillrig/core";
+import { resolveCaseLimits, SkillrigError } from "@skillrig/core";
+import { HARNESS_FILE, HOST_FILE, openSample } from "./sample-host/open-sample.js";
+import type { SampleUidLease, SampleUidSupport } from "./sample-host/shared-host.js";
+import { SharedHostSlot } from "./sample-host/shared-host-slot.js";
 import { confineAgent } from "./agent-profile.js";
 import { type HostProbe, probeHost } from "./host-probe.js";
 import { closedToOthers } from "./folder-access.js";
@@ -101,26 +104,10 @@ function requireCaseFolder(cwd: string): void {
   }
 }
 
-/**
- * What a sandbox offers a runtime that serves many samples in one sandbox (the function plugin's warm runtime):
- * each sample under a uid of its own, so samples cannot signal, trace or read one another, and each has its own
- * process budget. Not part of core's Sandbox contract (yet): callers find it as an optional `sampleUids` field.
- */
-export interface SampleUidSupport {
-  /**
-   * Spawns like `spawn`, but the process keeps CAP_SETUID, CAP_SETGID and CAP_SETPCAP (nothing else): it may switch a child to
-   * a leased uid, and that child must drop both before untrusted code runs.
-   */
-  spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
-  /** A per-run uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
-  leaseSampleUid(): SampleUidLease | undefined;
-  /** The python3 a `python3` command runs as in this sandbox (absolute), when the host has one. */
-  readonly pythonExecutable?: string;
-}
-
-export interface SampleUidLease {
-  readonly uid: number;
-  release(): void;
+/** The per-sample uid support of a sandbox this module made (root at level namespaces), for its own tests. */
+const uidSupport = new WeakMap<Sandbox, SampleUidSupport>();
+export function sampleUidSupportOf(sandbox: Sandbox): SampleUidSupport | undefined {
+  return uidSupport.get(sandbox);
 }
 
 function leaseSampleUid(): SampleUidLease | undefined {
@@ -139,7 +126,7 @@ function leaseSampleUid(): SampleUidLease | undefined {
   };
 }
 
-export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleUids?: SampleUidSupport } {
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const host = options.host ?? probeHost(options.fresh);
   const levels = availableLevels(host);
   const warnings: string[] = [];
@@ -255,6 +242,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
     };
   };
   // Samples can be told apart by uid only where the code runs as a per-run host uid: root at level namespaces.
+  // There, one shared host serves every sample; elsewhere each sample gets a host of its own.
   const sampleUids: SampleUidSupport | undefined =
     dropToSlotUid && level === "namespaces"
       ? {
@@ -264,7 +252,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
         }
       : undefined;
 
-  return {
+  let shared: SharedHostSlot | undefined;
+  const caseDefaults = resolveCaseLimits({}, undefined, { limits: options.limits });
+  const sandbox: Sandbox = {
     name: "@skillrig/sandbox",
     isolation,
     warnings,
@@ -273,9 +263,32 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox & { sampleU
       return start(spawnOptions, "run").exited;
     },
     spawn: (spawnOptions) => spawn(spawnOptions),
-    ...(sampleUids ? { sampleUids } : {}),
+    openSample: (sampleOptions) =>
+      openSample(
+        {
+          sandbox,
+          uids: sampleUids,
+          shared: () =>
+            (shared ??= new SharedHostSlot({
+              support: sampleUids as SampleUidSupport,
+              python: sampleOptions.python ?? "python3",
+              harnessFile: HARNESS_FILE,
+              runtimeFile: HOST_FILE,
+              fileSizeBytes: caseDefaults.fileSizeBytes,
+              diskBytes: caseDefaults.diskBytes,
+            })),
+        },
+        sampleOptions,
+      ),
+    async close() {
+      const slot = shared;
+      shared = undefined;
+      await slot?.close();
+    },
     // The agent profile (agent-profile.ts): the jail when bubblewrap works here. A weaker level named in the config
     // runs engines unconfined too; a weaker level the machine forced is the jail's own decision (refused as root).
     confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" || requested === "auto" ? "auto" : "none" }),
   };
+  if (sampleUids) uidSupport.set(sandbox, sampleUids);
+  return sandbox;
 }

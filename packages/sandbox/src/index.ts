@@ -1,5 +1,6 @@
 export { createSandbox, availableLevels, ISOLATION_LEVELS } from "./create-sandbox.js";
-export type { SandboxOptions, LevelAvailability, SampleUidSupport, SampleUidLease } from "./create-sandbox.js";
+export type { SandboxOptions, LevelAvailability } from "./create-sandbox.js";
+export type { HostedSample } from "./sample-host/open-sample.js";
 export { probeHost } from "./host-probe.js";
 export type { HostProbe, PythonInstallation } from "./host-probe.js";
 export { hostFingerprint, probeCacheFile, readCachedProbe, writeCachedProbe } from "./probe-cache.js";

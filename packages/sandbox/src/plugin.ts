@@ -67,6 +67,12 @@ export class SandboxPlugin implements SkillrigPlugin {
       }
       return sandbox;
     });
+    // The shared sample host lives as long as the runner.
+    runner.hooks.close.tapPromise(PLUGIN_NAME, async () => {
+      const sandboxes = [...made.values()];
+      made.clear();
+      await Promise.all(sandboxes.map((sandbox) => sandbox.close?.()));
+    });
   }
 }
 

@@ -61,7 +61,7 @@ try {
       return;
     }
     if (message.type === "close") {
-      // The pool is shutting down: what the runner keeps across jobs (the warm function runtime) stops first.
+      // The pool is shutting down: what the runner keeps across jobs (the shared sample host) stops first.
       await runner.close().catch(() => undefined);
       port.postMessage({ type: "closed" });
       return;

@@ -3,16 +3,25 @@
  * turns it into a status. A returned value is never judged here: it goes to the oracle's compare as JSON text,
  * against expected values that never entered the sandbox, so nothing the harness claims can make a case pass.
  */
-import type { CaseOutcome, CaseWork } from "@skillrig/core";
-import type { CaseReply, CaseRequest } from "./harness-protocol.js";
+import { type CaseOutcome, type CaseWork, DISK_ENTRY_LIMIT, type ResourceLimits, type SampleCaseReply } from "@skillrig/core";
 
 export function outcomeOf(
-  reply: CaseReply,
-  request: CaseRequest,
+  reply: SampleCaseReply,
+  limits: Required<ResourceLimits>,
   work: CaseWork,
   isolation: string,
   expectedJson: string | undefined,
 ): CaseOutcome {
+  const request = {
+    value_bytes: limits.outputBytes,
+    output_bytes: limits.outputBytes,
+    memory_bytes: limits.memoryBytes,
+    cpu_ms: limits.cpuMs,
+    time_ms: limits.cpuTreeMs,
+    wall_ms: limits.wallMs,
+    disk_bytes: limits.diskBytes,
+    disk_entries: DISK_ENTRY_LIMIT,
+  };
   const details: Record<string, unknown> = {};
   if (reply.stdout) details.stdout = reply.stdout;
   if (reply.stderr) details.stderr = reply.stderr;
@@ -115,9 +124,12 @@ export function outcomeOf(
       break;
     case "failed_to_start":
       return stopped("error", reply.message.slice(0, 2000));
+    case "lost":
+      if (reply.stuck) return stopped("timeout", reply.message, { harness: "stopped" });
+      return stopped("error", reply.message, { harness: "died", ...(reply.details ?? {}) });
   }
   // Unreachable for a frame reply-frame.ts accepted; said plainly rather than assumed.
-  return stopped("error", "the function harness sent a reply the runner does not know");
+  return stopped("error", "the sample harness sent a reply the runner does not know");
 }
 
 function formatBytes(bytes: number): string {

@@ -3,7 +3,7 @@
  * a call the real signature accepts. Nothing is wrapped, unwrapped or guessed; a mismatch is `invalid_test_format`.
  */
 import { pointer, type Violation } from "@skillrig/core";
-import type { FunctionSignature } from "./harness-protocol.js";
+import type { SampleSignature as FunctionSignature } from "@skillrig/core";
 
 /** The contract's own message for an input that is not a list. */
 export const ARGS_LIST_MESSAGE = "invalid_test_format: function input must be args list";

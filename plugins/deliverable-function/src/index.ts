@@ -7,7 +7,7 @@ export { DeliverableFunctionPlugin, PLUGIN_NAME } from "./plugin.js";
 export type { DeliverableFunctionOptions, FunctionRunState } from "./plugin.js";
 export { ARGS_LIST_MESSAGE, checkArgs, describeArity, positionalArity } from "./check-args.js";
 export type { PositionalArity } from "./check-args.js";
-export type { FunctionSignature, SignatureParameter } from "./harness-protocol.js";
+export type { SampleSignature as FunctionSignature, SampleSignatureParameter as SignatureParameter } from "@skillrig/core";
 
 /** Plugin factory: `deliverableFunction({ python: "python3" })`. */
 export function deliverableFunction(options?: DeliverableFunctionOptions): DeliverableFunctionPlugin {

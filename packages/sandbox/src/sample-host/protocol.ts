@@ -1,26 +1,16 @@
 /**
- * The messages `function_harness.py` and the runner exchange, one JSON object per line
+ * The messages `sample_harness.py` and the runner exchange, one JSON object per line
  * (see the harness's docstring for the full protocol).
  */
+import type { SampleCaseEnd, SampleSignature } from "@skillrig/core";
 
-/** One parameter of the deliverable's function, as `inspect.signature` reports it. */
-export interface SignatureParameter {
-  name: string;
-  kind: "POSITIONAL_ONLY" | "POSITIONAL_OR_KEYWORD" | "VAR_POSITIONAL" | "KEYWORD_ONLY" | "VAR_KEYWORD";
-  has_default: boolean;
-}
-
-export interface FunctionSignature {
-  /** `summarize_logs(lines, last_n_errors=10)`: the signature without annotations, for messages. */
-  display: string;
-  parameters: SignatureParameter[];
-}
+export type { SampleSignature as FunctionSignature, SampleSignatureParameter as SignatureParameter } from "@skillrig/core";
 
 /** First line from a harness whose import succeeded. */
 export interface ReadyMessage {
   op: "ready";
   /** null when `inspect.signature` cannot read it (some builtins and C functions). */
-  signature: FunctionSignature | null;
+  signature: SampleSignature | null;
   signature_error: string | null;
   import_stdout: string;
   import_stderr: string;
@@ -68,18 +58,8 @@ export interface CaseRequest {
   files?: Record<string, string>;
 }
 
-/**
- * How a call ended, as the harness reports it: data about what the code did, never a verdict. The runner alone
- * maps it to a status (`case-verdict.ts`); a reply it cannot read is the harness misbehaving.
- */
-export type CallEnd =
-  | { end: "returned" }
-  | { end: "raised"; exception_type: string; exception_message?: string; traceback?: string; exit_code?: string }
-  | { end: "unencodable"; return_type: string; return_repr: string; reason: string }
-  | { end: "exited"; exit_code: number | null }
-  | { end: "signaled"; signal: string }
-  | { end: "killed"; reason: "wall" | "cpu" | "disk" | "stdout" | "stderr" | "value" | "bad_result"; cpu_ms?: number }
-  | { end: "failed_to_start"; message: string };
+/** How a case ended, as the harness reports it (the runner adds `lost` when the harness itself failed). */
+export type CallEnd = Exclude<SampleCaseEnd, { end: "lost" }>;
 
 /** One reply frame, after the runner checked and bounded it. */
 export type CaseReply = CallEnd & {

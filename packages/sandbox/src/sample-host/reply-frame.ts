@@ -3,7 +3,7 @@
  * what the way the call ended may carry, and anything else (a field the runner does not know, a wrong type, a
  * value for a call that did not return) is a `FrameError`, which the client treats as the harness misbehaving.
  */
-import type { CallEnd, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
+import type { CallEnd, LoadErrorMessage, ReadyMessage } from "./protocol.js";
 
 /** The longest header line the runner reads; the harness clips messages and tracebacks well below it. */
 export const FRAME_HEADER_BYTES = 256 * 1024;
@@ -45,38 +45,38 @@ export function readFrameHeader(line: string): FrameHeader {
   try {
     value = JSON.parse(line);
   } catch {
-    throw new FrameError(`the function harness sent a line that is not JSON: ${line.slice(0, 200)}`);
+    throw new FrameError(`the sample harness sent a line that is not JSON: ${line.slice(0, 200)}`);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new FrameError(`the function harness sent a reply that is not an object: ${line.slice(0, 200)}`);
+    throw new FrameError(`the sample harness sent a reply that is not an object: ${line.slice(0, 200)}`);
   }
   const header = value as Record<string, unknown>;
   const fields = typeof header.end === "string" ? END_FIELDS[header.end] : undefined;
   if (!fields || !Object.hasOwn(END_FIELDS, header.end as string)) {
-    throw new FrameError(`the function harness sent a reply with an unknown "end": ${JSON.stringify(header.end)?.slice(0, 100)}`);
+    throw new FrameError(`the sample harness sent a reply with an unknown "end": ${JSON.stringify(header.end)?.slice(0, 100)}`);
   }
   if (!Number.isSafeInteger(header.id) || (header.id as number) < 1)
-    throw new FrameError("the function harness sent a reply without a valid id");
+    throw new FrameError("the sample harness sent a reply without a valid id");
   if (typeof header.ms !== "number" || !Number.isFinite(header.ms) || header.ms < 0) {
-    throw new FrameError(`the function harness sent a reply for case ${header.id} with an invalid "ms"`);
+    throw new FrameError(`the sample harness sent a reply for case ${header.id} with an invalid "ms"`);
   }
   for (const key of ["value_len", "stdout_len", "stderr_len"]) {
-    if (!isLength(header[key])) throw new FrameError(`the function harness sent a reply for case ${header.id} with an invalid "${key}"`);
+    if (!isLength(header[key])) throw new FrameError(`the sample harness sent a reply for case ${header.id} with an invalid "${key}"`);
   }
   if (header.folder !== undefined && typeof header.folder !== "string")
     throw new FrameError(`the function harness sent an invalid "folder" for case ${header.id}`);
   if (header.end !== "returned" && header.value_len !== 0) {
-    throw new FrameError(`the function harness sent a value for case ${header.id}, whose call ended "${header.end}"`);
+    throw new FrameError(`the sample harness sent a value for case ${header.id}, whose call ended "${header.end}"`);
   }
   for (const key of Object.keys(header)) {
     if (COMMON.has(key)) continue;
     const field = Object.hasOwn(fields, key) ? fields[key] : undefined;
-    if (!field) throw new FrameError(`the function harness sent an unknown field "${key.slice(0, 60)}" for case ${header.id}`);
-    if (!field.check(header[key])) throw new FrameError(`the function harness sent an invalid "${key}" for case ${header.id}`);
+    if (!field) throw new FrameError(`the sample harness sent an unknown field "${key.slice(0, 60)}" for case ${header.id}`);
+    if (!field.check(header[key])) throw new FrameError(`the sample harness sent an invalid "${key}" for case ${header.id}`);
   }
   for (const [key, field] of Object.entries(fields)) {
     if (!field.optional && !Object.hasOwn(header, key)) {
-      throw new FrameError(`the function harness sent a reply for case ${header.id} without "${key}"`);
+      throw new FrameError(`the sample harness sent a reply for case ${header.id} without "${key}"`);
     }
   }
   return header as FrameHeader;
@@ -90,7 +90,7 @@ export function readFirstLine(line: string): ReadyMessage | LoadErrorMessage {
   try {
     value = JSON.parse(line);
   } catch {
-    throw new FrameError(`the function harness answered with something that is not JSON: ${line.slice(0, 200)}`);
+    throw new FrameError(`the sample harness answered with something that is not JSON: ${line.slice(0, 200)}`);
   }
   const message = (typeof value === "object" && value !== null ? value : {}) as Record<string, unknown>;
   const optionalString = (v: unknown) => v === undefined || v === null || typeof v === "string";
@@ -125,5 +125,5 @@ export function readFirstLine(line: string): ReadyMessage | LoadErrorMessage {
       typeof message.import_stderr === "string";
     if (ok) return message as unknown as ReadyMessage;
   }
-  throw new FrameError(`the function harness's first line is neither a well-formed "ready" nor "load_error": ${line.slice(0, 200)}`);
+  throw new FrameError(`the sample harness's first line is neither a well-formed "ready" nor "load_error": ${line.slice(0, 200)}`);
 }

@@ -1,5 +1,5 @@
 /**
- * The runner's side of one long-lived `function_harness.py`: starts it through the sandbox, waits for it to load
+ * The runner's side of one long-lived `sample_harness.py`: starts it through the sandbox, waits for it to load
  * the deliverable, then sends cases as JSON lines and reads reply frames by id, so any number of cases can be in
  * flight at once. Writes queued in one tick go out as one write.
  *
@@ -12,9 +12,9 @@
 import { basename, join } from "node:path";
 import { stopProcess } from "./stop-process.js";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
-import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./harness-protocol.js";
+import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./protocol.js";
 import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, type FrameHeader } from "./reply-frame.js";
-import { describeProcessEnding, endingOfExit } from "@skillrig/deliverable-kit";
+import { describeProcessEnding, endingOfExit } from "@skillrig/process";
 
 export interface HarnessStartOptions {
   sandbox: Sandbox;
@@ -95,7 +95,7 @@ const STDERR_TAIL_CHARS = 4000;
 const FIRST_LINE_BYTES = 1024 * 1024;
 const SECTION_NAMES = ["value", "stdout", "stderr"] as const;
 
-export class FunctionHarness {
+export class SampleHarness {
   readonly #process: SandboxProcess;
   readonly #options: HarnessStartOptions;
   readonly #pending = new Map<number, Pending>();
@@ -120,7 +120,7 @@ export class FunctionHarness {
     this.#process =
       options.process ??
       options.sandbox.spawn({
-        // -S: the harness adds site's paths itself, without site's start-up code (function_harness.add_site_paths).
+        // -S: the harness adds site's paths itself, without site's start-up code (sample_harness.add_site_paths).
         command: [options.python, "-S", options.harnessFile, ...harnessProgramArgs(options), String(options.spares)],
         cwd: options.workDir,
         readOnlyPaths: options.readOnlyPaths,
@@ -148,13 +148,13 @@ export class FunctionHarness {
           ...(this.#runtimeLost ? { runtime_lost: true } : {}),
         });
       },
-      (error: unknown) => this.#die(`the function harness failed: ${(error as Error)?.message ?? error}`, { stderr: this.#stderrTail }),
+      (error: unknown) => this.#die(`the sample harness failed: ${(error as Error)?.message ?? error}`, { stderr: this.#stderrTail }),
     );
   }
 
   /** Starts a harness and waits until it has imported the deliverable (or failed to). */
-  static async start(options: HarnessStartOptions): Promise<{ harness: FunctionHarness; load: HarnessLoad }> {
-    const harness = new FunctionHarness(options);
+  static async start(options: HarnessStartOptions): Promise<{ harness: SampleHarness; load: HarnessLoad }> {
+    const harness = new SampleHarness(options);
     const load = await harness.#waitForLoad();
     return { harness, load };
   }
@@ -187,7 +187,7 @@ export class FunctionHarness {
       const deadline = request.wall_ms + this.#options.stuckGraceMs;
       const timer = setTimeout(() => {
         this.#die(
-          `the function harness did not answer within ${deadline} ms (case limit ${request.wall_ms} ms); it was stopped`,
+          `the sample harness did not answer within ${deadline} ms (case limit ${request.wall_ms} ms); it was stopped`,
           { stderr: this.#stderrTail },
           id,
         );
@@ -240,7 +240,7 @@ export class FunctionHarness {
       const end = newline < 0 ? chunk.length : newline;
       const cap = this.#onFirstLine ? FIRST_LINE_BYTES : FRAME_HEADER_BYTES;
       if (this.#lineBytes + (end - at) > cap) {
-        this.#misbehaved(`the function harness sent a line longer than ${cap} bytes`);
+        this.#misbehaved(`the sample harness sent a line longer than ${cap} bytes`);
         return;
       }
       this.#lineParts.push(chunk.subarray(at, end));
@@ -271,13 +271,13 @@ export class FunctionHarness {
     const pending = this.#pending.get(header.id);
     if (header.folder !== undefined && !this.#isCaseFolder(header.folder)) {
       this.#misbehaved(
-        `the function harness named ${JSON.stringify(header.folder.slice(0, 200))} as case ${header.id}'s folder, which is not one of its case folders`,
+        `the sample harness named ${JSON.stringify(header.folder.slice(0, 200))} as case ${header.id}'s folder, which is not one of its case folders`,
       );
       return;
     }
     if (!pending) {
       const why = this.#answered.has(header.id) ? "a second reply for case" : "a reply for unknown case";
-      this.#misbehaved(`the function harness sent ${why} ${header.id}`);
+      this.#misbehaved(`the sample harness sent ${why} ${header.id}`);
       return;
     }
     this.#frame = {
@@ -357,7 +357,7 @@ export class FunctionHarness {
 
   /** The harness broke the protocol: it is stopped, and every case in flight gets an error. */
   #misbehaved(reason: string): void {
-    this.#die(`the function harness misbehaved and was stopped: ${reason}`, { stderr: this.#stderrTail, harness: "misbehaved" });
+    this.#die(`the sample harness misbehaved and was stopped: ${reason}`, { stderr: this.#stderrTail, harness: "misbehaved" });
     this.#process.kill();
   }
 
@@ -398,7 +398,7 @@ export class FunctionHarness {
             error: {
               op: "load_error",
               kind: "import_error",
-              message: `the function harness ended before it loaded ${baseName(entryFile)}: ${this.#describeExit(result)}`,
+              message: `the sample harness ended before it loaded ${baseName(entryFile)}: ${this.#describeExit(result)}`,
               stderr: this.#stderrTail,
             },
           }),
@@ -408,7 +408,7 @@ export class FunctionHarness {
             error: {
               op: "load_error",
               kind: "import_error",
-              message: `the function harness could not start: ${(error as Error)?.message ?? error}`,
+              message: `the sample harness could not start: ${(error as Error)?.message ?? error}`,
             },
           }),
       );
@@ -426,13 +426,13 @@ export class FunctionHarness {
           ? " (its working folder passed the disk cap of its cases together, sandbox.limits.disk_bytes)"
           : "";
     const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ");
-    return `the function harness died: ${how}${why}${tail ? `; stderr: ${tail}` : ""}`;
+    return `the sample harness died: ${how}${why}${tail ? `; stderr: ${tail}` : ""}`;
   }
 
   /** Fails every case in flight; `overran` is the case whose deadline passed (it gets a CaseOverranError). */
   #die(message: string, details: Record<string, unknown>, overran?: number): void {
     if (this.#dead) return;
-    this.#dead = new HarnessDiedError(this.#stopping ? "the function harness was stopped (the task run ended)" : message, details);
+    this.#dead = new HarnessDiedError(this.#stopping ? "the sample harness was stopped (the task run ended)" : message, details);
     this.#frame = undefined;
     this.#lineParts = [];
     for (const [id, pending] of this.#pending) {

@@ -1,7 +1,7 @@
-"""skillrig function harness: runs fn(*args) once per case in a forked child and reports what the call did.
+"""skillrig sample harness: runs fn(*args) once per case in a forked child and reports what the call did.
 
-Usage: python3 -S function_harness.py <entry_file> <function_name> [<spares>]   (-S: see add_site_paths)
-       python3 -S function_harness.py --main <entry_file> [<spares>]   (a script or cli: see "main programs" below)
+Usage: python3 -S sample_harness.py <entry_file> <function_name> [<spares>]   (-S: see add_site_paths)
+       python3 -S sample_harness.py --main <entry_file> [<spares>]   (a script or cli: see "main programs" below)
 
 Trust: everything in this file runs inside the sandbox next to the deliverable and is treated by the runner as
 untrusted. It reports data, never a verdict: how the call ended, the return value's JSON text, the prints. The
@@ -59,7 +59,7 @@ REPR_CHARS = 300
 
 # The protocol keeps private copies of fds 0 and 1; the real fds 0/1 point at /dev/null in the parent and at the
 # case's pipes in a child, so a deliverable that prints (even from C or a subprocess) never touches the protocol.
-# Taken in main(), not at import: the warm runtime (warm_runtime.py) imports this file once and runs main() in each
+# Taken in main(), not at import: the warm runtime (sample_host.py) imports this file once and runs main() in each
 # sample's process, with that sample's pipes on fds 0 and 1.
 PROTO_IN = PROTO_OUT = DEVNULL = -1
 
@@ -1068,7 +1068,7 @@ class Harness:
 
     def server_died(self, how):
         """Without its fork server the harness cannot run cases: it answers what is running and exits."""
-        sys.stderr.write(f"function harness: the fork server ended ({how})\n")
+        sys.stderr.write(f"sample harness: the fork server ended ({how})\n")
         sys.stderr.flush()
         for child in list(self.by_pid.values()):
             self.kill_group(child)
@@ -1076,13 +1076,13 @@ class Harness:
             if not child.replied:
                 self.outbox.append(self.frame(child.id, {
                     "end": "failed_to_start", "ms": 0,
-                    "message": f"the function harness lost its fork server ({how}) while this case ran",
+                    "message": f"the sample harness lost its fork server ({how}) while this case ran",
                 }))
                 child.replied = True
         for line in self.waiting:
             self.outbox.append(self.frame(json.loads(line)["id"], {
                 "end": "failed_to_start", "ms": 0,
-                "message": f"the function harness lost its fork server ({how}) before this case started",
+                "message": f"the sample harness lost its fork server ({how}) before this case started",
             }))
         if self.outbox:
             write_all(PROTO_OUT, b"".join(self.outbox))
@@ -1423,11 +1423,11 @@ def main(argv=None):
         argv = [argv[0], argv[2] if len(argv) > 2 else "", None, *argv[3:]]
     if len(argv) not in (3, 4) or (main_program and not argv[1]):
         send({"op": "load_error", "kind": "usage",
-              "message": "usage: function_harness.py <entry_file> <function_name> [<spares>] | --main <entry_file> [<spares>]"})
+              "message": "usage: sample_harness.py <entry_file> <function_name> [<spares>] | --main <entry_file> [<spares>]"})
         return 2
     if sys.version_info < (3, 9) or not hasattr(socket, "send_fds"):
         send({"op": "load_error", "kind": "usage",
-              "message": f"the function harness needs Python 3.9 or newer on Linux; this is Python {sys.version.split()[0]} on {sys.platform}"})
+              "message": f"the sample harness needs Python 3.9 or newer on Linux; this is Python {sys.version.split()[0]} on {sys.platform}"})
         return 2
     entry_file, function_name = argv[1], argv[2]
     spares = int(argv[3]) if len(argv) == 4 else 2

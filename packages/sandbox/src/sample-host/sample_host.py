@@ -1,10 +1,10 @@
-"""skillrig warm function runtime: one sandboxed parent that serves many (task, sample) pairs, one process each.
+"""skillrig sample host: one sandboxed parent that serves many (task, sample) pairs, one process each.
 
-Usage: python3 -S warm_runtime.py <function_harness.py>   (-S: see function_harness.add_site_paths)
+Usage: python3 -S sample_host.py <sample_harness.py>   (-S: see sample_harness.add_site_paths)
 
 Why: starting a sandbox and an interpreter per (task, sample) is what bounds a suite. This parent starts once per
-Runner, imports function_harness.py once, and for each pair forks a "pair process" that switches to the pair's own
-uid, drops every capability, and runs function_harness.main() on pipes of its own (which imports that sample and
+Runner, imports sample_harness.py once, and for each pair forks a "pair process" that switches to the pair's own
+uid, drops every capability, and runs sample_harness.main() on pipes of its own (which imports that sample and
 forks per case, exactly as a harness started alone does).
 
 Trust: like the harness, this file runs inside the sandbox and is not trusted by the runner; it never imports a
@@ -22,7 +22,7 @@ Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /de
     {"op":"close","pair":N}       closes the pair's stdin (its harness then stops its cases and exits)
     {"op":"kill","pair":N}        kills everything running as the pair's uid
   runtime -> runner:
-    {"op":"ready","pid":P}                 once, after function_harness.py was imported
+    {"op":"ready","pid":P}                 once, after sample_harness.py was imported
     {"pair":N,"s":"o"|"e","len":L} + L bytes of the pair's stdout / stderr
     {"op":"exit","pair":N,"code":C|null,"signal":"NAME"|null}   the pair process ended and its uid was swept
     {"op":"beat"}                          every second, so the runner can tell a stalled runtime from a slow pair
@@ -71,9 +71,9 @@ prctl(PR_SET_DUMPABLE, 0)
 prctl(PR_SET_CHILD_SUBREAPER, 1)
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(sys.argv[1])))
-import function_harness  # noqa: E402  (imported once here; every pair process inherits it)
+import sample_harness  # noqa: E402  (imported once here; every pair process inherits it)
 
-function_harness.add_site_paths()  # before any pair: each inherits the paths and none of site's start-up code
+sample_harness.add_site_paths()  # before any pair: each inherits the paths and none of site's start-up code
 
 
 def write_all(fd, data):
@@ -115,7 +115,7 @@ def become(uid):
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     if libc.capset(CAP_HEADER, NO_CAPS) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
-    for line in function_harness.read_proc_file("/proc/self/status").split(b"\n"):
+    for line in sample_harness.read_proc_file("/proc/self/status").split(b"\n"):
         if line.startswith((b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:")) and int(line.split()[1], 16) != 0:
             raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.decode().strip()}")
     prctl(PR_SET_DUMPABLE, 0)
@@ -132,7 +132,7 @@ def uid_left(uid):
         if not name.isdigit():
             continue
         try:
-            status = function_harness.read_proc_file(f"/proc/{name}/status")
+            status = sample_harness.read_proc_file(f"/proc/{name}/status")
         except OSError:
             continue  # gone meanwhile
         for line in status.split(b"\n"):
@@ -220,8 +220,8 @@ def run_pair(request, fds, cpu):
         if tmp:
             for name in ("TMPDIR", "TMP", "TEMP"):
                 os.environ[name] = tmp
-        sys.argv = [function_harness.HARNESS_FILE, *request["argv"]]
-        code = function_harness.main(sys.argv)
+        sys.argv = [sample_harness.HARNESS_FILE, *request["argv"]]
+        code = sample_harness.main(sys.argv)
     except BaseException as exc:
         try:
             os.write(2, f"warm runtime: the pair process could not start: {type(exc).__name__}: {exc}\n".encode())

@@ -1,8 +1,8 @@
 /**
- * Where (task, sample) pairs meet the warm runtime: keeps one runtime per sandbox for the Runner's life (started on
- * the first pair, started again after one is lost), and gives each pair its own space in it:
+ * Where samples meet the shared sample host: one host per sandbox, kept until the sandbox closes (started on the
+ * first sample, started again after one is lost), and each sample ("pair": a task and a sample) its own space in it:
  *
- *   <root>/code/      function_harness.py and warm_runtime.py (read-only inside), and the harness's bytecode from
+ *   <root>/code/      sample_harness.py and sample_host.py (read-only inside), and the harness's bytecode from
  *                     the host's cache in code/__pycache__ when there is one (harness-bytecode.ts)
  *   <root>/samples/   one folder per pair, owned by the pair's uid, mode 0700: the snapshot the runner copied in
  *                     (read-only inside: the runtime's mount of it is read-only, so no sample writes into a tree)
@@ -12,15 +12,15 @@
  * A pair's uid is leased from the sandbox for that pair alone and released (after a sweep of whatever still runs
  * as it) when the pair is closed, so no two samples ever share a uid, and nothing of one meets the next.
  *
- * One runtime serves every pair of a runner, `--jobs N` of them at once: its own work is only to fork a pair and
- * relay bytes; the pairs run side by side as processes of their own.
+ * One host serves every sample of a runner, `--jobs N` of them at once: its own work is only to fork a sample's
+ * process and relay bytes; the samples run side by side as processes of their own.
  */
 import { chmod, copyFile, lchown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { copyDeliverable, type Deliverable, type ResourceLimits, type Sandbox, type SandboxProcess } from "@skillrig/core";
+import { copyDeliverable, type Deliverable, type ResourceLimits, type SandboxProcess } from "@skillrig/core";
 import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
-import { type SampleUidSupport, WarmRuntime } from "./warm-runtime.js";
+import { type SampleUidSupport, SharedHost } from "./shared-host.js";
 
 /** Pairs' worth of disk the runtime's whole working folder may hold (each case is held to its own cap by its harness). */
 export const RUNTIME_DISK_PAIRS = 16;
@@ -42,32 +42,36 @@ export function runtimeLimits(fileSizeBytes: number, diskBytes: number): Resourc
   };
 }
 
-export interface WarmPairSpec {
-  sandbox: Sandbox;
-  support: SampleUidSupport;
+export interface SharedPairSpec {
   deliverable: Deliverable;
   functionName: string;
   spares: number;
   limits: ResourceLimits;
 }
 
-/** One pair's space and process; `close` after the harness stopped. */
-export interface WarmPair {
+/** One sample's space and process in the shared host; `close` after its harness stopped. */
+export interface SharedPair {
   entryFile: string;
+  /** The folder its cases' folders are made in (the pair's working folder, the same path inside the host). */
+  casesDir: string;
   process(): SandboxProcess;
-  runtime: WarmRuntime;
   close(): Promise<void>;
 }
 
 interface RuntimeSlot {
-  runtime: WarmRuntime;
+  runtime: SharedHost;
   root: string;
 }
 
-export class WarmRuntimePool {
+/**
+ * The sandbox's one shared host: started on the first sample, started again after one is lost, stopped by the
+ * sandbox's `close`.
+ */
+export class SharedHostSlot {
+  readonly #support: SampleUidSupport;
   readonly #python: string;
   readonly #files: { harness: string; runtime: string };
-  readonly #slots = new Map<Sandbox, Promise<RuntimeSlot>>();
+  #current: Promise<RuntimeSlot> | undefined;
   readonly #fileSizeBytes: number;
   readonly #diskBytes: number;
   readonly #bytecodeCache: string | undefined;
@@ -75,8 +79,11 @@ export class WarmRuntimePool {
   #compiling: Promise<void> | undefined;
   #nextPair = 1;
   #closed = false;
+  /** The host could not start on this machine: every sample gets a host of its own. */
+  #broken = false;
 
   constructor(options: {
+    support: SampleUidSupport;
     python: string;
     harnessFile: string;
     runtimeFile: string;
@@ -86,6 +93,7 @@ export class WarmRuntimePool {
     /** Where the harness's bytecode is cached (default: bytecodeCacheDir(), from the environment); undefined: off. */
     bytecodeCache?: string | undefined;
   }) {
+    this.#support = options.support;
     this.#python = options.python;
     this.#files = { harness: options.harnessFile, runtime: options.runtimeFile };
     this.#fileSizeBytes = options.fileSizeBytes;
@@ -93,7 +101,15 @@ export class WarmRuntimePool {
     this.#bytecodeCache = "bytecodeCache" in options ? options.bytecodeCache : bytecodeCacheDir();
   }
 
-  /** True when a pair with these limits fits in a runtime (else the plugin starts a harness of its own). */
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  markBroken(): void {
+    this.#broken = true;
+  }
+
+  /** True when a sample with these limits fits in the shared host (else it gets a host of its own). */
   fits(limits: ResourceLimits): boolean {
     const runtime = runtimeLimits(this.#fileSizeBytes, this.#diskBytes);
     return (
@@ -104,12 +120,17 @@ export class WarmRuntimePool {
     );
   }
 
+  /** The host running now, if any (tests kill it to see what a lost host does to the samples in flight). */
+  async running(): Promise<SharedHost | undefined> {
+    return (await this.#current?.catch(() => undefined))?.runtime;
+  }
+
   /** Leases a uid, copies the snapshot in, and returns the pair (its process starts when `process()` is called). */
-  async openPair(spec: WarmPairSpec): Promise<WarmPair | undefined> {
-    if (this.#closed) throw new Error("the warm function runtime was closed (runner.close() was called)");
-    const lease = spec.support.leaseSampleUid();
+  async openPair(spec: SharedPairSpec): Promise<SharedPair | undefined> {
+    if (this.#closed) throw new Error("the sample host was closed (the sandbox was closed)");
+    const lease = this.#support.leaseSampleUid();
     if (!lease) return undefined;
-    const slot = await this.#slot(spec.sandbox, spec.support);
+    const slot = await this.#slot();
     const name = `p${this.#nextPair++}`;
     const sampleDir = join(slot.root, "samples", name);
     const workDir = join(slot.root, "work", name);
@@ -133,7 +154,7 @@ export class WarmRuntimePool {
       }
       return {
         entryFile,
-        runtime: slot.runtime,
+        casesDir: cases,
         process: () =>
           slot.runtime.openPair({
             uid: lease.uid,
@@ -152,34 +173,34 @@ export class WarmRuntimePool {
     }
   }
 
-  /** The runtime for this sandbox: the one running, or a new one when there is none or it was lost. */
-  async #slot(sandbox: Sandbox, support: SampleUidSupport): Promise<RuntimeSlot> {
-    const current = this.#slots.get(sandbox);
+  /** The host: the one running, or a new one when there is none or it was lost. */
+  async #slot(): Promise<RuntimeSlot> {
+    const current = this.#current;
     if (current) {
       const slot = await current.catch(() => undefined);
       if (slot?.runtime.alive) return slot;
-      if (this.#slots.get(sandbox) !== current) return this.#slot(sandbox, support);
+      if (this.#current !== current) return this.#slot();
       if (slot) void slot.runtime.stop(0).finally(() => rm(slot.root, { recursive: true, force: true }));
     }
-    const starting = this.#start(support);
-    this.#slots.set(sandbox, starting);
+    const starting = this.#start(this.#support);
+    this.#current = starting;
     starting.catch(() => {
-      if (this.#slots.get(sandbox) === starting) this.#slots.delete(sandbox);
+      if (this.#current === starting) this.#current = undefined;
     });
     return starting;
   }
 
   async #start(support: SampleUidSupport): Promise<RuntimeSlot> {
-    const root = await mkdtemp(join(tmpdir(), "skillrig-warm-"));
+    const root = await mkdtemp(join(tmpdir(), "skillrig-host-"));
     try {
       await chmod(root, 0o755);
       for (const dir of ["code", "samples", "work"]) await mkdir(join(root, dir), { mode: 0o755 });
-      const harnessFile = join(root, "code", "function_harness.py");
-      const runtimeFile = join(root, "code", "warm_runtime.py");
+      const harnessFile = join(root, "code", "sample_harness.py");
+      const runtimeFile = join(root, "code", "sample_host.py");
       await copyFile(this.#files.harness, harnessFile);
       await copyFile(this.#files.runtime, runtimeFile);
       await this.#addBytecode(support, join(root, "code", "__pycache__"));
-      const runtime = new WarmRuntime({
+      const runtime = new SharedHost({
         support,
         python: this.#python,
         runtimeFile,
@@ -215,16 +236,13 @@ export class WarmRuntimePool {
   /** Stops every runtime and removes its folders (runner.close()). */
   async close(): Promise<void> {
     this.#closed = true;
-    const slots = [...this.#slots.values()];
-    this.#slots.clear();
-    await Promise.all(
-      slots.map(async (starting) => {
-        const slot = await starting.catch(() => undefined);
-        if (!slot) return;
-        await slot.runtime.stop();
-        await rm(slot.root, { recursive: true, force: true });
-      }),
-    );
+    const starting = this.#current;
+    this.#current = undefined;
+    const slot = await starting?.catch(() => undefined);
+    if (slot) {
+      await slot.runtime.stop();
+      await rm(slot.root, { recursive: true, force: true });
+    }
     await this.#compiling;
   }
 }

@@ -1,7 +1,7 @@
 /**
- * The runner's side of `warm_runtime.py`: one sandboxed Python parent, started once and kept for the Runner's life,
+ * The runner's side of `sample_host.py`: one sandboxed Python parent, started once and kept for the Runner's life,
  * that serves many (task, sample) pairs at once. Each pair is a process of its own inside the runtime, under a uid
- * leased for that pair alone; `openPair` returns it as a SandboxProcess, so `FunctionHarness` speaks to it exactly as
+ * leased for that pair alone; `openPair` returns it as a SandboxProcess, so `SampleHarness` speaks to it exactly as
  * to a harness it started alone.
  *
  * The runtime is untrusted like everything in the sandbox: its stream is read within byte caps, a frame for a pair
@@ -12,24 +12,28 @@
 import { harnessProgramArgs } from "./sample-harness.js";
 import { stopProcess } from "./stop-process.js";
 import { PassThrough, Writable } from "node:stream";
-import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
-import { describeProcessEnding, endingOfExit } from "@skillrig/deliverable-kit";
+import type { ResourceLimits, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import { describeProcessEnding, endingOfExit } from "@skillrig/process";
 
-/** What a sandbox offers for samples under uids of their own (see @skillrig/sandbox's SampleUidSupport). */
+/**
+ * What the sandbox gives the shared host (root at level namespaces only): a spawn that keeps CAP_SETUID, CAP_SETGID
+ * and CAP_SETPCAP (nothing else), so the host may switch each sample's process to a uid leased for that sample alone,
+ * which must drop all three before untrusted code runs.
+ */
 export interface SampleUidSupport {
   spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
-  leaseSampleUid(): { readonly uid: number; release(): void } | undefined;
-  /** The python3 the sandbox runs (absolute): the runner compiles the harness's bytecode with it, on the host. */
+  /** A per-run uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
+  leaseSampleUid(): SampleUidLease | undefined;
+  /** The python3 a `python3` command runs as in this sandbox (absolute): the harness's bytecode is compiled with it. */
   readonly pythonExecutable?: string;
 }
 
-/** The sandbox's sample-uid support, when it has it (root at level namespaces). */
-export function sampleUidsOf(sandbox: Sandbox): SampleUidSupport | undefined {
-  const support = (sandbox as Sandbox & { sampleUids?: SampleUidSupport }).sampleUids;
-  return support && typeof support.spawnSampleHost === "function" && typeof support.leaseSampleUid === "function" ? support : undefined;
+export interface SampleUidLease {
+  readonly uid: number;
+  release(): void;
 }
 
-export interface WarmRuntimeOptions {
+export interface SharedHostOptions {
   support: SampleUidSupport;
   python: string;
   runtimeFile: string;
@@ -71,7 +75,7 @@ interface OpenPair {
   killedByUs: boolean;
 }
 
-export class WarmRuntime {
+export class SharedHost {
   readonly #process: SandboxProcess;
   readonly #pairs = new Map<number, OpenPair>();
   readonly #stallMs: number;
@@ -86,10 +90,10 @@ export class WarmRuntime {
   readonly ready: Promise<void>;
   readonly exited: Promise<SandboxResult>;
 
-  constructor(options: WarmRuntimeOptions) {
+  constructor(options: SharedHostOptions) {
     this.#stallMs = options.stallMs ?? 30_000;
     this.#process = options.support.spawnSampleHost({
-      // -S: the runtime adds site's paths itself, without site's start-up code (function_harness.add_site_paths).
+      // -S: the runtime adds site's paths itself, without site's start-up code (sample_harness.add_site_paths).
       command: [options.python, "-S", options.runtimeFile, options.harnessFile],
       cwd: options.workDir,
       readOnlyPaths: options.readOnlyPaths,
@@ -119,17 +123,17 @@ export class WarmRuntime {
           : result.diskLimited
             ? " (the runtime's working folder passed its disk cap)"
             : "";
-        this.#lose(`the warm function runtime ended (${how}${why})${this.#tail()}`);
+        this.#lose(`the sample host ended (${how}${why})${this.#tail()}`);
         failReady(new Error(this.#lost));
       },
       (error: unknown) => {
-        this.#lose(`the warm function runtime failed: ${(error as Error)?.message ?? error}`);
+        this.#lose(`the sample host failed: ${(error as Error)?.message ?? error}`);
         failReady(new Error(this.#lost));
       },
     );
     this.#watchdog = setInterval(() => {
       if (Date.now() - this.#lastHeard > this.#stallMs) {
-        this.#lose(`the warm function runtime sent nothing for ${this.#stallMs} ms (stalled); it was stopped`);
+        this.#lose(`the sample host sent nothing for ${this.#stallMs} ms (stalled); it was stopped`);
         this.#process.kill();
       }
     }, 1000);
@@ -200,7 +204,7 @@ export class WarmRuntime {
       this.#send({ op: "kill", pair: id });
       // A runtime that does not report the pair's end soon after a kill is not doing its job.
       killTimer ??= setTimeout(() => {
-        this.#lose("the warm function runtime did not end a pair it was told to kill; it was stopped");
+        this.#lose("the sample host did not end a pair it was told to kill; it was stopped");
         this.#process.kill();
       }, 10_000);
       killTimer.unref();
@@ -345,7 +349,7 @@ export class WarmRuntime {
   }
 
   #misbehaved(why: string): void {
-    this.#lose(`the warm function runtime misbehaved and was stopped: it sent ${why}`);
+    this.#lose(`the sample host misbehaved and was stopped: it sent ${why}`);
     this.#process.kill();
   }
 

@@ -1,6 +1,6 @@
 /** The runner's reading of the harness's reply headers: anything it does not know is the harness misbehaving. */
 import { describe, expect, it } from "vitest";
-import { readFirstLine, readFrameHeader } from "../src/reply-frame.js";
+import { readFirstLine, readFrameHeader } from "../../src/sample-host/reply-frame.js";
 
 const frame = (fields: Record<string, unknown>) =>
   JSON.stringify({ id: 1, ms: 0.5, value_len: 0, stdout_len: 0, stderr_len: 0, ...fields });

@@ -1,6 +1,6 @@
 /**
- * The harness and the warm runtime start Python with -S and add site's paths themselves
- * (function_harness.add_site_paths): a deliverable must import what `python3` could import, from a real venv with
+ * The sample harness and the sample host start Python with -S and add site's paths themselves
+ * (sample_harness.add_site_paths): a deliverable must import what `python3` could import, from a real venv with
  * a real .pth file, while the .pth file's code never runs in the process that forks every case.
  */
 import { execFileSync } from "node:child_process";
@@ -11,7 +11,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, expect, test } from "vitest";
 
-const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "src");
+const HARNESS_DIR = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "sample-host");
 let dir: string;
 let venvPython: string;
 
@@ -38,9 +38,9 @@ afterAll(async () => {
 const probe = `
 import json, sys
 sys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})
-import function_harness
+import sample_harness
 sys.path.pop(0)
-function_harness.add_site_paths()
+sample_harness.add_site_paths()
 import helper_mod, from_venv
 print(json.dumps({"path": sys.path[1:], "answer": helper_mod.ANSWER, "venv": from_venv.NAME, "exit": repr(exit), "threading": "threading" in sys.modules}))
 `;
@@ -74,7 +74,7 @@ test("without -S (site already ran) add_site_paths changes nothing", () => {
       "python3",
       [
         "-c",
-        `import json, sys\nbefore = list(sys.path)\nsys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})\nimport function_harness\nsys.path.pop(0)\nfunction_harness.add_site_paths()\nprint(json.dumps(before == sys.path))`,
+        `import json, sys\nbefore = list(sys.path)\nsys.path.insert(0, ${JSON.stringify(HARNESS_DIR)})\nimport sample_harness\nsys.path.pop(0)\nsample_harness.add_site_paths()\nprint(json.dumps(before == sys.path))`,
       ],
       { encoding: "utf8" },
     ),
