@@ -6,11 +6,12 @@
  * host) is tested through `openSample` with the deliverable types.
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync } from "node:fs";
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { pidsWhere, readArgv } from "@skillrig/process";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const HARNESS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "sample-host", "sample_harness.py");
@@ -325,15 +326,7 @@ print("left them running")
       const reply = await harness.run({});
       expect(reply.exitCode).toBe(0);
       expect(reply.stdout).toBe("left them running\n");
-      const running = readdirSync("/proc")
-        .filter((name) => /^\d+$/.test(name))
-        .filter((pid) => {
-          try {
-            return readFileSync(`/proc/${pid}/cmdline`, "utf8").includes(marker);
-          } catch {
-            return false;
-          }
-        });
+      const running = pidsWhere((pid) => readArgv(pid)?.includes(marker) === true);
       expect(running).toEqual([]);
     } finally {
       await harness.stop();
