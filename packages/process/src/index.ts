@@ -35,4 +35,10 @@ export {
 } from "./process-tree.js";
 export { signalGroupAndKnown, signalQuietly, stopThenKill, sweepTree, terminateTree, waitUntilGone } from "./stop.js";
 export { cleanUpOnExit, pendingExitCleanups } from "./exit-handlers.js";
-export { describeProcessEnding, endingOfExit, type ProcessEnding } from "./process-end.js";
+export {
+  describeProcessEnding,
+  endingOfExit,
+  FILE_SIZE_EVIDENCE,
+  MEMORY_EVIDENCE,
+  type ProcessEnding,
+} from "./process-end.js";

@@ -15,6 +15,13 @@ export type ProcessEnding =
   /** Stopped early by its runner, for `reason` (e.g. a CLI stuck in a retry loop). */
   | { kind: "stopped"; reason: string };
 
+/**
+ * What a run that ended badly says on stderr when it ran out of memory (Python's MemoryError, C's ENOMEM) or wrote
+ * past the file-size limit (EFBIG): read by the sandbox for a process and by the sample host's callers for a fork.
+ */
+export const MEMORY_EVIDENCE = /\bMemoryError\b|Cannot allocate memory|\bENOMEM\b|std::bad_alloc|out of memory/;
+export const FILE_SIZE_EVIDENCE = /File too large|\bEFBIG\b|\[Errno 27\]/;
+
 /** The ending of a process that ended on its own, from the exit code and signal Node reports (one of them is set). */
 export function endingOfExit(code: number | null, signal: string | null): ProcessEnding {
   return code === null ? { kind: "killed", signal: signal ?? "(unknown)" } : { kind: "exited", code };

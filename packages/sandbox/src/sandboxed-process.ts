@@ -10,7 +10,7 @@ import { PassThrough, type Readable, Transform, type Writable } from "node:strea
 import { constants as osConstants } from "node:os";
 import { spawn } from "node:child_process";
 import { DISK_ENTRY_LIMIT, type SandboxResult } from "@skillrig/core";
-import { cleanUpOnExit, isAlive, signalQuietly, waitUntilGone } from "@skillrig/process";
+import { cleanUpOnExit, FILE_SIZE_EVIDENCE, isAlive, MEMORY_EVIDENCE, signalQuietly, waitUntilGone } from "@skillrig/process";
 import { giveCaseFolderTo, makeReachable } from "./folder-access.js";
 import type { LaunchPlan } from "./launch-plan.js";
 import type { EffectiveLimits } from "./limits.js";
@@ -64,9 +64,6 @@ class BoundedCapture {
     return Buffer.concat(this.chunks).toString("utf8");
   }
 }
-
-const MEMORY_EVIDENCE = /\bMemoryError\b|Cannot allocate memory|\bENOMEM\b|std::bad_alloc|out of memory/;
-const FILE_SIZE_EVIDENCE = /File too large|\bEFBIG\b|\[Errno 27\]/;
 
 export function startSandboxedProcess(options: StartOptions): StartedProcess {
   const { plan, limits } = options;

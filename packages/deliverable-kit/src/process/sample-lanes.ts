@@ -10,6 +10,7 @@
  * mapping both paths share (`processCaseOutcome`).
  */
 import { lstat, readlink } from "node:fs/promises";
+import { FILE_SIZE_EVIDENCE, MEMORY_EVIDENCE } from "@skillrig/process";
 import { join } from "node:path";
 import {
   resolveCaseLimits,
@@ -29,9 +30,6 @@ import type { ProcessInput } from "./validate-process-case.js";
 
 /** Time a sample may take beyond its cases' own backstops (its start and load). */
 const SAMPLE_OVERHEAD_MS = 30_000;
-/** What a failed run's stderr says when it ran out of memory, or wrote past the file-size limit (as the sandbox reads it). */
-const MEMORY_EVIDENCE = /\bMemoryError\b|Cannot allocate memory|\bENOMEM\b|std::bad_alloc|out of memory/;
-const FILE_SIZE_EVIDENCE = /File too large|\bEFBIG\b|\[Errno 27\]/;
 
 export interface SampleLanesOptions {
   runner: Runner;
