@@ -155,6 +155,29 @@ if mode == "outside":
     expect(viaHost.byName.leave?.duration_ms ?? 0).toBeLessThan(60_000);
   }, 180_000);
 
+  it("limits: memory, file size", async () => {
+    const program = `import sys
+mode = sys.argv[1]
+if mode == "memory":
+    hoard = bytearray(3 * 1024 * 1024 * 1024)
+    print(len(hoard))
+if mode == "big-file":
+    with open("big.bin", "wb") as f:
+        f.write(b"x" * (2 * 1024 * 1024))
+print("done")
+`;
+    const { viaHost } = await gradeBothWays(
+      [
+        { name: "memory", input: { argv: ["memory"] }, expected: { stdout: "done" } },
+        { name: "big-file", input: { argv: ["big-file"] }, expected: { stdout: "done" } },
+        { name: "within", input: { argv: ["within"] }, expected: { stdout: "done" } },
+      ],
+      { "main.py": program },
+      { limits: { file_bytes: 1024 * 1024 } },
+    );
+    expect(Object.values(viaHost.byName).map((c) => c.status)).toEqual(["memory_limit", "output_limit", "passed"]);
+  }, 120_000);
+
   it("a case that swaps its own folder for a symlink to a runner-only folder gets nothing read through it", async () => {
     // Verdict: not passed, and the runner-only file's content is nowhere in what the report says the code did. The host path's case folder
     // sits in a folder the sample may write (its working folder), so the program can rename its folder away and leave
