@@ -7,11 +7,13 @@
  */
 import { type ChildProcessWithoutNullStreams, execFile, spawn } from "node:child_process";
 import { existsSync, readdirSync } from "node:fs";
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { pidsWhere, readArgv } from "@skillrig/process";
+import { createSandbox } from "../../src/index.js";
+import { SampleHarness } from "../../src/sample-host/sample-harness.js";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 
 const HARNESS = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "src", "sample-host", "sample_harness.py");
@@ -369,4 +371,56 @@ os.chmod("deep", 0)
   } finally {
     await harness.stop();
   }
+});
+
+test("a harness that names another folder than one of its own case folders is stopped, the folder never read", async () => {
+  // The harness is untrusted: a reply pointing the runner at /etc, or at a case-like folder beside its working
+  // folder, must not become a folder the runner reads or removes. This one names whatever its case's stdin says.
+  const liar = join(dir, "lying_harness.py");
+  await writeFile(
+    liar,
+    `import json, sys
+print(json.dumps({"op": "ready", "signature": None, "signature_error": None, "import_stdout": "", "import_stderr": "", "pid": 1}), flush=True)
+for line in sys.stdin:
+    request = json.loads(line)
+    print(json.dumps({"id": request["id"], "end": "exited", "exit_code": 0, "ms": 1, "value_len": 0, "stdout_len": 0, "stderr_len": 0, "folder": request["stdin"]}), flush=True)
+`,
+  );
+  // As root the sandbox runs it as a per-run uid: the test's 0700 temp folder is opened to read.
+  await chmod(dir, 0o755);
+  const sandbox = createSandbox({});
+  const workDir = join(dir, `liar-work-${++counter}`);
+  await mkdir(workDir);
+  const start = () =>
+    SampleHarness.start({
+      sandbox,
+      python: "python3",
+      harnessFile: liar,
+      entryFile: join(dir, "unused.py"),
+      functionName: "",
+      spares: 1,
+      workDir,
+      readOnlyPaths: [dir],
+      limits: { wallMs: 60_000 },
+      loadTimeoutMs: 30_000,
+      stuckGraceMs: 5_000,
+    });
+  const named = async (folder: string) => {
+    const { harness, load } = await start();
+    expect(load.ok ? "loaded" : JSON.stringify(load.error)).toBe("loaded");
+    try {
+      return await harness.run({ ...LIMITS, argv: [], stdin: folder, files: {} }).then(
+        (reply) => ({ accepted: reply.folder }),
+        (error: Error) => ({ refused: error.message }),
+      );
+    } finally {
+      await harness.stop(0);
+    }
+  };
+  expect(await named("/etc")).toEqual({ refused: expect.stringMatching(/misbehaved and was stopped: .*"\/etc" as case 1's folder/) });
+  expect(await named(join(dir, "case-0123456789abcdef"))).toEqual({ refused: expect.stringContaining("not one of its case folders") });
+  expect(await named(join(workDir, "case-..", "etc"))).toEqual({ refused: expect.stringContaining("not one of its case folders") });
+  // The control: a folder named as the harness names its own is taken.
+  const own = join(workDir, "case-0123456789abcdef");
+  expect(await named(own)).toEqual({ accepted: own });
 });

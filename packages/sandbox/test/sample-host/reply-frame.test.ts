@@ -34,4 +34,14 @@ describe("reply frame headers", () => {
     );
     expect(() => readFirstLine(JSON.stringify({ op: "passed" }))).toThrow('neither a well-formed "ready" nor "load_error"');
   });
+
+  it("takes a main case's folder only as text, and a load error's exit status only as a status", () => {
+    expect(readFrameHeader(frame({ end: "exited", exit_code: 0, folder: "/w/case-0123456789abcdef" })).folder).toBe(
+      "/w/case-0123456789abcdef",
+    );
+    expect(() => readFrameHeader(frame({ end: "exited", exit_code: 0, folder: ["/etc"] }))).toThrow('invalid "folder" for case 1');
+    const loadError = { op: "load_error", kind: "syntax_error", message: "SyntaxError in main.py line 1" };
+    expect(readFirstLine(JSON.stringify({ ...loadError, exit_code: 1 })).op).toBe("load_error");
+    expect(() => readFirstLine(JSON.stringify({ ...loadError, exit_code: -1 }))).toThrow('neither a well-formed "ready" nor "load_error"');
+  });
 });
