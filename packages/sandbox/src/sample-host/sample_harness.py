@@ -438,7 +438,7 @@ def finish_interpreter(status):
     atexit._run_exitfuncs()
     for stream in (sys.stdout, sys.stderr):
         try:
-            if stream is not None:
+            if stream is not None and not stream.closed:
                 stream.flush()
         except BaseException:
             if stream is sys.stdout:

@@ -258,14 +258,18 @@ if mode == "chained":
         {}["k"]
     except KeyError as exc:
         raise RuntimeError("while handling") from exc
+if mode == "closed":
+    print("then closed")
+    sys.stdout.close()
+    sys.exit(0)
 if mode == "hook":
     sys.excepthook = lambda t, v, tb: print("hooked", t.__name__, file=sys.stderr)
     raise OSError("quiet")
 print("end")
 `,
-      ["none", "three", "big", "true", "text", "raise", "os_exit", "error", "chained", "hook", "normal"].map((mode) => ({ argv: [mode] })),
+      ["none", "three", "big", "true", "text", "raise", "os_exit", "error", "chained", "closed", "hook", "normal"].map((mode) => ({ argv: [mode] })),
     );
-    expect(replies.map((r) => r.exitCode)).toEqual([0, 3, 44, 1, 1, 4, 7, 1, 1, 1, 0]);
+    expect(replies.map((r) => r.exitCode)).toEqual([0, 3, 44, 1, 1, 4, 7, 1, 1, 0, 1, 0]);
     expect(replies[7]!.stderr).toContain('line 15, in inner\n    raise ValueError("bäd välue")');
     expect(replies[7]!.stderr).not.toContain("sample_harness");
   });
