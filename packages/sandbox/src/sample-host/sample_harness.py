@@ -36,6 +36,7 @@ child subreaper: a process a case detaches (setsid, double fork) is re-parented 
 ends, before the harness answers for that case.
 """
 
+import importlib.machinery
 import importlib.util
 import inspect
 import io
@@ -456,6 +457,8 @@ def run_main_case(program, request):
     module.__file__ = program.entry_file
     module.__builtins__ = builtins
     module.__cached__ = None
+    # As python3 <file> sets it (inspect and pkgutil read it); __spec__ stays None, as for a file run as a script.
+    module.__loader__ = importlib.machinery.SourceFileLoader("__main__", program.entry_file)
     sys.modules["__main__"] = module
     sys.argv = [program.entry_file, *request.get("argv", [])]
     status = 0

@@ -212,7 +212,10 @@ describe("a main program runs as python3 <file> would run it", () => {
       `import os, sys
 print("name", __name__, "file", __file__ == sys.argv[0], "argv", sys.argv[1:])
 print("path0", sys.path[0] == os.path.dirname(os.path.abspath(__file__)))
-print("main module", sys.modules["__main__"].__dict__ is globals())
+print("main module", sys.modules["__main__"].__dict__ is globals(), __spec__, type(__loader__).__name__, __loader__.name)
+import inspect
+def shown(): pass
+print("source", inspect.getsource(shown).strip())
 text = sys.stdin.read()
 print("stdin", repr(text), "isatty", sys.stdin.isatty())
 print("listing", sorted(os.listdir(".")))
