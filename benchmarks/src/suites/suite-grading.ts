@@ -123,6 +123,12 @@ interface SuiteRound {
   floor: number;
 }
 
+/** The --jobs row's figures, measured in the one-sample suite's rounds: skillrig --jobs 1 and the floor grader with 1 worker. */
+interface SingleRound {
+  jobs1: number;
+  floor1: number;
+}
+
 export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcome> {
   const taskCount = settings.suiteTasks;
   const suite = humanEvalSuite(settings.workDir, taskCount, [1, 10]);
@@ -145,7 +151,12 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
     "goal",
   ];
 
-  // Rounds interleave the three sides of each ratio, so a busy spell hits all of them.
+  // Rounds interleave every side of each ratio, so a busy spell hits all of them; the one-sample suite's rounds
+  // also run skillrig --jobs 1 and the floor grader with 1 worker, for the --jobs row. The last --jobs 1 report is
+  // the profile's source.
+  let jobs1Run: Awaited<ReturnType<typeof skillrigSuite>> | undefined;
+  const j1: number[] = [];
+  const f1: number[] = [];
   const ratioRow = async (samplesPerTask: number) => {
     const file = suite.samplesFiles.get(samplesPerTask)!;
     const count = taskCount * samplesPerTask;
@@ -166,6 +177,12 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
         const run = await skillrigSuite(settings, suite, file, 2, config);
         isolation = run.isolation;
         sk.push(run.wallMs);
+        if (samplesPerTask !== 1) continue;
+        settings.log(`${of}: floor grader, 1 worker (round ${round + 1}/${rounds})`);
+        f1.push(await floorSuite(settings, suite, file, count, 1));
+        settings.log(`${of}: skillrig --jobs 1 (round ${round + 1}/${rounds})`);
+        jobs1Run = await skillrigSuite(settings, suite, file, 1, config);
+        j1.push(jobs1Run.wallMs);
       }
       return { skillrig: median(sk), baseline: median(base), floor: median(floor) };
     });
@@ -202,30 +219,16 @@ export async function suiteGrading(settings: BenchSettings): Promise<SuiteOutcom
   const one = await ratioRow(1);
   const ten = await ratioRow(10);
 
-  // --jobs 1 against --jobs 2 on the one-sample suite, and the floor grader's 1 worker against 2 in the same
-  // rounds: the goal is a share of what a second core gives a fork-per-case grader here. The --jobs 1 report is
-  // also the profile's source.
-  let jobs1Run: Awaited<ReturnType<typeof skillrigSuite>> | undefined;
-  const j1: number[] = [];
-  const f1: number[] = [];
-  const single = await attempt(async () => {
-    const samplesFile = suite.samplesFiles.get(1)!;
-    await repeat(
-      settings.repeats,
-      async (round) => {
-        settings.log(
-          `suite ${taskCount} x 1: skillrig --jobs 1 and the floor grader with 1 worker (round ${round + 1}/${settings.repeats})`,
-        );
-        jobs1Run = await skillrigSuite(settings, suite, samplesFile, 1, config);
-        j1.push(jobs1Run.wallMs);
-        f1.push(await floorSuite(settings, suite, samplesFile, taskCount, 1));
-      },
-      settings.figureBudgetMs,
-    );
-    return { jobs1: median(j1), floor1: median(f1) };
-  });
+  // --jobs 1 against --jobs 2, and the floor grader's 1 worker against 2, from the same rounds: the goal is a share
+  // of what a second core gives a fork-per-case grader here.
+  const single: Attempt<SingleRound> =
+    one.result.ok && j1.length > 0
+      ? { ok: true, value: { jobs1: median(j1), floor1: median(f1) } }
+      : one.result.ok
+        ? { ok: false, reason: "no --jobs 1 round completed" }
+        : one.result;
   const scaling = both(single, one.result);
-  const ratios = (v: [{ jobs1: number; floor1: number }, SuiteRound]) => {
+  const ratios = (v: [SingleRound, SuiteRound]) => {
     const [s, two] = v;
     const skillrig = s.jobs1 / two.skillrig;
     const floor = s.floor1 / two.floor;
