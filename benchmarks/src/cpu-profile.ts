@@ -31,7 +31,7 @@ export interface CommandPhases {
   waitingMs: number;
   /** Garbage collection and native work outside any JavaScript frame. */
   nativeMs: number;
-  /** The rest, JavaScript running after loading, by the package its nearest own frame belongs to (largest first). */
+  /** The rest, JavaScript running after loading, by the package of its nearest frame that has one (largest first). */
   jsByPackage: Array<[string, number]>;
   /** What the command printed on stdout (the JSON report, for a test). */
   stdout: string;
@@ -45,7 +45,6 @@ function packageOf(url: string): string | undefined {
   if (dependency) return dependency[1];
   const workspace = /\/(packages|plugins)\/([^/]+)\//.exec(url);
   if (workspace) return `${workspace[1]}/${workspace[2]}`;
-  if (url.startsWith("node:")) return "node (built-in modules)";
   return undefined;
 }
 
@@ -82,14 +81,17 @@ function classify(profile: CpuProfile, wallMs: number): Omit<CommandPhases, "std
     if (leaf === "(idle)") result = "waiting";
     else if (leaf === "(garbage collector)" || leaf === "(program)") result = "native";
     else {
+      // Node's built-ins count for the package that called them: the nearest frame that belongs to one.
       let owner: string | undefined;
+      let builtIn = false;
       let loading = false;
       for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
         const url = byId.get(at)!.callFrame.url;
         if (LOADER.test(url)) loading = true;
+        if (url.startsWith("node:")) builtIn = true;
         owner ??= url ? packageOf(url) : undefined;
       }
-      result = loading ? "modules" : `js:${owner ?? "other"}`;
+      result = loading ? "modules" : `js:${owner ?? (builtIn ? "Node's own (no package on the stack)" : "other")}`;
     }
     phaseOf.set(id, result);
     return result;

@@ -17,6 +17,8 @@ import sys
 import tempfile
 import time
 
+from fork_call import read_and_reap
+
 path, cases, stdin_text, expected = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 argv = [os.path.basename(path), *sys.argv[5:]]
 with open(path, encoding="utf-8") as handle:
@@ -56,16 +58,9 @@ def run_case(index):
     os.close(out_write)
     os.write(in_write, stdin_bytes)
     os.close(in_write)
-    chunks = []
-    while True:
-        chunk = os.read(out_read, 65536)
-        if not chunk:
-            break
-        chunks.append(chunk)
-    os.close(out_read)
-    os.waitpid(pid, 0)
+    stdout = read_and_reap(out_read, pid)
     shutil.rmtree(folder)
-    return b"".join(chunks).decode()
+    return stdout.decode()
 
 
 started = time.perf_counter()

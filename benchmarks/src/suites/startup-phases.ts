@@ -89,7 +89,7 @@ export async function startupPhases(
       header: ["phase", "1-case `skillrig test`", "`skillrig --version`"],
       rows,
       notes: [
-        `From \`node --cpu-prof\` runs of the same commands (${runs} each; the one with the median wall is shown): every sample of the profile is put in one phase by its stack. Module loading is any stack under Node's module loader (a module's top-level code included); waiting is the main thread idle (child processes, pipes, files); the rest is JavaScript, by the package its nearest frame belongs to. Node start and exit is the wall time outside the profile's first and last sample. The profiler slows the JavaScript phases somewhat.`,
+        `From \`node --cpu-prof\` runs of the same commands (${runs} each; the one with the median wall is shown): every sample of the profile is put in one phase by its stack. Module loading is any stack under Node's module loader (a module's top-level code included); waiting is the main thread idle (child processes, pipes, files); the rest is JavaScript, by the package of the nearest frame that has one (Node's built-ins count for the package that called them). Node start and exit is the wall time outside the profile's first and last sample. The profiler slows the JavaScript phases somewhat.`,
         "The bottom rows bound the one-case goal: any one-case command pays at least a Node start and, for a sandboxed case, a sandbox and an interpreter start.",
       ],
       figures: { test, version, caseMs },
