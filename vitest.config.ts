@@ -14,7 +14,12 @@ if (!withSharedFixtures) {
 // One vitest run covers every package: tests live in each package's test/ folder.
 export default defineConfig({
   test: {
-    include: ["packages/*/test/**/*.test.ts", "plugins/*/test/**/*.test.ts", "examples/*/test/**/*.test.ts"],
+    include: [
+      "packages/*/test/**/*.test.ts",
+      "plugins/*/test/**/*.test.ts",
+      "examples/*/test/**/*.test.ts",
+      "benchmarks/test/**/*.test.ts",
+    ],
     exclude: withSharedFixtures ? configDefaults.exclude : [...configDefaults.exclude, "**/*.shared.test.ts"],
     testTimeout: 120_000,
     hookTimeout: 120_000,

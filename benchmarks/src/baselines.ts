@@ -2,9 +2,11 @@
  * What skillrig is compared with, measured in the same run on the same machine:
  * - the fresh-process baseline: a new python3 per function case (common harness practice);
  * - the floor: every call in one Python process, no runner;
- * - a bare spawn: `python3 tool.py` with no sandbox, no case folder, no comparison.
+ * - a bare spawn: `python3 main.py` with no sandbox, no case folder, no comparison;
+ * - the forked-case floor: an interpreter already up runs main.py as `__main__` in a fork per case, nothing else.
  */
 import { readFileSync } from "node:fs";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { performance } from "node:perf_hooks";
 import { isDeepStrictEqual } from "node:util";
@@ -13,6 +15,7 @@ import type { FunctionWorkload, ProcessWorkload } from "./workloads.js";
 
 const FRESH_PROCESS_HARNESS = fileURLToPath(new URL("./python/fresh_process_case.py", import.meta.url));
 const FLOOR_HARNESS = fileURLToPath(new URL("./python/floor.py", import.meta.url));
+const FORK_MAIN = fileURLToPath(new URL("./python/fork_main.py", import.meta.url));
 
 interface TaskCase {
   name: string;
@@ -66,7 +69,24 @@ export async function floorLoopSeconds(python: string, workload: FunctionWorkloa
   return result.loop_seconds;
 }
 
-/** `python3 tool.py` spawned `count` times one after the other in the deliverable folder; wall ms per spawn. */
+/**
+ * The floor for a forked script or cli case (fork_main.py): ms per case of a fork of an interpreter that is already
+ * up, running the workload's file as `__main__` with its argv and stdin in a fresh folder; start and compile excluded.
+ */
+export async function forkMainPerCaseMs(python: string, workload: ProcessWorkload, count: number): Promise<number> {
+  const [file, ...argv] = workload.bareArgs;
+  const run = await runProcess(
+    python,
+    [FORK_MAIN, join(workload.deliverableDir, file as string), String(count), workload.bareStdin, workload.expectedStdout, ...argv],
+    { cwd: workload.deliverableDir },
+  );
+  const result = run.exitCode === 0 ? (JSON.parse(run.stdout) as { cases: number; passed: number; loop_seconds: number }) : undefined;
+  if (!result || result.passed !== count)
+    throw new Error(`fork_main.py exited ${run.exitCode} with ${run.stdout.trim()}: ${run.stderr.slice(0, 300)}`);
+  return (result.loop_seconds * 1000) / count;
+}
+
+/** `python3 main.py` spawned `count` times one after the other in the deliverable folder; wall ms per spawn. */
 export async function bareSpawnPerCaseMs(
   python: string,
   workload: ProcessWorkload,

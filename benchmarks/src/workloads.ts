@@ -19,7 +19,7 @@ export interface ProcessWorkload {
   label: string;
   kind: "script" | "cli";
   taskFile: string;
-  /** The folder holding tool.py. */
+  /** The folder holding main.py. */
   deliverableDir: string;
   /** What the bare spawn runs: the arguments after the interpreter, and the stdin. */
   bareArgs: string[];
@@ -115,13 +115,13 @@ export function scriptWorkload(root: string, cases: number): ProcessWorkload {
   const dir = join(root, `script-${cases}`);
   const deliverableDir = join(dir, "deliverable");
   mkdirSync(deliverableDir, { recursive: true });
-  writeFileSync(join(deliverableDir, "tool.py"), TOOL_SCRIPT_SOURCE);
+  writeFileSync(join(deliverableDir, "main.py"), TOOL_SCRIPT_SOURCE);
   const taskFile = join(dir, "task.json");
   writeJson(taskFile, {
     contract_version: "1.0",
     task_id: `bench-script-${cases}`,
     deliverable_type: "script",
-    entrypoint: "tool.py",
+    entrypoint: "main.py",
     tests: Array.from({ length: cases }, (_, i) => ({ name: `script-${i}`, input: { stdin: "" }, expected: { stdout: "ok\n" } })),
   });
   return {
@@ -129,7 +129,7 @@ export function scriptWorkload(root: string, cases: number): ProcessWorkload {
     kind: "script",
     taskFile,
     deliverableDir,
-    bareArgs: ["tool.py"],
+    bareArgs: ["main.py"],
     bareStdin: "",
     expectedStdout: "ok\n",
     cases,
@@ -140,13 +140,13 @@ export function cliWorkload(root: string, cases: number): ProcessWorkload {
   const dir = join(root, `cli-${cases}`);
   const deliverableDir = join(dir, "deliverable");
   mkdirSync(deliverableDir, { recursive: true });
-  writeFileSync(join(deliverableDir, "tool.py"), TOOL_CLI_SOURCE);
+  writeFileSync(join(deliverableDir, "main.py"), TOOL_CLI_SOURCE);
   const taskFile = join(dir, "task.json");
   writeJson(taskFile, {
     contract_version: "1.0",
     task_id: `bench-cli-${cases}`,
     deliverable_type: "cli",
-    entrypoint: "tool.py",
+    entrypoint: "main.py",
     tests: Array.from({ length: cases }, (_, i) => ({
       name: `cli-${i}`,
       input: { argv: ["--name", `n${i}`] },
@@ -158,7 +158,7 @@ export function cliWorkload(root: string, cases: number): ProcessWorkload {
     kind: "cli",
     taskFile,
     deliverableDir,
-    bareArgs: ["tool.py", "--name", "n0"],
+    bareArgs: ["main.py", "--name", "n0"],
     bareStdin: "",
     expectedStdout: "hello n0\n",
     cases,

@@ -12,6 +12,11 @@ def call_in_fork(fn, args):
         os.write(write_fd, json.dumps(fn(*args)).encode())
         os._exit(0)
     os.close(write_fd)
+    return json.loads(read_and_reap(read_fd, pid))
+
+
+def read_and_reap(read_fd, pid):
+    """Reads a child's pipe to its end, closes it and reaps the child; returns the bytes read."""
     chunks = []
     while True:
         chunk = os.read(read_fd, 65536)
@@ -20,4 +25,4 @@ def call_in_fork(fn, args):
         chunks.append(chunk)
     os.close(read_fd)
     os.waitpid(pid, 0)
-    return json.loads(b"".join(chunks))
+    return b"".join(chunks)
