@@ -13,7 +13,7 @@ export async function builtinSections(): Promise<readonly ConfigSection[]> {
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
   const [sandbox, oracle, script, cli, fn, skills] = await Promise.all([
     import("@skillrig/sandbox"),
-    import("@skillrig/oracle"),
+    import("@skillrig/oracle/one-task"),
     import("@skillrig/deliverable-script"),
     import("@skillrig/deliverable-cli"),
     import("@skillrig/deliverable-function"),

@@ -5,7 +5,7 @@
  */
 import type { Runner } from "@skillrig/core";
 import { join, resolve } from "node:path";
-import { newRunId, recordExistingFolder, writeRunRecord, type NewRecord, type RunKind } from "@skillrig/view";
+import type { NewRecord, RunKind } from "@skillrig/view";
 import type { CommandContext } from "./context.js";
 
 /**
@@ -23,6 +23,14 @@ export function pythonEnvDirOf(runner: Pick<Runner, "config" | "configDir">): st
 }
 
 type Report = Record<string, unknown>;
+
+let view: Promise<typeof import("@skillrig/view")> | undefined;
+
+/** @skillrig/view's runs folder code, imported when a run is recorded, not when a command starts. */
+function loadView(): Promise<typeof import("@skillrig/view")> {
+  view ??= import("@skillrig/view");
+  return view;
+}
 
 const isObject = (v: unknown): v is Report => typeof v === "object" && v !== null && !Array.isArray(v);
 const list = (v: unknown): Report[] => (Array.isArray(v) ? v.filter(isObject) : []);
@@ -92,6 +100,7 @@ export async function recordRun(
         ? report.timings.duration_ms
         : Date.now() - startedAt.getTime();
   const record: NewRecord = { kind, startedAt, durationMs, ...described };
+  const { recordExistingFolder, writeRunRecord } = await loadView();
   const runsDir = kind === "run" && typeof report.run_dir === "string" ? report.run_dir : runsDirOf(runner);
   let dir: string;
   try {
@@ -121,6 +130,6 @@ export interface RunFolderReservation {
 
 /** Names the run folder before the run starts, so what the run creates lands inside it (and is cleaned with it). */
 export async function reserveRunFolder(ctx: CommandContext, kind: RunKind, name: string, startedAt: Date): Promise<RunFolderReservation> {
-  const id = newRunId(kind, name, startedAt);
+  const id = (await loadView()).newRunId(kind, name, startedAt);
   return { id, jobsDir: join(runsDirOf(await ctx.runner()), id, "jobs") };
 }

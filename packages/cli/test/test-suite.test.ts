@@ -183,6 +183,23 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect(loaded.filter((url) => /\/(ajv|ajv-formats)\/dist\/(?!runtime\/)|\/(execa|diff)\//.test(url))).toEqual([]);
   });
 
+  it("grading one task loads none of a suite's modules, lossless-json as its one-file build and only the tapable hooks core uses", () => {
+    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    expect(loaded.some((url) => url.endsWith("/oracle/dist/one-task.js"))).toBe(true);
+    expect(
+      loaded.filter((url) =>
+        /\/oracle\/dist\/(index|suite|run-suite|load-suite|samples-jsonl|suite-deliverables|pass-at-k|reporters\/suite-[a-z]+)\.js$/.test(
+          url,
+        ),
+      ),
+    ).toEqual([]);
+    // Its ten ES modules were one CommonJS file to read; node:worker_threads waits for a regex compare.
+    expect(loaded.filter((url) => /\/lossless-json\/lib\/esm\/|^node:worker_threads$/.test(url))).toEqual([]);
+    expect(loaded.some((url) => /\/lossless-json\/lib\/umd\/lossless-json\.js$/.test(url))).toBe(true);
+    expect(loaded.some((url) => /\/tapable\/lib\/AsyncSeriesHook\.js$/.test(url))).toBe(true);
+    expect(loaded.filter((url) => /\/tapable\/lib\/(index|MultiHook|SyncLoopHook|AsyncParallelHook)\.js$/.test(url))).toEqual([]);
+  });
+
   it("--version alone is answered without the command line's parser, and says what main says", () => {
     const loaded = loadedBy(["--version"]).filter((url) => /\/(packages|plugins|node_modules)\//.test(url));
     expect(loaded.map((url) => url.replace(/.*\/packages\//, ""))).toEqual(["cli/dist/bin.js"]);

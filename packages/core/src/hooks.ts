@@ -13,7 +13,8 @@
  * its claim (the runner refuses a second plugin on the same name). Nothing receives work that is not its own, so no
  * tap checks a type or narrows a union.
  */
-import { AsyncSeriesBailHook, AsyncSeriesHook, AsyncSeriesWaterfallHook, type Hook, HookMap, SyncBailHook, SyncHook } from "tapable";
+import { createRequire } from "node:module";
+import type * as Tapable from "tapable";
 import type {
   ArtifactCollection,
   CaseExecuteRequest,
@@ -34,6 +35,17 @@ import type { CaseVerdict, TaskReport } from "./oracle-types.js";
 import type { EngineEvent, EngineOutcome } from "./job-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
 
+const require = createRequire(import.meta.url);
+
+// The six hook classes the runner uses, each required from its own file in tapable's lib/ (it has no exports map):
+// its index requires all twelve, which every command paid for at start-up.
+const AsyncSeriesBailHook = require("tapable/lib/AsyncSeriesBailHook.js") as typeof Tapable.AsyncSeriesBailHook;
+const AsyncSeriesHook = require("tapable/lib/AsyncSeriesHook.js") as typeof Tapable.AsyncSeriesHook;
+const AsyncSeriesWaterfallHook = require("tapable/lib/AsyncSeriesWaterfallHook.js") as typeof Tapable.AsyncSeriesWaterfallHook;
+const HookMap = require("tapable/lib/HookMap.js") as typeof Tapable.HookMap;
+const SyncBailHook = require("tapable/lib/SyncBailHook.js") as typeof Tapable.SyncBailHook;
+const SyncHook = require("tapable/lib/SyncHook.js") as typeof Tapable.SyncHook;
+
 /** Which keyed hook a claim came from: tapping `task.execute`, `job.execute` or `task.compare` for a name claims it. */
 export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter";
 
@@ -41,7 +53,7 @@ export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter";
 export type OnClaim = (kind: ClaimKind, key: string, plugin: string) => void;
 
 // biome-ignore lint/suspicious/noExplicitAny: any hook's arguments and result; only its taps' names are read.
-function claiming<H extends Hook<any, any>>(kind: ClaimKind, onClaim: OnClaim, make: () => H): HookMap<H> {
+function claiming<H extends Tapable.Hook<any, any>>(kind: ClaimKind, onClaim: OnClaim, make: () => H): Tapable.HookMap<H> {
   return new HookMap<H>((key: string) => {
     const hook = make();
     hook.intercept({

@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
 import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
-import { parse as parseLossless, stringify as stringifyLossless } from "lossless-json";
+import { parse as parseLossless, stringify as stringifyLossless } from "./lossless-json.js";
 import {
   fromPrecompiled,
   pointer,

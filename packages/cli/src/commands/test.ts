@@ -17,22 +17,15 @@ import { InvalidArgumentError } from "commander";
 import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
 import {
   ConsoleReporter,
-  createSuiteProgress,
-  deliverablesFromFolder,
-  deliverablesFromSamples,
-  formatSuiteSummary,
   JsonReporter,
   JunitReporter,
-  loadSuite,
   loadTask,
   resolveDeliverable,
-  runSuite,
   runTask,
   toJsonReport,
-  toSuiteJson,
-  toSuiteJunitXml,
-  type SuiteReport,
-} from "@skillrig/oracle";
+} from "@skillrig/oracle/one-task";
+// A suite's modules are imported when a suite is graded (testSuite), not for one task.
+import type { SuiteReport } from "@skillrig/oracle/suite";
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
@@ -172,6 +165,16 @@ async function checkReporters(runner: Runner, requested: string[]): Promise<void
   }
 }
 
+/**
+ * Once the grading is done the runner is closed (its sandboxed processes end) while the run is recorded, instead of
+ * after: main() closes it again, which waits on the same close. A failure to close is main's to ignore, as always.
+ */
+async function recordWhileClosing(ctx: CommandContext, record: (() => Promise<unknown>) | undefined): Promise<void> {
+  const closing = ctx.close().catch(() => undefined);
+  await record?.();
+  await closing;
+}
+
 /** Ctrl-C cancels the run: cases not yet started are reported as canceled, not run. */
 async function withSigint<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const abort = new AbortController();
@@ -186,9 +189,13 @@ async function withSigint<T>(run: (signal: AbortSignal) => Promise<T>): Promise<
 
 async function testOneTask(ctx: CommandContext, taskFile: string, options: TestOptions, requested: string[]): Promise<number> {
   const json = ctx.global.json ?? false;
+  // The config and its plugins load while the task file is read (neither needs the other). The task's own error
+  // still comes first: the runner's is taken only once the task and the deliverable are good.
+  const building = ctx.runner();
+  building.catch(() => undefined);
   const loaded = await loadTask(taskFile, ctx.cwd);
   const deliverable = await resolveDeliverable(options.deliverable!, loaded.task, ctx.cwd);
-  const runner = await ctx.runner();
+  const runner = await building;
   await checkReporters(runner, requested);
   const { stdout, stderr } = ctx.out.streams;
   const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
@@ -223,7 +230,7 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
           signal,
         }),
   );
-  if (options.record !== false) await recordRun(ctx, "test", toJsonReport(report), startedAt);
+  await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toJsonReport(report), startedAt) : undefined);
   const s = report.summary;
   return s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure;
 }
@@ -231,6 +238,9 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
 async function testSuite(ctx: CommandContext, paths: string[], options: TestOptions, requested: string[]): Promise<number> {
   const json = ctx.global.json ?? false;
   const { stdout, stderr } = ctx.out.streams;
+  const { createSuiteProgress, deliverablesFromFolder, deliverablesFromSamples, loadSuite, runSuite, toSuiteJson } = await import(
+    "@skillrig/oracle/suite"
+  );
   const tasks = await loadSuite(paths, ctx.cwd);
   const workDir = await mkdtemp(join(tmpdir(), "skillrig-samples-"));
   try {
@@ -260,7 +270,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
       }),
     );
     progress?.done();
-    if (options.record !== false) await recordRun(ctx, "test", toSuiteJson(report), startedAt);
+    await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toSuiteJson(report), startedAt) : undefined);
     await writeSuiteReports(report, { ctx, chosen, json, out: options.out });
     return suiteExitCode(report);
   } finally {
@@ -273,6 +283,7 @@ async function writeSuiteReports(
   options: { ctx: CommandContext; chosen: Set<string>; json: boolean; out?: string },
 ): Promise<void> {
   const { stdout, stderr } = options.ctx.out.streams;
+  const { formatSuiteSummary, toSuiteJson, toSuiteJunitXml } = await import("@skillrig/oracle/suite");
   const write = async (name: string, text: string) => {
     const dir = resolve(options.ctx.cwd, options.out!);
     await mkdir(dir, { recursive: true });

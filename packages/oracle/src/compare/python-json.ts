@@ -9,7 +9,7 @@
  * strings carrying a random marker before it parses, and swapped back after.
  */
 import { randomBytes } from "node:crypto";
-import { parse } from "lossless-json";
+import { parse } from "../lossless-json.js";
 
 export class JsonNumber {
   /** True for an int literal (no `.`, `e` or `E`), false for a float or NaN/Infinity. */

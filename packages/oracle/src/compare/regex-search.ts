@@ -9,7 +9,11 @@
  * that task authors use) and over RE2 ports (a different regex dialect from the JavaScript one the task format
  * documents).
  */
-import { MessageChannel, receiveMessageOnPort, Worker } from "node:worker_threads";
+import { createRequire } from "node:module";
+import type { Worker } from "node:worker_threads";
+
+// node:worker_threads is loaded on the first regex compare, not with the oracle (most runs never compare by regex).
+const require = createRequire(import.meta.url);
 
 /** How long one regex search may take before the compare gives up on it. */
 export const REGEX_TIME_LIMIT_MS = 2000;
@@ -37,6 +41,7 @@ export type RegexSearch = { matched: boolean } | { error: string } | { timedOut:
 
 /** `new RegExp(pattern, flags).test(text)`, given at most `limitMs` of a worker thread's time. */
 export function searchWithTimeLimit(pattern: string, flags: string, text: string, limitMs = REGEX_TIME_LIMIT_MS): RegexSearch {
+  const { MessageChannel, receiveMessageOnPort, Worker } = require("node:worker_threads") as typeof import("node:worker_threads");
   if (!worker) {
     worker = new Worker(WORKER_SOURCE, { eval: true });
     worker.unref(); // an idle search thread never keeps the process alive
