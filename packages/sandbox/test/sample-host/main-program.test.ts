@@ -270,7 +270,9 @@ if mode == "hook":
     raise OSError("quiet")
 print("end")
 `,
-      ["none", "three", "big", "true", "text", "raise", "os_exit", "error", "chained", "closed", "hook", "normal"].map((mode) => ({ argv: [mode] })),
+      ["none", "three", "big", "true", "text", "raise", "os_exit", "error", "chained", "closed", "hook", "normal"].map((mode) => ({
+        argv: [mode],
+      })),
     );
     expect(replies.map((r) => r.exitCode)).toEqual([0, 3, 44, 1, 1, 4, 7, 1, 1, 0, 1, 0]);
     expect(replies[7]!.stderr).toContain('line 15, in inner\n    raise ValueError("bäd välue")');
