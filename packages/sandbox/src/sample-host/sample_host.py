@@ -97,17 +97,31 @@ class CapData(ctypes.Structure):
 # Built once here, before any pair is forked (each pair only reads them): capset's header and an empty set.
 CAP_HEADER = ctypes.byref(CapHeader(LINUX_CAPABILITY_VERSION_3, 0))
 NO_CAPS = (CapData * 2)()
-try:
-    with open("/proc/sys/kernel/cap_last_cap", "rb") as _f:
-        CAP_LAST = int(_f.read())
-except (OSError, ValueError):
-    CAP_LAST = 63  # dropping a capability the kernel does not know fails harmlessly (EINVAL)
+
+
+def bounding_caps():
+    """The capabilities in this process's bounding set: the only ones a pair has to drop from it (setpriv leaves the
+    host three, so a pair makes three prctl calls, not one per capability the kernel knows). Every one the kernel
+    knows where the set cannot be read; become() checks the result either way."""
+    for line in sample_harness.read_proc_file("/proc/self/status").split(b"\n"):
+        if line.startswith(b"CapBnd:"):
+            mask = int(line.split()[1], 16)
+            return tuple(cap for cap in range(64) if mask >> cap & 1)
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", "rb") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63  # dropping a capability the kernel does not know fails harmlessly (EINVAL)
+    return tuple(range(last + 1))
+
+
+BOUNDING_CAPS = bounding_caps()
 
 
 def become(uid):
     """Switches this process to `uid` for good and drops every capability, the bounding set included (the runtime
     keeps CAP_SETPCAP for this alone); raises when any is left."""
-    for cap in range(CAP_LAST + 1):
+    for cap in BOUNDING_CAPS:
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     os.setgroups([])
     os.setresgid(uid, uid, uid)

@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyDeliverable, type Deliverable, type ResourceLimits, type SandboxProcess } from "@skillrig/core";
 import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
-import { type SampleUidSupport, SharedHost } from "./shared-host.js";
+import { type PairResult, type SampleUidSupport, SharedHost } from "./shared-host.js";
 
 /** Pairs' worth of disk the runtime's whole working folder may hold (each case is held to its own cap by its harness). */
 export const RUNTIME_DISK_PAIRS = 16;
@@ -132,10 +132,12 @@ export class SharedHostSlot {
     const name = `p${this.#nextPair++}`;
     const sampleDir = join(slot.root, "samples", name);
     const workDir = join(slot.root, "work", name);
+    // Processes started as the uid whose end the host has not confirmed (it confirms after its sweep of the uid).
+    let unconfirmed = 0;
     const release = async () => {
       await rm(sampleDir, { recursive: true, force: true });
       await rm(workDir, { recursive: true, force: true });
-      lease.release();
+      lease.release({ hostSwept: unconfirmed === 0 });
     };
     try {
       // 0700 from the start (root's until handed over): another sample never sees a pair's folder while it is made.
@@ -152,8 +154,8 @@ export class SharedHostSlot {
       }
       return {
         entryFile,
-        process: () =>
-          slot.runtime.openPair({
+        process: () => {
+          const started = slot.runtime.openPair({
             uid: lease.uid,
             entryFile,
             functionName: spec.functionName,
@@ -161,7 +163,14 @@ export class SharedHostSlot {
             cwd: cases,
             tmp,
             limits: spec.limits,
-          }),
+          });
+          unconfirmed++;
+          // A lost host confirmed nothing: the release sweeps the uid itself.
+          void started.exited.then((end) => {
+            if ((end as PairResult).runtimeLost !== true) unconfirmed--;
+          });
+          return started;
+        },
         close: release,
       };
     } catch (error) {
