@@ -20,7 +20,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyDeliverable, type Deliverable, type ResourceLimits, type SandboxProcess } from "@skillrig/core";
 import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
-import { type PairResult, type SampleUidSupport, SharedHost } from "./shared-host.js";
+import { type PairResult, SOCKET_PATH_BYTES, type SampleUidSupport, SharedHost } from "./shared-host.js";
 
 /** Pairs' worth of disk the runtime's whole working folder may hold (each case is held to its own cap by its harness). */
 export const RUNTIME_DISK_PAIRS = 16;
@@ -146,6 +146,8 @@ export class SharedHostSlot {
       const entryFile = await copyDeliverable(spec.deliverable, join(sampleDir, "deliverable"));
       const cases = join(workDir, "cases");
       const tmp = join(workDir, "tmp");
+      // The runner's channel to the pair's harness: a socket here, in the pair's own 0700 folder (shared-host.ts).
+      const channel = join(workDir, "channel");
       await mkdir(cases);
       await mkdir(tmp);
       for (const dir of [sampleDir, workDir]) {
@@ -163,6 +165,7 @@ export class SharedHostSlot {
             cwd: cases,
             tmp,
             limits: spec.limits,
+            ...(Buffer.byteLength(channel) <= SOCKET_PATH_BYTES ? { channel: { path: channel, uid: lease.uid } } : {}),
           });
           unconfirmed++;
           // A lost host confirmed nothing: the release sweeps the uid itself.

@@ -97,7 +97,91 @@ function ourHosts(): number[] {
     });
 }
 
+/**
+ * Hostile: looks for the runner's channel to its harness. Every socket or FIFO in the folders above its case folder
+ * it may list (its pair's own folder included, where the channel was), the channel's path itself, and the
+ * descriptors of the processes above it (its harness's, which hold the channel). Returns what it could connect to
+ * or open; the verdict it must get: [] (nothing reached), and the sample's next case is answered as usual.
+ */
+const CHANNEL_HUNTER = `import os, socket, stat
+
+def hunt():
+    reached = []
+    folders = []
+    at = os.getcwd()
+    while at != "/":
+        folders.append(at)
+        at = os.path.dirname(at)
+    candidates = set()
+    for folder in folders:
+        candidates.add(os.path.join(folder, "channel"))
+        try:
+            names = os.listdir(folder)
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(folder, name)
+            try:
+                mode = os.lstat(path).st_mode
+            except OSError:
+                continue
+            if stat.S_ISSOCK(mode) or stat.S_ISFIFO(mode):
+                candidates.add(path)
+    for path in sorted(candidates):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            sock.settimeout(1)
+            sock.connect(path)
+            reached.append(path)
+        except OSError:
+            pass
+        finally:
+            sock.close()
+    pid = os.getppid()
+    while pid > 1:
+        try:
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                try:
+                    os.close(os.open(f"/proc/{pid}/fd/{fd}", os.O_RDWR | os.O_NONBLOCK))
+                    reached.append(f"/proc/{pid}/fd/{fd}")
+                except OSError:
+                    pass
+        except OSError:
+            pass
+        try:
+            with open(f"/proc/{pid}/stat") as f:
+                pid = int(f.read().rsplit(")", 1)[1].split()[1])
+        except (OSError, ValueError):
+            break
+    return reached
+`;
+
 describe.runIf(hostHere)("a sample's end in the shared host (root, level namespaces)", () => {
+  test("hostile: a sample that hunts for the runner's channel (sockets and FIFOs above its folder, the channel's path, its harness's descriptors) reaches nothing, and its next case is answered as usual", async () => {
+    const { sandbox } = recordingSandbox();
+    try {
+      const module = await writeModule(CHANNEL_HUNTER);
+      const sample = await sandbox.openSample!({
+        program: { kind: "function", entryFile: module.entryFile, functionName: "hunt" },
+        snapshotDir: module.dir,
+        concurrency: 1,
+        cases: 2,
+        limits: { ...DEFAULT_LIMITS, wallMs: 60_000 },
+      });
+      try {
+        for (let round = 0; round < 2; round++) {
+          const reply = await sample.run({ limits: DEFAULT_LIMITS, argsJson: "[]" });
+          expect(reply.end).toBe("returned");
+          expect(JSON.parse(reply.valueJson)).toEqual([]);
+        }
+      } finally {
+        await sample.close();
+      }
+    } finally {
+      await sandbox.close?.();
+    }
+  }, 60_000);
+
   test("a sample that left a detached daemon: the host sweeps its uid and confirms it, the runner skips its own /proc sweep, and nothing of the uid is left", async () => {
     const { sandbox, releases } = recordingSandbox();
     try {
