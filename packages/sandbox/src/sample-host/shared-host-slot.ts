@@ -77,6 +77,7 @@ export class SharedHostSlot {
   #compiling: Promise<void> | undefined;
   #nextPair = 1;
   #closed = false;
+  readonly #retiring = new Set<Promise<void>>();
   /** The host could not start on this machine: every sample gets a host of its own. */
   #broken = false;
 
@@ -242,9 +243,19 @@ export class SharedHostSlot {
     await chmod(copy, 0o644);
   }
 
+  /**
+   * A sample's teardown (its harness's stop, then its pair's close), left to finish on its own: `close` waits for
+   * it before the host stops (the host must report the sample's end, after its sweep, for the uid to be released).
+   */
+  retire(teardown: Promise<void>): void {
+    const tracked = teardown.catch(() => undefined).finally(() => this.#retiring.delete(tracked));
+    this.#retiring.add(tracked);
+  }
+
   /** Stops every runtime and removes its folders (runner.close()). */
   async close(): Promise<void> {
     this.#closed = true;
+    while (this.#retiring.size > 0) await Promise.all(this.#retiring);
     const starting = this.#current;
     this.#current = undefined;
     const slot = await starting?.catch(() => undefined);

@@ -198,6 +198,8 @@ describe.runIf(hostHere)("a sample's end in the shared host (root, level namespa
       const uid = Number(reply.valueJson);
       expect(releases).toEqual([]);
       await sample.close();
+      // The sample's teardown finishes off the runner's path; the sandbox's close waits for it.
+      await sandbox.close?.();
       expect(releases).toEqual([{ uid, hostSwept: true }]);
       expect(processesOf(uid)).toEqual([]);
     } finally {
