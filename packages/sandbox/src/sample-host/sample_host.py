@@ -254,6 +254,14 @@ def run_pair(request, fds, cpu):
         if limits.get("cpu"):
             seconds = int(limits["cpu"])
             resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+        # The pair's working and temp folders are made here, as its uid, in the 0700 folder the runner handed it
+        # (they are there already when the pair is started again after its harness died).
+        for folder in (request["cwd"], request.get("tmp")):
+            if folder:
+                try:
+                    os.mkdir(folder, 0o700)
+                except FileExistsError:
+                    pass
         os.chdir(request["cwd"])
         tmp = request.get("tmp")
         if tmp:
