@@ -5,7 +5,7 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
-import { DEFAULT_LIMITS } from "@skillrig/core";
+import { DEFAULT_LIMITS, type Sandbox } from "@skillrig/core";
 import { availableLevels, createSandbox, sampleUidSupportOf } from "../../src/create-sandbox.js";
 import { removeModules, writeModule } from "./samples.js";
 
@@ -62,6 +62,17 @@ function recordingSandbox() {
     };
   };
   return { sandbox, releases };
+}
+
+/** A function sample of `module`, one case at a time. */
+function openFunction(sandbox: Sandbox, module: { dir: string; entryFile: string }, functionName: string, cases: number) {
+  return sandbox.openSample!({
+    program: { kind: "function", entryFile: module.entryFile, functionName },
+    snapshotDir: module.dir,
+    concurrency: 1,
+    cases,
+    limits: { ...DEFAULT_LIMITS, wallMs: 60_000 },
+  });
 }
 
 /** Sample hosts (python running sample_host.py) that are descendants of this process. */
@@ -161,13 +172,7 @@ describe.runIf(hostHere)("a sample's end in the shared host (root, level namespa
     const { sandbox } = recordingSandbox();
     try {
       const module = await writeModule(CHANNEL_HUNTER);
-      const sample = await sandbox.openSample!({
-        program: { kind: "function", entryFile: module.entryFile, functionName: "hunt" },
-        snapshotDir: module.dir,
-        concurrency: 1,
-        cases: 2,
-        limits: { ...DEFAULT_LIMITS, wallMs: 60_000 },
-      });
+      const sample = await openFunction(sandbox, module, "hunt", 2);
       try {
         for (let round = 0; round < 2; round++) {
           const reply = await sample.run({ limits: DEFAULT_LIMITS, argsJson: "[]" });
@@ -186,13 +191,7 @@ describe.runIf(hostHere)("a sample's end in the shared host (root, level namespa
     const { sandbox, releases } = recordingSandbox();
     try {
       const module = await writeModule(DAEMON);
-      const sample = await sandbox.openSample!({
-        program: { kind: "function", entryFile: module.entryFile, functionName: "leave_daemon" },
-        snapshotDir: module.dir,
-        concurrency: 1,
-        cases: 1,
-        limits: { ...DEFAULT_LIMITS, wallMs: 60_000 },
-      });
+      const sample = await openFunction(sandbox, module, "leave_daemon", 1);
       const reply = await sample.run({ limits: DEFAULT_LIMITS, argsJson: "[]" });
       expect(reply.end).toBe("returned");
       const uid = Number(reply.valueJson);
@@ -211,13 +210,7 @@ describe.runIf(hostHere)("a sample's end in the shared host (root, level namespa
     const { sandbox, releases } = recordingSandbox();
     try {
       const module = await writeModule(DAEMON);
-      const sample = await sandbox.openSample!({
-        program: { kind: "function", entryFile: module.entryFile, functionName: "leave_daemon" },
-        snapshotDir: module.dir,
-        concurrency: 1,
-        cases: 2,
-        limits: { ...DEFAULT_LIMITS, wallMs: 60_000 },
-      });
+      const sample = await openFunction(sandbox, module, "leave_daemon", 2);
       const hosts = ourHosts();
       expect(hosts).toHaveLength(1);
       process.kill(hosts[0] as number, "SIGKILL");
