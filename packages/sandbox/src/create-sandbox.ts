@@ -116,11 +116,12 @@ function leaseSampleUid(): SampleUidLease | undefined {
   let released = false;
   return {
     uid,
-    release() {
+    release(options) {
       if (released) return;
       released = true;
-      // A sample's daemon that outlived its pair must not meet the uid's next holder.
-      sweepProcessesOfUid(uid);
+      // A sample's daemon that outlived its pair must not meet the uid's next holder (the host's own sweep saw to
+      // that already when it confirmed the end of every process of the uid).
+      if (options?.hostSwept !== true) sweepProcessesOfUid(uid);
       releaseSlotUid(uid);
     },
   };

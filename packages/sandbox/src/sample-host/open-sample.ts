@@ -275,14 +275,23 @@ export async function openSample(context: SampleHostContext, options: SampleOpen
     async close() {
       await state.leavingShared?.catch(() => undefined);
       await state.restarting?.catch(() => undefined);
-      await state.harness.stop();
       const place = state.place;
       if (place.where === "shared") {
         place.detach();
-        await place.pair.close();
-      } else {
-        await rm(place.root, { recursive: true, force: true });
+        // Every answer of the sample is in: its harness's end, the host's sweep of its uid and the removal of its
+        // folders go on off the path of the runner's next sample; the uid stays leased until they are done, and
+        // the sandbox's close waits for them.
+        const harness = state.harness;
+        context.shared().retire(
+          harness
+            .stop()
+            .catch(() => undefined)
+            .then(() => place.pair.close()),
+        );
+        return;
       }
+      await state.harness.stop();
+      await rm(place.root, { recursive: true, force: true });
     },
   };
 }

@@ -43,6 +43,7 @@ import io
 import json
 import os
 import resource
+import select
 import selectors
 import shutil
 import signal
@@ -124,9 +125,15 @@ def send(obj):
 
 
 def write_all(fd, data):
+    """Writes all of `data`, waiting while `fd` is full: in the shared host the runner's channel is one socket for
+    both directions, so the non-blocking reads of PROTO_IN make PROTO_OUT non-blocking too."""
     view = memoryview(data)
     while view:
-        written = os.write(fd, view)
+        try:
+            written = os.write(fd, view)
+        except BlockingIOError:
+            select.select([], [fd], [])
+            continue
         view = view[written:]
 
 

@@ -17,7 +17,12 @@ kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed, be
 
 Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /dev/null):
   runner -> runtime, one JSON header line each, some followed by raw bytes:
-    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"pin":bool (keep the pair on one core),"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..}}
+    {"op":"open","pair":N,"uid":U,"argv":[entry,function,spares],"pin":bool (keep the pair on one core),"cwd":dir,"tmp":dir,"rlimits":{"nproc":..,"as":..,"cpu":..,"fsize":..},
+     "channel":path (optional)}
+       With "channel", the pair's stdin and stdout are a Unix socket the runner listens on at that path (in the
+       pair's own 0700 folder): the pair process connects to it after its uid switch and removes the path before
+       anything of the sample runs, so the runner speaks to the pair's harness directly (no relay here, no copy
+       through this process) and nothing of the sample can connect again. Its stderr still comes through here.
     {"op":"in","pair":N,"len":L}  + L bytes for the pair's stdin
     {"op":"close","pair":N}       closes the pair's stdin (its harness then stops its cases and exits)
     {"op":"kill","pair":N}        kills everything running as the pair's uid
@@ -97,17 +102,31 @@ class CapData(ctypes.Structure):
 # Built once here, before any pair is forked (each pair only reads them): capset's header and an empty set.
 CAP_HEADER = ctypes.byref(CapHeader(LINUX_CAPABILITY_VERSION_3, 0))
 NO_CAPS = (CapData * 2)()
-try:
-    with open("/proc/sys/kernel/cap_last_cap", "rb") as _f:
-        CAP_LAST = int(_f.read())
-except (OSError, ValueError):
-    CAP_LAST = 63  # dropping a capability the kernel does not know fails harmlessly (EINVAL)
+
+
+def bounding_caps():
+    """The capabilities in this process's bounding set: the only ones a pair has to drop from it (setpriv leaves the
+    host three, so a pair makes three prctl calls, not one per capability the kernel knows). Every one the kernel
+    knows where the set cannot be read; become() checks the result either way."""
+    for line in sample_harness.read_proc_file("/proc/self/status").split(b"\n"):
+        if line.startswith(b"CapBnd:"):
+            mask = int(line.split()[1], 16)
+            return tuple(cap for cap in range(64) if mask >> cap & 1)
+    try:
+        with open("/proc/sys/kernel/cap_last_cap", "rb") as f:
+            last = int(f.read())
+    except (OSError, ValueError):
+        last = 63  # dropping a capability the kernel does not know fails harmlessly (EINVAL)
+    return tuple(range(last + 1))
+
+
+BOUNDING_CAPS = bounding_caps()
 
 
 def become(uid):
     """Switches this process to `uid` for good and drops every capability, the bounding set included (the runtime
     keeps CAP_SETPCAP for this alone); raises when any is left."""
-    for cap in range(CAP_LAST + 1):
+    for cap in BOUNDING_CAPS:
         libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0)
     os.setgroups([])
     os.setresgid(uid, uid, uid)
@@ -191,6 +210,22 @@ def sweep_uid(uid):
             continue
 
 
+def connect_channel(path):
+    """Makes the runner's socket at `path` this process's stdin and stdout (as the pair's uid, so only a process of
+    the folder's owner could have opened it), then removes the path: nothing started later can connect again."""
+    sock = sample_harness.socket.socket(sample_harness.socket.AF_UNIX, sample_harness.socket.SOCK_STREAM)
+    try:
+        sock.connect(path)
+    finally:
+        try:
+            os.unlink(path)
+        except FileNotFoundError:
+            pass  # the runner took it away first, on our connection
+    os.dup2(sock.fileno(), 0)
+    os.dup2(sock.fileno(), 1)
+    sock.close()
+
+
 def run_pair(request, fds, cpu):
     """In the forked pair process: takes its pipes, becomes its uid, applies its limits, runs the harness."""
     in_r, out_w, err_w = fds
@@ -199,15 +234,19 @@ def run_pair(request, fds, cpu):
             # First, before this process writes to more pages: every copy-on-write fault of the pair's tree is then
             # taken on this one core, where it costs no TLB shootdown on another one.
             os.sched_setaffinity(0, (cpu,))
-        os.dup2(in_r, 0)
-        os.dup2(out_w, 1)
         os.dup2(err_w, 2)
+        if in_r is not None:
+            os.dup2(in_r, 0)
+            os.dup2(out_w, 1)
         os.closerange(3, 65536)
         os.setsid()
         _signal.set_wakeup_fd(-1)  # _signal, not signal: no enum wrappers (pages to fault on) in a fresh fork
         _signal.signal(_signal.SIGCHLD, _signal.SIG_DFL)
         prctl(PR_SET_CHILD_SUBREAPER, 0)
         become(int(request["uid"]))
+        channel = request.get("channel")
+        if channel:
+            connect_channel(channel)
         limits = request.get("rlimits") or {}
         for key, which in (("nproc", resource.RLIMIT_NPROC), ("as", resource.RLIMIT_AS), ("fsize", resource.RLIMIT_FSIZE)):
             if limits.get(key):
@@ -215,6 +254,14 @@ def run_pair(request, fds, cpu):
         if limits.get("cpu"):
             seconds = int(limits["cpu"])
             resource.setrlimit(resource.RLIMIT_CPU, (seconds, seconds + 1))
+        # The pair's working and temp folders are made here, as its uid, in the 0700 folder the runner handed it
+        # (they are there already when the pair is started again after its harness died).
+        for folder in (request["cwd"], request.get("tmp")):
+            if folder:
+                try:
+                    os.mkdir(folder, 0o700)
+                except FileExistsError:
+                    pass
         os.chdir(request["cwd"])
         tmp = request.get("tmp")
         if tmp:
@@ -325,22 +372,27 @@ class Runtime:
 
     def open_pair(self, request):
         pair_id = request["pair"]
-        in_r, in_w = os.pipe()
-        out_r, out_w = os.pipe()
+        # With a channel of its own, the pair's stdin and stdout are the runner's socket: only stderr comes here.
+        direct = bool(request.get("channel"))
+        in_r, in_w = (None, None) if direct else os.pipe()
+        out_r, out_w = (None, None) if direct else os.pipe()
         err_r, err_w = os.pipe()
         cpu = self.core_for_pair() if request.get("pin") else None
         pid = os.fork()
         if pid == 0:
             run_pair(request, (in_r, out_w, err_w), cpu)
+        streams = {err_r: "e"} if direct else {out_r: "o", err_r: "e"}
         for fd in (in_r, out_w, err_w):
-            os.close(fd)
-        for fd in (in_w, out_r, err_r):
-            os.set_inheritable(fd, False)
-            os.set_blocking(fd, False)
-        pair = Pair(pair_id, pid, int(request["uid"]), in_w, {out_r: "o", err_r: "e"}, cpu)
+            if fd is not None:
+                os.close(fd)
+        for fd in (in_w, *streams):
+            if fd is not None:
+                os.set_inheritable(fd, False)
+                os.set_blocking(fd, False)
+        pair = Pair(pair_id, pid, int(request["uid"]), in_w, streams, cpu)
         self.pairs[pair_id] = pair
         self.by_pid[pid] = pair
-        for fd in (out_r, err_r):
+        for fd in streams:
             self.selector.register(fd, selectors.EVENT_READ, ("pair", pair))
 
     def flush_pair(self, pair):

@@ -15,12 +15,13 @@
  * One host serves every sample of a runner, `--jobs N` of them at once: its own work is only to fork a sample's
  * process and relay bytes; the samples run side by side as processes of their own.
  */
-import { chmod, copyFile, lchown, lstat, mkdir, mkdtemp, readdir, rm } from "node:fs/promises";
+import { chmodSync, lchownSync, lstatSync, readdirSync } from "node:fs";
+import { chmod, copyFile, mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { copyDeliverable, type Deliverable, type ResourceLimits, type SandboxProcess } from "@skillrig/core";
 import { bytecodeCacheDir, cachedBytecode, compileBytecode } from "./harness-bytecode.js";
-import { type SampleUidSupport, SharedHost } from "./shared-host.js";
+import { type PairResult, SOCKET_PATH_BYTES, type SampleUidSupport, SharedHost } from "./shared-host.js";
 
 /** Pairs' worth of disk the runtime's whole working folder may hold (each case is held to its own cap by its harness). */
 export const RUNTIME_DISK_PAIRS = 16;
@@ -79,6 +80,7 @@ export class SharedHostSlot {
   #compiling: Promise<void> | undefined;
   #nextPair = 1;
   #closed = false;
+  readonly #retiring = new Set<Promise<void>>();
   /** The host could not start on this machine: every sample gets a host of its own. */
   #broken = false;
 
@@ -134,29 +136,33 @@ export class SharedHostSlot {
     const name = `p${this.#nextPair++}`;
     const sampleDir = join(slot.root, "samples", name);
     const workDir = join(slot.root, "work", name);
+    // Processes started as the uid whose end the host has not confirmed (it confirms after its sweep of the uid).
+    let unconfirmed = 0;
     const release = async () => {
       await rm(sampleDir, { recursive: true, force: true });
       await rm(workDir, { recursive: true, force: true });
-      lease.release();
+      lease.release({ hostSwept: unconfirmed === 0 });
     };
     try {
       // 0700 from the start (root's until handed over): another sample never sees a pair's folder while it is made.
-      await mkdir(sampleDir, { mode: 0o700 });
-      await mkdir(workDir, { mode: 0o700 });
+      // Side by side: a mkdir costs ~0.25 ms on a busy machine, and the runner's thread waits for none of them.
+      await Promise.all([mkdir(sampleDir, { mode: 0o700 }), mkdir(workDir, { mode: 0o700 })]);
       const entryFile = await copyDeliverable(spec.deliverable, join(sampleDir, "deliverable"));
+      // Made by the pair process itself, as its uid, inside this folder (sample_host.py): two folders less here.
       const cases = join(workDir, "cases");
       const tmp = join(workDir, "tmp");
-      await mkdir(cases);
-      await mkdir(tmp);
+      // The runner's channel to the pair's harness: a socket here, in the pair's own 0700 folder (shared-host.ts).
+      const channel = join(workDir, "channel");
+      // Metadata calls on two folders and a snapshot: microseconds each, not worth a trip through the thread pool.
       for (const dir of [sampleDir, workDir]) {
-        await chmod(dir, 0o700);
-        await giveTo(dir, lease.uid);
+        chmodSync(dir, 0o700);
+        giveTo(dir, lease.uid);
       }
       return {
         entryFile,
         casesDir: cases,
-        process: () =>
-          slot.runtime.openPair({
+        process: () => {
+          const started = slot.runtime.openPair({
             uid: lease.uid,
             entryFile,
             functionName: spec.functionName,
@@ -164,7 +170,15 @@ export class SharedHostSlot {
             cwd: cases,
             tmp,
             limits: spec.limits,
-          }),
+            ...(Buffer.byteLength(channel) <= SOCKET_PATH_BYTES ? { channel: { path: channel, uid: lease.uid } } : {}),
+          });
+          unconfirmed++;
+          // A lost host confirmed nothing: the release sweeps the uid itself.
+          void started.exited.then((end) => {
+            if ((end as PairResult).runtimeLost !== true) unconfirmed--;
+          });
+          return started;
+        },
         close: release,
       };
     } catch (error) {
@@ -233,9 +247,19 @@ export class SharedHostSlot {
     await chmod(copy, 0o644);
   }
 
+  /**
+   * A sample's teardown (its harness's stop, then its pair's close), left to finish on its own: `close` waits for
+   * it before the host stops (the host must report the sample's end, after its sweep, for the uid to be released).
+   */
+  retire(teardown: Promise<void>): void {
+    const tracked = teardown.catch(() => undefined).finally(() => this.#retiring.delete(tracked));
+    this.#retiring.add(tracked);
+  }
+
   /** Stops every runtime and removes its folders (runner.close()). */
   async close(): Promise<void> {
     this.#closed = true;
+    while (this.#retiring.size > 0) await Promise.all(this.#retiring);
     const starting = this.#current;
     this.#current = undefined;
     const slot = await starting?.catch(() => undefined);
@@ -248,8 +272,8 @@ export class SharedHostSlot {
 }
 
 /** Hands a folder and everything in it to `uid` (lchown: a symlink in a snapshot never hands its target over). */
-async function giveTo(path: string, uid: number): Promise<void> {
-  const stat = await lstat(path);
-  await lchown(path, uid, uid);
-  if (stat.isDirectory()) for (const entry of await readdir(path)) await giveTo(join(path, entry), uid);
+function giveTo(path: string, uid: number): void {
+  const stat = lstatSync(path);
+  lchownSync(path, uid, uid);
+  if (stat.isDirectory()) for (const entry of readdirSync(path)) giveTo(join(path, entry), uid);
 }

@@ -11,6 +11,8 @@
  */
 import { harnessProgramArgs } from "./sample-harness.js";
 import { stopProcess } from "./stop-process.js";
+import { lchownSync, rmSync } from "node:fs";
+import { createServer, type Socket } from "node:net";
 import { PassThrough, Writable } from "node:stream";
 import type { ResourceLimits, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
 import { describeProcessEnding, endingOfExit } from "@skillrig/process";
@@ -30,7 +32,13 @@ export interface SampleUidSupport {
 
 export interface SampleUidLease {
   readonly uid: number;
-  release(): void;
+  /**
+   * Gives the uid back. Before that, the runner's own sweep of the machine's /proc for the uid (about 6 ms of the
+   * Node thread on a machine with a hundred processes): skipped with `hostSwept`, when the shared host reported the
+   * end of every process it ran as this uid, which it does only after killing everything of the uid in its pid
+   * namespace (the only place such a process can be).
+   */
+  release(options?: { hostSwept?: boolean }): void;
 }
 
 export interface SharedHostOptions {
@@ -58,6 +66,13 @@ export interface PairRequest {
   tmp: string;
   /** The pair's own limits: wall for the pair as a whole (runner-side), the rest as rlimits of its processes. */
   limits: ResourceLimits;
+  /**
+   * The runner's end of the pair's own channel: a path in a folder only the pair's uid may enter (0700), where this
+   * listens for the pair's one connection. The pair process connects after its uid switch and removes the path
+   * before anything of the sample runs; its stdin and stdout then go straight between the runner and its harness,
+   * not through the host's relay. Without it (a path too long for a Unix socket), the host relays them.
+   */
+  channel?: { path: string; uid: number };
 }
 
 /** A pair's end, as a SandboxResult plus whether the runtime (not the pair) was what ended it. */
@@ -171,6 +186,7 @@ export class SharedHost {
     let wallTimer: NodeJS.Timeout | undefined;
     let killTimer: NodeJS.Timeout | undefined;
     let timedOut = false;
+    const channel = request.channel && !this.#lost ? openChannel(request.channel, stdout) : undefined;
     const pair: OpenPair = {
       stdout,
       stderr,
@@ -179,25 +195,35 @@ export class SharedHost {
         if (!this.#pairs.delete(id) && end.runtimeLost === undefined) return;
         clearTimeout(wallTimer);
         clearTimeout(killTimer);
-        stdout.end();
-        stderr.end();
-        resolveExit({
-          command: ["warm-runtime", "pair", String(id)],
-          exitCode: null,
-          signal: null,
-          stdout: "",
-          stderr: stderrText,
-          durationMs: performance.now() - started,
-          timedOut,
-          outputLimited: false,
-          memoryLimited: false,
-          cpuLimited: false,
-          fileSizeLimited: false,
-          isolation: this.#process.isolation,
-          ...end,
-        });
+        // The pair's last replies may still be on its channel: the pair is gone, so it reaches its end soon.
+        const finish = () => {
+          stdout.end();
+          stderr.end();
+          resolveEnd(end);
+        };
+        if (channel && end.runtimeLost !== true) channel.drain(finish);
+        else {
+          channel?.destroy();
+          finish();
+        }
       },
     };
+    const resolveEnd = (end: Partial<PairResult>) =>
+      resolveExit({
+        command: ["warm-runtime", "pair", String(id)],
+        exitCode: null,
+        signal: null,
+        stdout: "",
+        stderr: stderrText,
+        durationMs: performance.now() - started,
+        timedOut,
+        outputLimited: false,
+        memoryLimited: false,
+        cpuLimited: false,
+        fileSizeLimited: false,
+        isolation: this.#process.isolation,
+        ...end,
+      });
     const kill = () => {
       if (!this.#pairs.has(id)) return;
       pair.killedByUs = true;
@@ -209,16 +235,18 @@ export class SharedHost {
       }, 10_000);
       killTimer.unref();
     };
-    const stdin = new Writable({
-      write: (chunk: Buffer, _encoding, done) => {
-        if (this.#pairs.has(id)) this.#send({ op: "in", pair: id, len: chunk.length }, chunk);
-        done();
-      },
-      final: (done) => {
-        if (this.#pairs.has(id)) this.#send({ op: "close", pair: id });
-        done();
-      },
-    });
+    const stdin = channel
+      ? channel.input
+      : new Writable({
+          write: (chunk: Buffer, _encoding, done) => {
+            if (this.#pairs.has(id)) this.#send({ op: "in", pair: id, len: chunk.length }, chunk);
+            done();
+          },
+          final: (done) => {
+            if (this.#pairs.has(id)) this.#send({ op: "close", pair: id });
+            done();
+          },
+        });
     if (this.#lost) {
       queueMicrotask(() => pair.settle({ runtimeLost: true, stderr: this.#lost }));
       this.#pairs.set(id, pair);
@@ -233,6 +261,7 @@ export class SharedHost {
         pin: request.spares === 1,
         cwd: request.cwd,
         tmp: request.tmp,
+        ...(channel ? { channel: request.channel?.path } : {}),
         rlimits: {
           nproc: request.limits.maxProcesses,
           as: request.limits.memoryBytes,
@@ -365,4 +394,101 @@ export class SharedHost {
     const tail = this.#stderrTail.trim().split("\n").slice(-3).join(" | ");
     return tail ? `; stderr: ${tail}` : "";
   }
+}
+
+/** Bytes a Unix socket's path may hold (sun_path, with its terminating zero). */
+export const SOCKET_PATH_BYTES = 107;
+
+interface Channel {
+  /** What the runner writes to the pair's harness (buffered until the pair connects). */
+  input: Writable;
+  /** Calls `done` once the pair's end of the channel is closed (the pair ended), or after a grace. */
+  drain(done: () => void): void;
+  destroy(): void;
+}
+
+/**
+ * Listens at `path` for the pair's one connection (the socket is made the pair uid's alone, 0600, in its 0700
+ * folder); what the pair writes goes to `output`. A second connection is never served: the listener closes on the
+ * first one, and the pair removed the path before anything of the sample ran. Undefined when it cannot listen there
+ * (the host then relays the pair's stdin and stdout, as without a channel).
+ */
+function openChannel(spec: { path: string; uid: number }, output: PassThrough): Channel | undefined {
+  const server = createServer({ allowHalfOpen: true });
+  let socket: Socket | undefined;
+  let ended = false;
+  let closed = false;
+  let onClosed: (() => void) | undefined;
+  const pending: { chunk: Buffer; done: (error?: Error | null) => void }[] = [];
+  const stopListening = () => {
+    if (server.listening) server.close();
+    rmSync(spec.path, { force: true });
+  };
+  server.on("error", () => stopListening()); // the pair cannot connect: it says so on stderr and ends
+  server.on("connection", (connection) => {
+    if (socket) {
+      connection.destroy();
+      return;
+    }
+    socket = connection;
+    stopListening();
+    connection.on("error", () => {}); // the pair died mid-write; its end comes from the host
+    connection.on("data", (chunk: Buffer) => output.write(chunk));
+    connection.on("close", () => {
+      closed = true;
+      onClosed?.();
+    });
+    for (const { chunk, done } of pending.splice(0)) connection.write(chunk, done);
+    if (ended) connection.end();
+  });
+  // Whatever is at the path goes first (a restarted pair's folder was its sample's to write in; rm follows no link).
+  rmSync(spec.path, { force: true });
+  server.listen(spec.path);
+  try {
+    // Bound now (listen binds at once), then handed to the pair's uid (lchown: never a link's target), before the
+    // pair is told to connect. Its mode is the runner's umask's; the 0700 folder keeps every other uid out.
+    lchownSync(spec.path, spec.uid, spec.uid);
+  } catch {
+    stopListening();
+    return undefined;
+  }
+  const input = new Writable({
+    write: (chunk: Buffer, _encoding, done) => {
+      if (socket) socket.write(chunk, () => done());
+      else pending.push({ chunk, done: () => done() });
+    },
+    final: (done) => {
+      ended = true;
+      socket?.end();
+      done();
+    },
+  });
+  input.on("error", () => {});
+  const destroy = () => {
+    stopListening();
+    socket?.destroy();
+    closed = true;
+    for (const { done } of pending.splice(0)) done();
+  };
+  return {
+    input,
+    drain(done) {
+      stopListening();
+      if (!socket || closed) {
+        destroy();
+        done();
+        return;
+      }
+      const grace = setTimeout(() => {
+        destroy();
+        done();
+      }, 2000);
+      grace.unref();
+      onClosed = () => {
+        clearTimeout(grace);
+        done();
+      };
+    },
+    destroy,
+  };
 }
