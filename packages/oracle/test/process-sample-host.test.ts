@@ -178,6 +178,30 @@ print("done")
     expect(Object.values(viaHost.byName).map((c) => c.status)).toEqual(["memory_limit", "output_limit", "passed"]);
   }, 120_000);
 
+  it("a case that stops its own harness is a timeout at the runner's deadline, never a hang; the next case still runs", async () => {
+    // Verdict: timeout for "freeze" (the runner's own deadline: the wall backstop of its 300 ms limit plus the grace),
+    // passed for "after" (its lane's sample is started again). In the host a case's parent is its sample's fork
+    // server, whose parent is the harness that holds the runner's channel; same uid, so the case can stop it.
+    const program = `import os, signal, sys
+def parent_of(pid):
+    with open(f"/proc/{pid}/stat") as f:
+        return int(f.read().rsplit(")", 1)[1].split()[1])
+if sys.argv[1] == "freeze":
+    os.kill(parent_of(os.getppid()), signal.SIGSTOP)
+print("ran", sys.argv[1])
+`;
+    const task = scriptTask(
+      [
+        { name: "freeze", input: { argv: ["freeze"] }, expected: { stdout: "ran freeze" }, timeout_ms: 300 },
+        { name: "after", input: { argv: ["after"] }, expected: { stdout: "ran after" } },
+      ],
+      { deliverable_type: "cli" },
+    );
+    const { report } = await runTaskWith(task, { "main.py": program }, { runner: hosted, jobs: 1 });
+    expect(report.cases.map((c) => c.status)).toEqual(["timeout", "passed"]);
+    expect(report.cases[0]?.message).toMatch(/^timed out after 10300 ms of wall-clock time/);
+  }, 120_000);
+
   it("a case that swaps its own folder for a symlink to a runner-only folder gets nothing read through it", async () => {
     // Verdict: not passed, and the runner-only file's content is nowhere in what the report says the code did. The host path's case folder
     // sits in a folder the sample may write (its working folder), so the program can rename its folder away and leave

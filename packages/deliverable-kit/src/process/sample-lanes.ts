@@ -95,6 +95,12 @@ export class SampleLanes {
       const reply = await lane.run({ limits, argv: input.argv, stdin: input.stdin, files: input.files });
       const ended = endOfReply(reply, lane.isolation);
       if (typeof ended === "string") return hostError(command, reply, ended);
+      if (reply.end === "lost") {
+        // Stuck: its harness was stopped with it, so no folder of the case can be read; its verdict is the timeout.
+        const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
+        await writeCaseFiles(caseDir, input.files);
+        return processCaseOutcome({ testCase, input, limits, command, result: ended, caseDir });
+      }
       if (reply.folder === undefined) return hostError(command, reply, "the sample host named no folder for this case");
       // The folder sits in the sample's own working folder, which its code may write: it may have put something else
       // in its place (a symlink to a folder of the runner's). Only a real folder is read, and nothing through a link.
@@ -213,6 +219,8 @@ function endOfReply(reply: SampleCaseReply, isolation: string): ProcessCaseEnd |
     case "failed_to_start":
       return `the case could not be started: ${reply.message}`;
     case "lost":
+      // Silent past its wall backstop and the grace: a timeout, as a function case's (a case can stop its own harness).
+      if (reply.stuck) return { ...base, exitCode: null, signal: "SIGKILL", timedOut: true };
       return `the sample's process was lost while this case ran: ${reply.message}`;
     default:
       return `the sample host answered "${reply.end}", which a program case cannot end with`;

@@ -239,7 +239,7 @@ export async function openSample(context: SampleHostContext, options: SampleOpen
       if (error instanceof CaseOverranError) {
         return {
           ...lost(
-            `the call did not end within ${error.wallMs} ms (the wall-clock backstop of its ${testCase.limits.cpuTreeMs ?? testCase.limits.cpuMs ?? error.wallMs} ms time limit) and the harness did not stop it; the runner stopped the harness`,
+            `the ${program.kind === "function" ? "call" : "program"} did not end within ${error.wallMs} ms (the wall-clock backstop of its ${testCase.limits.cpuTreeMs ?? testCase.limits.cpuMs ?? error.wallMs} ms time limit) and the harness did not stop it; the runner stopped the harness`,
           ),
           stuck: true,
         };
