@@ -2,7 +2,7 @@
  * The messages `sample_harness.py` and the runner exchange, one JSON object per line
  * (see the harness's docstring for the full protocol).
  */
-import type { SampleCaseEnd, SampleSignature } from "@skillrig/core";
+import type { SampleCaseEnd, SampleCaseReply, SampleSignature } from "@skillrig/core";
 
 export type { SampleSignature as FunctionSignature, SampleSignatureParameter as SignatureParameter } from "@skillrig/core";
 
@@ -61,17 +61,5 @@ export interface CaseRequest {
 /** How a case ended, as the harness reports it (the runner adds `lost` when the harness itself failed). */
 export type CallEnd = Exclude<SampleCaseEnd, { end: "lost" }>;
 
-/** One reply frame, after the runner checked and bounded it. */
-export type CaseReply = CallEnd & {
-  id: number;
-  /** Time the call took, as the harness measured it (informational only). */
-  ms: number;
-  /** The return value's JSON text as Python's json.dumps wrote it (only for "returned"). */
-  valueJson: string;
-  stdout: string;
-  stderr: string;
-  /** Set by the runner when a section passed its cap: the bytes were dropped, not kept. */
-  overCap?: "value" | "stdout" | "stderr";
-  /** A main case: its folder as it left it (checked by the runner to be a case folder of this harness). */
-  folder?: string;
-};
+/** One reply frame, after the runner checked and bounded it (a main case's `folder` checked to be one of this harness's). */
+export type CaseReply = Exclude<SampleCaseReply, { end: "lost" }> & { id: number };
