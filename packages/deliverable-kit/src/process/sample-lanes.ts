@@ -82,24 +82,26 @@ export class SampleLanes {
     const { run, testCase, index } = work;
     const limits = resolveCaseLimits(run.loaded.task, testCase, caseLimitDefaults(runner.config));
     const command = [...runtime, entryFile, ...input.argv];
+    /** The outcome of a case whose folder cannot be read: its input files as given, nothing of the program's. */
+    const withInputFilesOnly = async (ended: ProcessCaseEnd) => {
+      const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
+      await writeCaseFiles(caseDir, input.files);
+      return processCaseOutcome({ testCase, input, limits, command, result: ended, caseDir });
+    };
     const lane = await this.#take();
     try {
       if (!lane.load.ok) {
         // The program never started: every case ends as `python3 <entry>` would have (its input files untouched).
         const ended = loadFailureEnd(lane.load, lane.isolation);
         if (!ended) return loadError(lane.load, command);
-        const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
-        await writeCaseFiles(caseDir, input.files);
-        return processCaseOutcome({ testCase, input, limits, command, result: ended, caseDir });
+        return await withInputFilesOnly(ended);
       }
       const reply = await lane.run({ limits, argv: input.argv, stdin: input.stdin, files: input.files });
       const ended = endOfReply(reply, lane.isolation);
       if (typeof ended === "string") return hostError(command, reply, ended);
       if (reply.end === "lost") {
         // Stuck: its harness was stopped with it, so no folder of the case can be read; its verdict is the timeout.
-        const caseDir = join(root, `case-${String(index).padStart(4, "0")}`);
-        await writeCaseFiles(caseDir, input.files);
-        return processCaseOutcome({ testCase, input, limits, command, result: ended, caseDir });
+        return await withInputFilesOnly(ended);
       }
       if (reply.folder === undefined) return hostError(command, reply, "the sample host named no folder for this case");
       // The folder sits in the sample's own working folder, which its code may write: it may have put something else

@@ -60,8 +60,6 @@ interface SampleState {
 
 /** An open sample as this sandbox makes it: the contract, plus what its tests and diagnostics look at. */
 export interface HostedSample extends OpenSample {
-  /** "shared": a process of the shared host under the sample's own uid; "own": a sandboxed host of its own. */
-  readonly where: "shared" | "own";
   /** Times its harness was started again after it died. */
   readonly restarts: number;
   /** Kills its harness now and waits until it is gone (tests: what a crash does to the cases that follow). */
@@ -261,9 +259,6 @@ export async function openSample(context: SampleHostContext, options: SampleOpen
     get isolation() {
       return state.harness.isolation;
     },
-    get where() {
-      return state.place.where;
-    },
     get restarts() {
       return state.restarts;
     },
@@ -297,7 +292,7 @@ export async function openSample(context: SampleHostContext, options: SampleOpen
 }
 
 /** What the harness is told of a case's limits. */
-export function requestOf(limits: ResourceLimits): Omit<CaseRequest, "id"> {
+function requestOf(limits: ResourceLimits): Omit<CaseRequest, "id"> {
   return {
     wall_ms: limits.wallMs,
     cpu_ms: limits.cpuMs ?? limits.wallMs,

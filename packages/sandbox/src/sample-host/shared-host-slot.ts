@@ -122,11 +122,6 @@ export class SharedHostSlot {
     );
   }
 
-  /** The host running now, if any (tests kill it to see what a lost host does to the samples in flight). */
-  async running(): Promise<SharedHost | undefined> {
-    return (await this.#current?.catch(() => undefined))?.runtime;
-  }
-
   /** Leases a uid, copies the snapshot in, and returns the pair (its process starts when `process()` is called). */
   async openPair(spec: SharedPairSpec): Promise<SharedPair | undefined> {
     if (this.#closed) throw new Error("the sample host was closed (the sandbox was closed)");
