@@ -7,6 +7,7 @@ export {
   parseAge,
   RUN_KINDS,
   readRunRecord,
+  readRunReport,
   recordExistingFolder,
   writeRunRecord,
   type CleanOptions,
