@@ -3,30 +3,17 @@
  * buggy one (exit 1: cases that passed fail now), the other way round (exit 0), `latest~N`, `--changed-only`, and
  * what cannot be compared (exit 2, saying why): an unknown id, a suite against one task, a report that breaks its shape.
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { runCli } from "../../view/test/support/cli.js";
 
-const bin = resolve(__dirname, "../dist/bin.js");
 const examples = resolve(__dirname, "../../../examples");
 
-function skillrig(args: string[], cwd: string, runsDir: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((ok, fail) => {
-    const child = spawn(process.execPath, [bin, ...args], {
-      cwd,
-      env: { ...process.env, NO_COLOR: "1", SKILLRIG_RUNS_DIR: runsDir },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (c: Buffer) => (stdout += c));
-    child.stderr.on("data", (c: Buffer) => (stderr += c));
-    child.on("error", fail);
-    child.on("close", (code) => ok({ code, stdout, stderr }));
-  });
-}
+/** The built CLI with the test's runs folder (the view tests' helper: spawns dist/bin.js, asynchronously). */
+const skillrig = (args: string[], cwd: string, runsDir: string) =>
+  runCli(args, { cwd, env: { NO_COLOR: "1", SKILLRIG_RUNS_DIR: runsDir } });
 
 describe("skillrig runs diff", () => {
   const runs = mkdtempSync(join(tmpdir(), "skillrig-runs-diff-"));

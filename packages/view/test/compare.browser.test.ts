@@ -112,6 +112,15 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
     return { code: r.code, json: out, error: out.error?.message };
   }
 
+  /** The page at `page` (already on the comparison) against `runs diff --json` of the same runs: they must agree. */
+  async function agree(page: Page, before: string, after: string, code: number): Promise<{ seen: Seen; cli: RunComparison }> {
+    const cli = await diff(before, after);
+    expect(cli.code).toBe(code);
+    const seen = await shown(page);
+    expect(seen).toEqual(expected(cli.json));
+    return { seen, cli: cli.json };
+  }
+
   beforeAll(async () => {
     const project = mkdtempSync(join(tmpdir(), "skillrig-compare-job-"));
     writeFileSync(
@@ -162,29 +171,23 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
     await page.locator(`input[name=compare][value="${ids.correct}"]`).check();
     await page.locator(".compare-bar a", { hasText: "Compare" }).click();
     await page.waitForURL(`**#/compare/${ids.correct}/${ids.buggy}`);
-    const cli = await diff(ids.correct, ids.buggy);
-    expect(cli.code).toBe(1);
-    const seen = await shown(page);
-    expect(seen).toEqual(expected(cli.json));
+    const { seen, cli } = await agree(page, ids.correct, ids.buggy, 1);
     expect(seen.regression).toBe("true");
     expect(seen.cases.filter((c) => c[3] === "regression").length).toBeGreaterThan(0);
     // Changed cases first: every regression before the first unchanged case.
-    expect(seen.cases.findIndex((c) => c[3] === "same")).toBe(cli.json.counts.regressions);
+    expect(seen.cases.findIndex((c) => c[3] === "same")).toBe(cli.counts.regressions);
     await w.shot("compare-test");
 
     // "changed only": the unchanged cases go.
     await page.locator("input[name=changed-only]").check();
     const changed = await shown(page);
-    expect(changed.cases).toEqual(expected(cli.json).cases.filter((c) => c[3] !== "same"));
-    expect(changed.cases).toHaveLength(cli.json.counts.changed);
+    expect(changed.cases).toEqual(expected(cli).cases.filter((c) => c[3] !== "same"));
+    expect(changed.cases).toHaveLength(cli.counts.changed);
   });
 
   it("a suite graded twice with different samples: samples, pass@k per task and over the suite, task times", async () => {
     const w = await pages.open(view.info.url, `#/compare/${ids.solutions}/${ids.samples}`);
-    const cli = await diff(ids.solutions, ids.samples);
-    expect(cli.code).toBe(0);
-    const seen = await shown(w.page);
-    expect(seen).toEqual(expected(cli.json));
+    const { seen } = await agree(w.page, ids.solutions, ids.samples, 0);
     expect(seen.rates.map((r) => `${r[0]} ${r[1]}`)).toEqual([
       "pass_rate ",
       "pass@1 all",
@@ -199,10 +202,7 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
 
   it("two jobs of a skill: status and output fields; runs of different kinds are refused with the CLI's reason", async () => {
     const w = await pages.open(view.info.url, `#/compare/${ids.jobA}/${ids.jobB}`);
-    const cli = await diff(ids.jobA, ids.jobB);
-    expect(cli.code).toBe(0);
-    const seen = await shown(w.page);
-    expect(seen).toEqual(expected(cli.json));
+    const { seen } = await agree(w.page, ids.jobA, ids.jobB, 0);
     expect(seen.outputs).toContainEqual(["words", "true"]);
     expect(seen.outputs).toContainEqual(["label", "false"]);
 
@@ -277,7 +277,7 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
 
       // The comparison, as runs diff says it.
       await page.goto(`${index}#/compare/${ids.correct}/${ids.buggy}`);
-      expect(await shown(page)).toEqual(expected((await diff(ids.correct, ids.buggy)).json));
+      await agree(page, ids.correct, ids.buggy, 1);
       await page.screenshot({ path: join(SCREENSHOTS, "bundle-compare.png"), fullPage: true });
 
       // Pages that need a server say so.
