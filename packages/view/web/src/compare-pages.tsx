@@ -4,7 +4,7 @@
  * the same function `skillrig runs diff` prints, so the page and the CLI agree; this file only lays it out. Also the
  * runs list's picker: tick two runs, "Compare".
  */
-import type { VNode } from "preact";
+import type { ComponentChildren, VNode } from "preact";
 import { useState } from "preact/hooks";
 import { CompareError, compareRuns, type CaseComparison, type Delta, type RunComparison } from "../../src/compare-runs.js";
 import type { RunRecord } from "./api.js";
@@ -54,6 +54,25 @@ function TimeCells({ d }: { d: Delta }) {
         {timeDelta(d.delta)}
       </td>
     </>
+  );
+}
+
+/** A table of before, after and delta rows (`compare-<name>`). */
+function DeltaTable({ name, first, children }: { name: string; first: string; children: ComponentChildren }) {
+  return (
+    <div class="scroll">
+      <table class={`table compare-${name}`}>
+        <thead>
+          <tr>
+            <th>{first}</th>
+            <th class="num">before</th>
+            <th class="num">after</th>
+            <th class="num">delta</th>
+          </tr>
+        </thead>
+        <tbody>{children}</tbody>
+      </table>
+    </div>
   );
 }
 
@@ -125,59 +144,35 @@ function ComparisonView({ c }: { c: RunComparison }) {
         </p>
       ) : null}
       <h2>Pass rate and pass@k</h2>
-      <div class="scroll">
-        <table class="table compare-rates">
-          <thead>
-            <tr>
-              <th>measure</th>
-              <th class="num">before</th>
-              <th class="num">after</th>
-              <th class="num">delta</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr data-measure="pass_rate">
-              <td>pass rate ({c.pass_rate.of})</td>
-              <RateCells d={c.pass_rate} />
-            </tr>
-            {c.pass_at_k.map((p) => (
-              <tr key={`${p.scope}\u0000${p.k}`} data-measure={`pass@${p.k}`} data-scope={p.scope}>
-                <td>
-                  pass@{p.k} {p.scope === "all" ? "(all tasks)" : p.scope}
-                </td>
-                <RateCells d={p} />
+      <DeltaTable name="rates" first="measure">
+        <tr data-measure="pass_rate">
+          <td>pass rate ({c.pass_rate.of})</td>
+          <RateCells d={c.pass_rate} />
+        </tr>
+        {c.pass_at_k.map((p) => (
+          <tr key={`${p.scope}\u0000${p.k}`} data-measure={`pass@${p.k}`} data-scope={p.scope}>
+            <td>
+              pass@{p.k} {p.scope === "all" ? "(all tasks)" : p.scope}
+            </td>
+            <RateCells d={p} />
+          </tr>
+        ))}
+      </DeltaTable>
+      <h2>Time</h2>
+      <DeltaTable name="times" first="what">
+        <tr data-time="run">
+          <td>the run</td>
+          <TimeCells d={c.duration_ms} />
+        </tr>
+        {c.kind === "task" || c.kind === "job"
+          ? null
+          : c.task_durations.map((t) => (
+              <tr key={t.task_id} data-time="task" data-task={t.task_id}>
+                <td>task {t.task_id}</td>
+                <TimeCells d={t} />
               </tr>
             ))}
-          </tbody>
-        </table>
-      </div>
-      <h2>Time</h2>
-      <div class="scroll">
-        <table class="table compare-times">
-          <thead>
-            <tr>
-              <th>what</th>
-              <th class="num">before</th>
-              <th class="num">after</th>
-              <th class="num">delta</th>
-            </tr>
-          </thead>
-          <tbody>
-            <tr data-time="run">
-              <td>the run</td>
-              <TimeCells d={c.duration_ms} />
-            </tr>
-            {c.kind === "task" || c.kind === "job"
-              ? null
-              : c.task_durations.map((t) => (
-                  <tr key={t.task_id} data-time="task" data-task={t.task_id}>
-                    <td>task {t.task_id}</td>
-                    <TimeCells d={t} />
-                  </tr>
-                ))}
-          </tbody>
-        </table>
-      </div>
+      </DeltaTable>
       <h2>Cases</h2>
       <div class="filters">
         <label>
