@@ -58,7 +58,7 @@ export const viewCommand: CommandModule = {
   register(program, context) {
     program
       .command("view")
-      .description("Serve a web UI on 127.0.0.1 over the recorded runs and, with --server, a jobs server's jobs")
+      .description("Serve a web UI on 127.0.0.1 over the recorded runs (with --server, a jobs server's jobs), or write a static --bundle")
       .option("-p, --port <port>", "TCP port, 0 for any free one", "7878")
       .option("--server <url>", "a jobs server (skillrig serve) whose jobs to show and to submit jobs to")
       .option("--server-token-env <name>", "environment variable holding the jobs server's token", "SKILLRIG_SERVER_TOKEN")
