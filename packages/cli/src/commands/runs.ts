@@ -26,7 +26,9 @@ function seconds(ms: number | null): string {
 
 export const runsCommand: CommandModule = {
   register(program, context, setExit) {
-    const runs = program.command("runs").description("List, show, compare (diff) and clean the recorded runs (the runs folder, .skillrig/runs)");
+    const runs = program
+      .command("runs")
+      .description("List, show, compare (diff) and clean the recorded runs (the runs folder, .skillrig/runs)");
     runs
       .command("list")
       .description("Recorded runs, newest first")
