@@ -1,8 +1,12 @@
 /**
  * compareRuns over reports skillrig itself wrote in this test (`skillrig test --json` on examples/: the receipt
- * parser's correct and buggy scripts, suite-mini graded from its solutions and from its samples), and small edge
- * cases the examples cannot produce (a sample that could not be graded, a job's output, reports that do not match).
+ * parser's correct and buggy scripts, suite-mini graded from its solutions and from its samples; `skillrig solve` on
+ * examples/solve-run-length with the real Gemini CLI against the mock model, once with its correct scenario and once
+ * with its buggy one, under one engine label), and small edge cases the examples cannot produce (a sample that could
+ * not be graded, a job's output, reports that do not match).
  */
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
 import { CompareError, compareRuns, reportKind } from "../src/compare-runs.js";
@@ -10,6 +14,30 @@ import { REPO, runCli } from "./support/cli.js";
 
 const RECEIPT = join(REPO, "examples", "oracle-receipt-parser");
 const SUITE = join(REPO, "examples", "suite-mini");
+const SOLVE = join(REPO, "examples", "solve-run-length");
+
+/** A solve of the example under the engine label `agent`, with one of its mock scenarios; its recorded report. */
+async function solveReport(scenario: "correct" | "buggy"): Promise<Record<string, unknown>> {
+  const dir = mkdtempSync(join(tmpdir(), `skillrig-compare-solve-${scenario}-`));
+  const config = join(dir, "skillrig.config.json");
+  writeFileSync(
+    config,
+    JSON.stringify({
+      plugins: [join(REPO, "plugins", "engine-gemini", "dist", "index.js")],
+      solve: {
+        attempts: 1,
+        variants: [{ label: "agent", engine: "gemini", options: { mock_scenario: join(SOLVE, "scenarios", `${scenario}.json`) } }],
+      },
+    }),
+  );
+  const r = await runCli(["--config", config, "solve", "task.json", "--engine", "agent"], {
+    cwd: SOLVE,
+    env: { SKILLRIG_RUNS_DIR: join(dir, "runs") },
+  });
+  expect(r.code, r.stderr).toBe(scenario === "correct" ? 0 : 1);
+  const folder = /recorded in (\S+) /.exec(r.stderr)![1]!;
+  return JSON.parse(readFileSync(join(folder, "report.json"), "utf8"));
+}
 
 async function report(cwd: string, args: string[]): Promise<Record<string, unknown>> {
   const r = await runCli(["test", ...args, "--json", "--no-record"], { cwd });
@@ -34,16 +62,20 @@ describe("compareRuns on runs the oracle recorded", () => {
   let buggy: Record<string, unknown>;
   let solutions: Record<string, unknown>;
   let samples: Record<string, unknown>;
+  let solvedRight: Record<string, unknown>;
+  let solvedWrong: Record<string, unknown>;
 
   beforeAll(async () => {
-    [correct, correctAgain, buggy, solutions, samples] = await Promise.all([
+    [correct, correctAgain, buggy, solutions, samples, solvedRight, solvedWrong] = await Promise.all([
       report(RECEIPT, ["task.json", "--deliverable", "correct"]),
       report(RECEIPT, ["task.json", "--deliverable", "correct"]),
       report(RECEIPT, ["task.json", "--deliverable", "buggy"]),
       report(SUITE, ["tasks", "--deliverable", "solutions"]),
       report(SUITE, ["tasks", "--samples", "samples.jsonl"]),
+      solveReport("correct"),
+      solveReport("buggy"),
     ]);
-  }, 240_000);
+  }, 400_000);
 
   it("a deliverable that passed every case, then one that fails some: each failing case is a regression", () => {
     expect(reportKind(correct)).toBe("task");
@@ -118,6 +150,33 @@ describe("compareRuns on runs the oracle recorded", () => {
     expect(c.duration_ms.delta).toBe(summary(samples).duration_ms - summary(solutions).duration_ms);
     expect(c.task_durations.map((t) => t.task_id).sort()).toEqual(["any-int", "big-sum", "run-length"]);
     expect(c.task_durations.every((t) => t.before !== null && t.after !== null)).toBe(true);
+  });
+
+  it("a solve whose agent wrote a correct solution, then a buggy one: the attempt's failing cases regress, pass@1 per engine", () => {
+    expect(reportKind(solvedWrong)).toBe("solve");
+    const c = compareRuns(solvedRight, solvedWrong);
+    type Attempt = { engine: string; attempt: number; cases: Array<{ name: string; status: string }> };
+    const attempt = (r: Record<string, unknown>) => (r.tasks as Array<{ attempts: Attempt[] }>)[0]!.attempts[0]!;
+    const failing = attempt(solvedWrong)
+      .cases.filter((x) => x.status !== "passed")
+      .map((x) => x.name);
+    expect(failing.length).toBeGreaterThan(0);
+    expect(c.kind).toBe("solve");
+    expect(c.regression).toBe(true);
+    expect(c.cases.filter((x) => x.regression).map((x) => x.case)).toEqual(failing);
+    expect(new Set(c.cases.map((x) => x.sample))).toEqual(new Set(["agent #1"]));
+    expect(c.pass_at_k).toEqual([{ scope: "agent", k: 1, before: 1, after: 0, delta: -1 }]);
+    expect(c.pass_rate).toEqual({ of: "attempts", before: 1, after: 0, delta: -1 });
+    expect(c.duration_ms.delta).toBe((solvedWrong.duration_ms as number) - (solvedRight.duration_ms as number));
+    const durationOf = (r: Record<string, unknown>) => (attempt(r) as unknown as { usage: { durationMs: number } }).usage.durationMs;
+    expect(c.task_durations).toEqual([
+      {
+        task_id: "run-length-encode",
+        before: durationOf(solvedRight),
+        after: durationOf(solvedWrong),
+        delta: durationOf(solvedWrong) - durationOf(solvedRight),
+      },
+    ]);
   });
 
   it("refuses a one-task report against a suite, and two different tasks, naming both", () => {
