@@ -104,11 +104,23 @@ async function chooseRecords(options: BundleOptions): Promise<RunRecord[]> {
   });
 }
 
+/**
+ * The page's own policy, as the view server's header says it (a static host sends none): scripts and styles from
+ * the bundle only, images also as data: URLs (a job's artifacts), no requests anywhere.
+ */
+const BUNDLE_CSP =
+  "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'none'; object-src 'none'; base-uri 'none'; form-action 'none'";
+
 /** The app's index.html, made to load from file://: classic deferred scripts after data.js, no crossorigin. */
 export function bundleIndexHtml(html: string): string {
   const scripts = html.replace(/<script type="module" crossorigin src="([^"]+)"><\/script>/g, '<script defer src="$1"></script>');
   if (scripts === html) throw new Error("the built index.html has no module script to rewrite: rebuild @skillrig/view");
-  return scripts.replace(/ crossorigin(?=[ >])/g, "").replace("</title>", '</title>\n    <script src="./data.js"></script>');
+  return scripts
+    .replace(/ crossorigin(?=[ >])/g, "")
+    .replace(
+      "</title>",
+      `</title>\n    <meta http-equiv="Content-Security-Policy" content="${BUNDLE_CSP}" />\n    <script src="./data.js"></script>`,
+    );
 }
 
 async function prepareOutDir(dir: string, force: boolean): Promise<void> {

@@ -3,13 +3,17 @@
  * correct script then its buggy one (`skillrig test`), suite-mini graded from its solutions then from its samples,
  * and two `skillrig run` jobs of a skill on the server tests' echo engine (different inputs, so the output differs).
  * The compare page and `skillrig runs diff --json` must agree (same cases and changes, same deltas); then a bundle of
- * those runs opens from file:// with no server running and shows a run, a job's artifact and a comparison.
+ * those runs opens from file:// with no server running and shows a run, a job's artifact and a comparison, and
+ * from a plain static server.
  */
 import { mkdirSync, mkdtempSync, readdirSync, writeFileSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
+import sirv from "sirv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { RunComparison } from "../src/compare-runs.js";
 import { launchChromium, OpenedPages, SCREENSHOTS } from "./support/browser.js";
@@ -287,5 +291,17 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
       await context.close();
     }
     expect(problems).toEqual([]);
+
+    // The same files from a plain static server (sirv, what the view server serves its assets with; no CSP header).
+    const host = createServer(sirv(out, { dev: true }));
+    await new Promise<void>((ok) => host.listen(0, "127.0.0.1", ok));
+    const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
+    try {
+      const w = await pages.open(base, `index.html#/compare/${ids.solutions}/${ids.samples}`);
+      await agree(w.page, ids.solutions, ids.samples, 0);
+    } finally {
+      host.closeAllConnections();
+      await new Promise((ok) => host.close(ok));
+    }
   });
 });
