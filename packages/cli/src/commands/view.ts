@@ -36,6 +36,9 @@ function stopRequested(): Promise<string> {
 }
 
 async function bundle(ctx: CommandContext, options: ViewOptions): Promise<void> {
+  if (options.server !== undefined) {
+    throw new SkillrigError("usage", "--server cannot go with --bundle: a bundle has no jobs server's pages", { field: "--server" });
+  }
   if (!/^[1-9][0-9]{0,5}$/.test(options.limit)) {
     throw new SkillrigError("usage", `--limit must be a whole number from 1, not "${options.limit}"`, { field: "--limit" });
   }
@@ -69,7 +72,7 @@ export const viewCommand: CommandModule = {
       .option("--force", "with --bundle: write into a folder that is not empty (its index.html, data.js and assets/ are replaced)")
       .addHelpText(
         "after",
-        "\nWith --json, prints {url, runs_dir, server} as one JSON document, then serves until Ctrl-C.\nWith --bundle, writes the site and exits; --json prints {dir, index, runs, left_out, bytes}.\n",
+        "\nWith --json, prints {url, runs_dir, server} as one JSON document, then serves until Ctrl-C.\nWith --bundle, writes the site and exits; --json prints {dir, index, url, runs, left_out, bytes}.\n",
       )
       .action(async (options: ViewOptions, command) => {
         const ctx = context(command);
