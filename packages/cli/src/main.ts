@@ -57,12 +57,12 @@ const COMMANDS: LazyCommand[] = [
   },
   {
     name: "runs",
-    description: "List, show and clean the recorded runs (the runs folder, .skillrig/runs)",
+    description: "List, show, compare (diff) and clean the recorded runs (the runs folder, .skillrig/runs)",
     load: async () => (await import("./commands/runs.js")).runsCommand,
   },
   {
     name: "view",
-    description: "Serve a web UI on 127.0.0.1 over the recorded runs and, with --server, a jobs server's jobs",
+    description: "Serve a web UI on 127.0.0.1 over the recorded runs (with --server, a jobs server's jobs), or write a static --bundle",
     load: async () => (await import("./commands/view.js")).viewCommand,
   },
   {

@@ -7,6 +7,7 @@ export {
   parseAge,
   RUN_KINDS,
   readRunRecord,
+  readRunReport,
   recordExistingFolder,
   writeRunRecord,
   type CleanOptions,
@@ -37,4 +38,12 @@ import type { RunningView, ViewServerOptions } from "./view-server.js";
  */
 export async function startViewServer(options: ViewServerOptions): Promise<RunningView> {
   return (await import("./view-server.js")).startViewServer(options);
+}
+
+export type { BundleOptions, BundleResult } from "./bundle.js";
+import type { BundleOptions, BundleResult } from "./bundle.js";
+
+/** Writes a static site of chosen runs (`skillrig view --bundle`); loaded on first use, as the server is. */
+export async function writeBundle(options: BundleOptions): Promise<BundleResult> {
+  return (await import("./bundle.js")).writeBundle(options);
 }

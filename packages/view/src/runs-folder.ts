@@ -208,6 +208,26 @@ export async function readRunRecord(runsDir: string, id: string): Promise<RunRec
   return undefined;
 }
 
+/**
+ * One run's record and its report (parsed JSON; null when the file is missing, not JSON or outside the run's
+ * folder); undefined when there is no such run.
+ */
+export async function readRunReport(runsDir: string, id: string): Promise<{ record: RunRecord; report: unknown } | undefined> {
+  const record = isRunId(id) ? await readRunRecord(runsDir, id) : undefined;
+  if (!record) return undefined;
+  const folder = join(resolve(runsDir), id);
+  const file = resolve(folder, record.report);
+  let report: unknown = null;
+  if (file.startsWith(`${folder}/`)) {
+    try {
+      report = await readJson(file);
+    } catch {
+      report = null;
+    }
+  }
+  return { record, report };
+}
+
 /** Every run in the folder, newest first. A missing folder has no runs. */
 export async function listRunRecords(runsDir: string): Promise<RunRecord[]> {
   let names: string[];

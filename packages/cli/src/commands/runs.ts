@@ -1,6 +1,7 @@
 /**
- * `skillrig runs list|show|clean`: the runs folder's recorded test, solve and run runs and eval iterations
- * (docs/view.md), so run folders and cached Python environments do not pile up unseen.
+ * `skillrig runs list|show|diff|clean`: the runs folder's recorded test, solve and run runs and eval iterations
+ * (docs/view.md), so run folders and cached Python environments do not pile up unseen, and two runs can be
+ * compared (`diff`, the same comparison as the view's compare page: `@skillrig/view/compare`).
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -8,6 +9,8 @@ import { SkillrigError } from "@skillrig/core";
 import { cleanRuns, isRunId, listRunRecords, parseAge, RUN_KINDS, readRunRecord, type RunRecord } from "@skillrig/view";
 import type { CommandModule } from "../command.js";
 import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
+import { table } from "../text-table.js";
+import { runsDiff } from "./runs-diff.js";
 
 const KINDS: readonly string[] = RUN_KINDS;
 
@@ -21,22 +24,11 @@ function seconds(ms: number | null): string {
   return ms === null ? "-" : `${(ms / 1000).toFixed(1)} s`;
 }
 
-/** Rows padded to their widest cell, the last column left ragged. */
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, col) => Math.max(...rows.map((r) => [...r[col]!].length)));
-  return rows
-    .map((r) =>
-      r
-        .map((cell, col) => (col === r.length - 1 ? cell : cell.padEnd(widths[col]!)))
-        .join("  ")
-        .trimEnd(),
-    )
-    .join("\n");
-}
-
 export const runsCommand: CommandModule = {
-  register(program, context) {
-    const runs = program.command("runs").description("List, show and clean the recorded runs (the runs folder, .skillrig/runs)");
+  register(program, context, setExit) {
+    const runs = program
+      .command("runs")
+      .description("List, show, compare (diff) and clean the recorded runs (the runs folder, .skillrig/runs)");
     runs
       .command("list")
       .description("Recorded runs, newest first")
@@ -81,6 +73,18 @@ export const runsCommand: CommandModule = {
           `report ${reportFile}${report === null ? " (missing or not JSON)" : ""}`,
         ].join("\n");
         ctx.out.result({ record, folder: join(dir, id), report }, human);
+      });
+    runs
+      .command("diff <before> <after>")
+      .description("Compare two recorded runs of the same task, suite, solve batch or skill: exit 1 when a case that passed no longer does")
+      .option("--changed-only", "list only the cases whose status changed")
+      .addHelpText(
+        "after",
+        "\nIds as `runs list` shows them; `latest` is the newest run, `latest~N` the N-th earlier run of the same kind and name.\nExit codes: 0 nothing that passed fails now, 1 a regression, 2 an unknown id or runs that cannot be compared.\n",
+      )
+      .action(async (before: string, after: string, options: { changedOnly?: boolean }, command) => {
+        const ctx = context(command);
+        setExit(await runsDiff(ctx, runsDirOf(await ctx.runner()), before, after, options.changedOnly === true));
       });
     runs
       .command("clean")

@@ -1,4 +1,9 @@
-/** Talking to the view server: its own /api and the relayed jobs server under /api/server. */
+/**
+ * Talking to the view server: its own /api and the relayed jobs server under /api/server. In a bundle
+ * (`skillrig view --bundle`: a static site that opens from disk), there is no server: data.js sets
+ * `__SKILLRIG_BUNDLE__` before the app loads, and the run routes are answered from it (bundle.ts).
+ */
+import { bundleFileUrl, bundleGet, bundleOf, dataUrlText } from "./bundle.js";
 
 export interface RunRecord {
   id: string;
@@ -37,13 +42,21 @@ async function errorOf(response: Response): Promise<ApiError> {
   );
 }
 
+/** The bundle the page was opened from, or undefined when a view server serves it. */
+const bundle = bundleOf(globalThis);
+export const isBundle = bundle !== undefined;
+
 export async function getJson<T>(url: string): Promise<T> {
+  if (url.startsWith("data:")) return JSON.parse(dataUrlText(url)) as T;
+  if (bundle) return bundleGet(bundle, url) as T;
   const response = await fetch(url, { headers: { accept: "application/json" } });
   if (!response.ok) throw await errorOf(response);
   return (await response.json()) as T;
 }
 
 export async function getText(url: string): Promise<string> {
+  if (url.startsWith("data:")) return dataUrlText(url);
+  if (bundle) return JSON.stringify(bundleGet(bundle, url));
   const response = await fetch(url);
   if (!response.ok) throw await errorOf(response);
   return response.text();
@@ -66,6 +79,7 @@ export async function postBytes<T>(url: string, bytes: Uint8Array, contentType: 
 }
 
 export function runFileUrl(runId: string, path: string, download = false): string {
+  if (bundle) return bundleFileUrl(bundle, runId, path);
   const encoded = path.split("/").map(encodeURIComponent).join("/");
   return `/api/runs/${encodeURIComponent(runId)}/files/${encoded}${download ? "?download=1" : ""}`;
 }

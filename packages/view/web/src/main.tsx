@@ -6,6 +6,8 @@ import { render, type VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import "highlight.js/styles/github.css";
 import "./style.css";
+import { isBundle } from "./api.js";
+import { RunComparePage } from "./compare-pages.js";
 import { ErrorBox } from "./components.js";
 import { ComparePage, EvalPage, IterationPage } from "./eval-pages.js";
 import { RunPage, RunsList, useFetch } from "./runs-pages.js";
@@ -31,6 +33,13 @@ function App() {
   let page: VNode;
   const number = (text: string | undefined) => (text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined);
   if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;
+  else if (parts[0] === "compare" && parts[1] && parts[2]) page = <RunComparePage before={parts[1]} after={parts[2]} key={hash} />;
+  else if (isBundle && (parts[0] === "server" || parts[0] === "eval"))
+    page = (
+      <main>
+        <p class="error">this page needs skillrig view's server: it is not part of a bundle</p>
+      </main>
+    );
   else if (parts[0] === "eval" && parts[1] && parts[2] === "compare" && number(parts[3]) && number(parts[4]))
     page = <ComparePage id={parts[1]} before={number(parts[3])!} after={number(parts[4])!} key={hash} />;
   else if (parts[0] === "eval" && parts[1] && number(parts[2])) page = <IterationPage id={parts[1]} n={number(parts[2])!} key={hash} />;

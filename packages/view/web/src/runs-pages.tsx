@@ -14,6 +14,7 @@ import {
   type CaseLike,
   type TimelineEvent,
 } from "./components.js";
+import { useRunPicker } from "./compare-pages.js";
 import { duration, isObject, percent, when } from "./format.js";
 
 export function useFetch<T>(url: string | undefined): { data?: T; error?: Error } {
@@ -47,6 +48,7 @@ export function RunsList({ server }: { server: string | null }) {
         (q === "" || `${r.name} ${r.engines.join(" ")} ${r.id}`.toLowerCase().includes(q)),
     );
   }, [data, kind, status, search]);
+  const picker = useRunPicker(data?.runs ?? []);
   return (
     <main>
       <h1>Runs</h1>
@@ -88,11 +90,13 @@ export function RunsList({ server }: { server: string | null }) {
         </label>
       </div>
       {error ? <ErrorBox error={error} /> : !data ? <Loading what="runs" /> : null}
+      {data ? picker.bar : null}
       {data ? (
         <div class="scroll">
           <table class="table runs">
             <thead>
               <tr>
+                <th>compare</th>
                 <th>kind</th>
                 <th>task or skill</th>
                 <th>engine</th>
@@ -105,6 +109,7 @@ export function RunsList({ server }: { server: string | null }) {
             <tbody>
               {runs.map((r) => (
                 <tr key={r.id} data-run={r.id} data-kind={r.kind}>
+                  <td>{picker.box(r)}</td>
                   <td>{r.kind}</td>
                   <td>
                     <a href={(r.kind === "eval" && evalPageOf(r.id)) || `#/run/${encodeURIComponent(r.id)}`}>
