@@ -118,7 +118,7 @@ describe("skillrig view in Chromium", () => {
       runCli(["test", "examples/oracle-receipt-parser/task.json", "--deliverable", "examples/oracle-receipt-parser/buggy"], { env }),
       runCli(["solve", "task.json", "--engine", "gemini-buggy"], { cwd: join(REPO, "examples", "solve-run-length"), env }),
       runCli(["test", join(work, "parse/task.json"), "--deliverable", join(work, "parse/parse.py")], { env }),
-      runCli(["test", "examples/suite-mini/tasks", "--samples", samples], { env }),
+      runCli(["test", "examples/suite-mini/tasks", "--samples", samples, "--k", "2"], { env }),
       runCli(["run", "word-count", "--engine", "echo", "--file", `text_file=${join(work, "notes.txt")}`, "--input", "label=notes"], {
         cwd: project,
         env,
@@ -197,14 +197,17 @@ describe("skillrig view in Chromium", () => {
     const { page } = await open("#/");
     await page.locator(`tr[data-run="${recordedJob}"]`).waitFor();
     const records = (await (await fetch(`${view.info.url}api/runs`)).json()).runs as Array<{ id: string; duration_ms: number | null }>;
-    const byDuration = [...records].filter((r) => r.duration_ms !== null).sort((a, b) => a.duration_ms! - b.duration_ms!);
+    // Ties keep the list's order (newest first) in both directions.
+    const timed = records.filter((r) => r.duration_ms !== null);
+    const byDuration = [...timed].sort((a, b) => a.duration_ms! - b.duration_ms!);
+    const byDurationDesc = [...timed].sort((a, b) => b.duration_ms! - a.duration_ms!);
     const order = () => page.locator("table.runs tbody tr").evaluateAll((trs) => trs.map((t) => t.getAttribute("data-run")));
     await page.locator('th[data-column="duration"] button').click();
     await expect.poll(() => page.locator('th[data-column="duration"]').getAttribute("aria-sort")).toBe("ascending");
     expect((await order()).slice(0, byDuration.length)).toEqual(byDuration.map((r) => r.id));
     await page.locator('th[data-column="duration"] button').click();
     await expect.poll(() => page.locator('th[data-column="duration"]').getAttribute("aria-sort")).toBe("descending");
-    expect((await order()).slice(0, byDuration.length)).toEqual(byDuration.map((r) => r.id).reverse());
+    expect((await order()).slice(0, byDuration.length)).toEqual(byDurationDesc.map((r) => r.id));
     expect(page.url()).toMatch(/runs\.sort=duration&runs\.dir=desc/);
     // A link with the sort in it opens sorted.
     const again = await open("#/?runs.sort=duration&runs.dir=desc");
@@ -214,7 +217,7 @@ describe("skillrig view in Chromium", () => {
         0,
         byDuration.length,
       ),
-    ).toEqual(byDuration.map((r) => r.id).reverse());
+    ).toEqual(byDurationDesc.map((r) => r.id));
     await page.fill("input[name=search]", "test");
     const shown = await order();
     const [download] = await Promise.all([page.waitForEvent("download"), page.locator('button[data-export="csv"]').click()]);
@@ -229,6 +232,8 @@ describe("skillrig view in Chromium", () => {
   it("shows a real test run: cases filtered by status, a failing case's input and diff", async () => {
     const { page, shot } = await open(`#/run/${recordedTest}`);
     await page.getByRole("heading", { name: /test oracle-receipt-parser/ }).waitFor();
+    await page.locator(".verdict").waitFor();
+    expect(await page.locator(".report-problem").count()).toBe(0);
     await page.locator('tr.case-row[data-status="passed"]').first().waitFor();
     const all = await page.locator("tr.case-row").count();
     await page.click('button[data-filter="not-passed"]');
@@ -324,11 +329,11 @@ describe("skillrig view in Chromium", () => {
   });
 
   it("names a report that breaks its schema by its pointer, with no NaN on the page", async () => {
-    // The fixture suite is written in the pass@k shape the view once read (numbers keyed by k).
+    // The fixture suite is written in the shape the view once read (a short summary, pass@k numbers keyed by k).
     const { page } = await open(`#/run/${ids.suite}`);
     const problem = page.locator(".report-problem");
     await problem.waitFor();
-    expect(await problem.innerText()).toMatch(/report\.json is not a valid skillrig-suite-report: .*\/pass_at_k/);
+    expect(await problem.innerText()).toMatch(/^report\.json is not a valid skillrig-suite-report: \/summary\/\S+ is required/);
     await page.locator("table.matrix").waitFor();
     expect(await page.locator("main").innerText()).not.toMatch(/NaN/);
   });
@@ -336,6 +341,8 @@ describe("skillrig view in Chromium", () => {
   it("shows a real solve batch: the matrix, the attempt's highlighted source, transcript and prompt", async () => {
     const { page, shot } = await open(`#/run/${recordedSolve}`);
     await page.locator("table.matrix").waitFor();
+    // The solve report the CLI wrote is what its schema says.
+    expect(await page.locator(".report-problem").count()).toBe(0);
     await page.locator("button.cell.s-failed").first().click();
     const attempt = page.locator('section[aria-label="selected attempt"]');
     await attempt.waitFor();

@@ -317,7 +317,7 @@ function SuiteView({ report }: { report: SuiteReport }) {
         label: "samples passed",
         num: true,
         value: (t) => t.samples_passed,
-        render: (t) => `${t.samples_passed}/${t.samples_total}`,
+        render: (t) => `${t.samples_passed ?? "?"}/${t.samples_total ?? t.samples.length}`,
       },
       ...ks.map(
         (k): Column<SuiteTask> => ({
@@ -347,7 +347,7 @@ function SuiteView({ report }: { report: SuiteReport }) {
     <>
       <p class="suite-headline">
         {report.tasks.length} task(s)
-        {s ? (
+        {s && typeof s.samples === "number" && typeof s.cases === "number" ? (
           <>
             {" "}
             ·{" "}

@@ -195,7 +195,7 @@ export function ServerJob({ id }: { id: string }) {
       {error ? <ErrorBox error={error} /> : null}
       {job ? (
         <p class="muted">
-          {job.kind} · {job.skill_id} · {job.engine} · created {when(job.created_at)}
+          {[job.kind, job.skill_id, job.engine].filter(Boolean).join(" · ")} · created {when(job.created_at)}
           {job.reason ? ` · ${job.reason}` : ""}
           {!finished ? (
             <>
