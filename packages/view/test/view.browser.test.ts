@@ -1,12 +1,13 @@
 /**
  * `skillrig view` in Debian's Chromium over runs the test records itself: a failing one-task `skillrig test`, a
  * suite of 3 tasks x 3 samples (`--samples`), a `skillrig solve` batch, a `skillrig run` skill job with a file
- * input and parameter defaults, and an oracle run graded on a live `skillrig serve` (`skillrig test --server`); the
+ * input and parameter defaults, a `skillrig eval` iteration, and an oracle run graded on a live `skillrig serve`
+ * (`skillrig test --server`); the
  * numbers on the pages are checked against the reports the runs wrote. Fixture runs remain for what a real run does
  * not produce: a Markdown and an image artifact, and a report that breaks its schema. Every page is checked for
  * console errors and off-host requests; screenshots go to test-output/screenshots.
  */
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -74,6 +75,27 @@ function writeSuiteSamples(work: string): string {
   return file;
 }
 
+/** A project for `skillrig eval`: packages/evals' csv-total skill and mock scenario, recording into `runsDir`. */
+function writeEvalProject(runsDir: string): string {
+  const fixture = join(REPO, "packages/evals/test/fixtures/eval-run");
+  const dir = mkdtempSync(join(tmpdir(), "skillrig-view-eval-"));
+  cpSync(join(fixture, "csv-total"), join(dir, "skills", "csv-total"), { recursive: true });
+  writeFileSync(
+    join(dir, "skillrig.config.json"),
+    JSON.stringify({
+      plugins: [
+        [
+          join(REPO, "plugins/engine-gemini/dist/index.js"),
+          { approval_mode: "yolo", mock_scenario: join(fixture, "scenario.json"), timeout_ms: 120000 },
+        ],
+      ],
+      skills: { roots: ["skills"] },
+      runs_dir: runsDir,
+    }),
+  );
+  return dir;
+}
+
 /** How the view writes a rate (format.ts's percent). */
 const percentText = (rate: number) => `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)}%`;
 
@@ -112,9 +134,10 @@ describe("skillrig view in Chromium", () => {
       }),
     );
     writeFileSync(join(work, "notes.txt"), NOTES);
+    const evalProject = writeEvalProject(runsDir);
     jobs = await startCli(["serve", "--port", "0", "--json"], { cwd: project });
     // The "done when" of issue 28: every page over runs skillrig itself recorded here.
-    const [test, solve, parse, suite, skillJob, remote] = await Promise.all([
+    const [test, solve, parse, suite, skillJob, evaluation, remote] = await Promise.all([
       runCli(["test", "examples/oracle-receipt-parser/task.json", "--deliverable", "examples/oracle-receipt-parser/buggy"], { env }),
       runCli(["solve", "task.json", "--engine", "gemini-buggy"], { cwd: join(REPO, "examples", "solve-run-length"), env }),
       runCli(["test", join(work, "parse/task.json"), "--deliverable", join(work, "parse/parse.py")], { env }),
@@ -123,6 +146,8 @@ describe("skillrig view in Chromium", () => {
         cwd: project,
         env,
       }),
+      // One eval case, with and without the skill, each a real Gemini CLI job against the mock model.
+      runCli(["eval", "csv-total", "--no-triggers", "--jobs", "2"], { cwd: evalProject, env }),
       runCli(
         [
           "test",
@@ -145,6 +170,7 @@ describe("skillrig view in Chromium", () => {
     recordedSuite = recorded(suite, 1);
     recordedJob = recorded(skillJob, 0);
     expect(remote.code, remote.stderr).toBe(1);
+    expect(evaluation.code, evaluation.stderr).toBe(0);
     view = await startCli(["view", "--port", "0", "--json", "--server", jobs.info.url], { env });
     browser = await launchChromium();
   });
@@ -326,6 +352,28 @@ describe("skillrig view in Chromium", () => {
       report.tasks[1].samples[1].cases.length,
     );
     await shot("suite");
+  });
+
+  it("shows an eval iteration a real skillrig eval recorded: pass rates per configuration as benchmark.json has them", async () => {
+    const { page, shot } = await open("#/");
+    const row = page.locator('tr[data-run="eval-csv-total/iteration-1"]');
+    await row.waitFor();
+    await row.getByRole("link").click();
+    await page.waitForURL(/#\/eval\/eval-csv-total\/1$/);
+    const benchmark = JSON.parse(readFileSync(join(runsDir, "eval-csv-total/iteration-1/benchmark.json"), "utf8"));
+    const all = 'table[data-table="delta"] tr[data-scope="all engines"]';
+    await page.locator(all).waitFor();
+    for (const configuration of ["with_skill", "without_skill"]) {
+      const mean = benchmark.run_summary[configuration].pass_rate.mean as number;
+      expect(await page.locator(`${all} td[data-configuration="${configuration}"]`).innerText()).toMatch(
+        new RegExp(`^${percentText(mean).replace(".", "\\.")} ±`),
+      );
+      const byEval = benchmark.by_eval.find((b: { configuration: string }) => b.configuration === configuration).pass_rate;
+      expect(await page.locator(`td[data-cell="1/${configuration}/all"]`).innerText()).toBe(percentText(byEval));
+    }
+    // packages/evals' scenario: the agent with the skill passes 2 of 3 assertions, without it none.
+    expect(benchmark.run_summary.with_skill.pass_rate.mean).toBeGreaterThan(benchmark.run_summary.without_skill.pass_rate.mean);
+    await shot("eval-iteration");
   });
 
   it("names a report that breaks its schema by its pointer, with no NaN on the page", async () => {
