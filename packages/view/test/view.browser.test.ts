@@ -395,7 +395,11 @@ describe("skillrig view in Chromium", () => {
     const attempt = page.locator('section[aria-label="selected attempt"]');
     await attempt.waitFor();
     expect(await attempt.locator("pre.hljs .hljs-keyword").first().innerText()).toBe("def");
-    expect(await attempt.locator("ol.timeline li").count()).toBeGreaterThan(0);
+    const events = attempt.locator("ol.timeline li");
+    expect(await events.count()).toBeGreaterThan(0);
+    // The transcript's events carry their times: each shows the time since the first and since the previous.
+    expect(await events.first().getAttribute("data-since-start")).toBe("0");
+    expect(await attempt.locator("ol.timeline li:not([data-since-start])").count()).toBe(0);
     expect(await attempt.locator("tr.case-row").count()).toBeGreaterThan(0);
     const prompt = attempt.locator("details.section", { hasText: "prompt sent" });
     await prompt.locator("summary").click();
