@@ -75,24 +75,15 @@ function writeSuiteSamples(work: string): string {
   return file;
 }
 
-/** A project for `skillrig eval`: packages/evals' csv-total skill and mock scenario, recording into `runsDir`. */
+/** A project for `skillrig eval`: packages/evals' csv-total skill, played by the Gemini CLI and its mock scenario. */
 function writeEvalProject(runsDir: string): string {
   const fixture = join(REPO, "packages/evals/test/fixtures/eval-run");
   const dir = mkdtempSync(join(tmpdir(), "skillrig-view-eval-"));
   cpSync(join(fixture, "csv-total"), join(dir, "skills", "csv-total"), { recursive: true });
-  writeFileSync(
-    join(dir, "skillrig.config.json"),
-    JSON.stringify({
-      plugins: [
-        [
-          join(REPO, "plugins/engine-gemini/dist/index.js"),
-          { approval_mode: "yolo", mock_scenario: join(fixture, "scenario.json"), timeout_ms: 120000 },
-        ],
-      ],
-      skills: { roots: ["skills"] },
-      runs_dir: runsDir,
-    }),
-  );
+  const gemini = join(REPO, "plugins/engine-gemini/dist/index.js");
+  const options = { approval_mode: "yolo", mock_scenario: join(fixture, "scenario.json"), timeout_ms: 120000 };
+  const config = { plugins: [[gemini, options]], skills: { roots: ["skills"] }, runs_dir: runsDir };
+  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify(config));
   return dir;
 }
 
