@@ -24,7 +24,8 @@ const HIDDEN = "wwwwwwwwwwwwHIDDEN";
  * (a local solve's under .skillrig/runs, a server's under its data_dir's runs/<solve job>/runs).
  */
 function comparable(report: unknown): unknown {
-  const drop = new Set(["duration_ms", "durationMs", "engineMs", "call_ms", "started_at", "run_dir", "path", "job_id"]);
+  // `at`: when a transcript event came.
+  const drop = new Set(["at", "duration_ms", "durationMs", "engineMs", "call_ms", "started_at", "run_dir", "path", "job_id"]);
   const text = JSON.stringify(report, (key, value) => (drop.has(key) || key.endsWith("_at") ? undefined : value));
   return JSON.parse(
     text

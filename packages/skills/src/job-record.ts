@@ -3,8 +3,8 @@
  * JobWork the hooks see, and the JobResult it ends with. `openJob` makes them; `closeJob` writes the result
  * (timings, warnings, result.json) and fires `runEnd`, whatever happened in between.
  */
-import { createWriteStream, writeFileSync, type WriteStream } from "node:fs";
-import { basename, resolve } from "node:path";
+import { createWriteStream, lstatSync, readFileSync, writeFileSync, type WriteStream } from "node:fs";
+import { basename, join, resolve } from "node:path";
 import type { EngineEvent, JobRequest, JobResult, JobWork, Runner, SkillManifest } from "@skillrig/core";
 import { createRunFolder, installedSkillDir, newJobId } from "./run-folder.js";
 
@@ -115,6 +115,37 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     timings: { started_at: startedAt.toISOString() },
   };
   return { work, result, startedAt, warnings, skillsActivated, events, timer };
+}
+
+/** A file input as the job got it: its field, the name it was given (a local file's own name, else the field) and size. */
+export interface RecordedFile {
+  field: string;
+  name: string;
+  bytes: number;
+  /** Where it is in the run folder: `uploads/<field>`. */
+  path: string;
+}
+
+/**
+ * Adds what the job really got to run.json, once the inputs are resolved: the input (a file input as its
+ * `uploads/<field>` path, not the host's), the parameters with the schema's defaults applied, and each file input's
+ * name and size. run.json keeps the request as sent, so both what was asked and what ran are on record.
+ */
+export function recordResolvedInputs(job: JobRecord, input: Record<string, unknown>, parameter: Record<string, unknown>): void {
+  const file = resolve(job.work.run.root, "run.json");
+  const runJson = JSON.parse(readFileSync(file, "utf8")) as { uploads?: Record<string, { original_name?: string }> };
+  const files: RecordedFile[] = [];
+  const shown: Record<string, unknown> = { ...input };
+  for (const [field, value] of Object.entries(input)) {
+    const upload = join(job.work.run.uploads, field);
+    if (value !== upload) continue;
+    const info = lstatSync(upload, { throwIfNoEntry: false });
+    if (!info?.isFile()) continue;
+    const path = `uploads/${field}`;
+    shown[field] = path;
+    files.push({ field, name: runJson.uploads?.[field]?.original_name ?? field, bytes: info.size, path });
+  }
+  writeFileSync(file, JSON.stringify({ ...runJson, resolved: { input: shown, parameter, files } }, null, 2));
 }
 
 export async function closeJob(runner: Runner, job: JobRecord): Promise<JobResult> {

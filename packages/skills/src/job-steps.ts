@@ -7,7 +7,7 @@ import { writeFileSync } from "node:fs";
 import { resolve } from "node:path";
 import { SkillrigError, type EngineSucceeded, type JobRuntime, type PromptRendering, type Runner, type Violation } from "@skillrig/core";
 import { collectionError, engineError, requestError } from "./job-errors.js";
-import type { JobRecord } from "./job-record.js";
+import { recordResolvedInputs, type JobRecord } from "./job-record.js";
 import { installSkill } from "./run-folder.js";
 
 export interface ResolvedInputs {
@@ -26,6 +26,7 @@ export async function resolveInputs(runner: Runner, job: JobRecord, uploadProble
   if (resolution.violations.length > 0) throw requestError(resolution.violations);
   work.context.input = resolution.value;
   work.context.parameter = resolution.parameter;
+  recordResolvedInputs(job, resolution.value, resolution.parameter);
   return { input: resolution.value, parameter: resolution.parameter };
 }
 

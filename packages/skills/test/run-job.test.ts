@@ -3,7 +3,7 @@ import { join } from "node:path";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { describe, expect, it } from "vitest";
-import type { EngineEvent, JobRequest, JobResult } from "@skillrig/core";
+import { compileSchema, type EngineEvent, type JobRequest, type JobResult, type JsonSchema } from "@skillrig/core";
 import { runJob } from "@skillrig/skills";
 import { SCRIPT_ENGINE } from "./support/script-engine.mjs";
 import { makeSkill, tempDir, testRunner, writeTree } from "./support/helpers.js";
@@ -54,6 +54,14 @@ function numbersFile(dir: string, name = "numbers.md", content = "10\n14\n7\nabc
   return path;
 }
 
+/** result.json as written, checked against the schema this package ships (`@skillrig/skills/job-result.schema.json`). */
+const resultSchema = compileSchema(
+  JSON.parse(readFileSync(join(import.meta.dirname, "../src/job-result.schema.json"), "utf8")) as JsonSchema,
+);
+function expectValidResultJson(result: JobResult) {
+  expect(resultSchema.validate(JSON.parse(readFileSync(join(result.run_dir, "result.json"), "utf8")))).toEqual([]);
+}
+
 function expectFailed(result: JobResult, code: string) {
   expect(result.status, JSON.stringify(result.error)).toBe("failed");
   expect(result.error?.code).toBe(code);
@@ -91,7 +99,15 @@ describe("runJob on the fixture skills", () => {
     ]) {
       expect(existsSync(join(run, part)), part).toBe(true);
     }
-    expect(JSON.parse(readFileSync(join(run, "run.json"), "utf8")).uploads.input_file.original_name).toBe("numbers.md");
+    const runJson = JSON.parse(readFileSync(join(run, "run.json"), "utf8"));
+    expect(runJson.uploads.input_file.original_name).toBe("numbers.md");
+    // What the job really got, beside the request as sent: the file by its name and size, the parameters resolved.
+    expect(runJson.resolved).toEqual({
+      input: { input_file: "uploads/input_file" },
+      parameter: { divisor: 2 },
+      files: [{ field: "input_file", name: "numbers.md", bytes: "10\n14\n7\nabc\n26\n".length, path: "uploads/input_file" }],
+    });
+    expectValidResultJson(result);
     const patched = readFileSync(join(run, "workspace/.agents/skills/demo-prime-number/SKILL.md"), "utf8");
     expect(patched).toBe(readFileSync(join(run, "SKILL.patched.md"), "utf8"));
     expect(patched).toContain(`- \`${join(run, "uploads/input_file")}\`: Absolute path to the source markdown file.`);
@@ -110,6 +126,7 @@ describe("runJob on the fixture skills", () => {
     const { runner } = testRunner();
     const result = await runJob(runner, request("demo-bad-input", withAgent("open('ran', 'w')")));
     expectFailed(result, "input_missing_file");
+    expectValidResultJson(result);
     expect(result.error?.message).toContain("uploads/input_file does not exist");
     expect(result.error?.file).toBe("uploads/input_file");
     expect(existsSync(join(result.run_dir, "workspace/ran"))).toBe(false);
@@ -171,6 +188,9 @@ print("{}")`;
     expect((result.output as Record<string, string>).info_file_path).toMatch(/workspace\/out\/info\.json$/);
     expect(result.warnings?.filter((w) => w.includes("did not give its path"))).toHaveLength(2);
     expect(readFileSync(join(result.run_dir, "artifacts/text.md"), "utf8")).toContain("Genesis 1:1");
+    // The request named no parameter; run.json records the default the job ran with.
+    expect(JSON.parse(readFileSync(join(result.run_dir, "run.json"), "utf8")).resolved.parameter).toEqual({ language: "Chinese" });
+    expectValidResultJson(result);
   });
 
   it("demo-auto-skill: an agent that follows its steps succeeds; extra keys and wrong enums are each a schema_violation", async () => {

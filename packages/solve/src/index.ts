@@ -19,6 +19,7 @@ export type {
   EngineSummary,
   SolveReport,
   EngineLabel,
+  TranscriptEvent,
 } from "./report.js";
 export { toSolveJson } from "./reporters/json-reporter.js";
 export { toSolveJunit } from "./reporters/junit-reporter.js";

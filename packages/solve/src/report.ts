@@ -26,6 +26,9 @@ export interface AttemptUsage {
   durationMs: number;
 }
 
+/** An engine event as a transcript keeps it: `at`, when the runner got it (ISO 8601; a merged message: its first part). */
+export type TranscriptEvent = EngineEvent & { at?: string };
+
 export interface AttemptResult {
   task_id: string;
   /** The engine's label in this run (its name, unless two variants of one engine run side by side). */
@@ -48,8 +51,8 @@ export interface AttemptResult {
   prompt?: string;
   /** The SKILL.md the agent read (rendered for this task and patched with the output contract). */
   skill_md?: string;
-  /** The engine's events: messages, tool calls, file changes, usage. */
-  transcript: EngineEvent[];
+  /** The engine's events: messages, tool calls, file changes, usage; each with when it came. */
+  transcript: TranscriptEvent[];
   /** The file the agent wrote, as collected. */
   deliverable?: { file: string; path: string; content: string; truncated?: boolean };
   /** One verdict per scored case. */

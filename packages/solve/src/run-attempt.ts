@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { isSkillrigError, type EngineEvent, type JobResult, type LoadedTask, type Runner, type SkillManifest } from "@skillrig/core";
 import { gradeSample, resolveDeliverable } from "@skillrig/oracle";
 import { runJob } from "@skillrig/skills";
-import type { AttemptResult } from "./report.js";
+import type { AttemptResult, TranscriptEvent } from "./report.js";
 import { solveInputs } from "./solve-skill.js";
 
 /** Largest deliverable kept verbatim in the report; the file itself stays in the run folder. */
@@ -36,7 +36,7 @@ export interface AttemptSpec {
 
 export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<AttemptResult> {
   const started = performance.now();
-  const transcript: EngineEvent[] = [];
+  const transcript: TranscriptEvent[] = [];
   // runJob throws only for requests it refuses (solve's preflight has rendered the same request already); the
   // batch keeps going and the attempt says why.
   const job: JobResult = await runJob(
@@ -54,7 +54,8 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       signal: spec.signal,
       requireEngineJail: spec.requireEngineJail,
       onEvent: (event) => {
-        appendEvent(transcript, event);
+        // When it happened, so a transcript shows the time between events (the view's timeline).
+        appendEvent(transcript, { ...event, at: new Date().toISOString() });
         spec.onEvent?.(event);
       },
     },
@@ -156,7 +157,7 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
 }
 
 /** Merges consecutive streamed deltas of one role into one message, and caps the transcript's length. */
-function appendEvent(transcript: EngineEvent[], event: EngineEvent): void {
+function appendEvent(transcript: TranscriptEvent[], event: TranscriptEvent): void {
   const last = transcript[transcript.length - 1];
   if (event.type === "message" && event.delta && last?.type === "message" && last.delta && last.role === event.role) {
     transcript[transcript.length - 1] = { ...last, text: last.text + event.text };
@@ -168,6 +169,7 @@ function appendEvent(transcript: EngineEvent[], event: EngineEvent): void {
       type: "log",
       stream: "skillrig",
       line: "transcript truncated; the full event log is in the run folder's logs/events.jsonl",
+      at: event.at,
     });
 }
 

@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { Runner } from "@skillrig/core";
+import { compileSchema, Runner, type JsonSchema } from "@skillrig/core";
 import { compareModesPlugin } from "@skillrig/oracle";
 import deliverableFunction from "@skillrig/deliverable-function";
 import sandboxPlugin from "@skillrig/sandbox";
@@ -158,7 +158,17 @@ describe("skillrig solve with the real Gemini CLI and the mock model", () => {
       ["gemini-cheater", 0, 0],
     ]);
     const files = await writeSolveReports(report, ["html", "json", "junit"], join(dir, "report"));
-    expect(JSON.parse(await readFile(files[1]!, "utf8")).summary).toEqual({ tasks: 1, attempts: 5, passed: 2, not_passed: 3 });
+    const json = JSON.parse(await readFile(files[1]!, "utf8"));
+    expect(json.summary).toEqual({ tasks: 1, attempts: 5, passed: 2, not_passed: 3 });
+    // The JSON report as written matches the schema the package ships (@skillrig/solve/solve-report.schema.json).
+    const schema = JSON.parse(await readFile(join(import.meta.dirname, "../src/solve-report.schema.json"), "utf8")) as JsonSchema;
+    expect(compileSchema(schema).validate(json)).toEqual([]);
+    // Each transcript event says when it came, so a viewer can show the time between events.
+    const transcript = report.tasks[0]!.attempts[0]!.transcript;
+    expect(transcript.length).toBeGreaterThan(0);
+    const times = transcript.map((e) => Date.parse(e.at!));
+    expect(times.every(Number.isFinite)).toBe(true);
+    expect(times).toEqual([...times].sort((a, b) => a - b));
     await withPage(files[0]!, async (page, problems) => {
       expect(await page.locator("#matrix tbody tr.task-row").count()).toBe(1);
       expect(await page.locator('#matrix td[data-engine="gemini-correct"]').innerText()).toContain("1/1 passed");

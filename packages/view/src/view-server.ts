@@ -5,7 +5,7 @@
  *
  *   GET  /api/info                       {runs_dir, server}
  *   GET  /api/runs                       every RunRecord, newest first
- *   GET  /api/runs/{id}                  {record, report}
+ *   GET  /api/runs/{id}                  {record, report, problem} (problem: the report against its schema, or null)
  *   GET  /api/runs/{id}/files/{path}     a file of the run folder (?download=1 as an attachment)
  *   GET  /api/evals                      every eval folder with its iterations (eval-folder.ts)
  *   GET  /api/evals/{id}                 one eval folder: the skill, its iterations newest first
@@ -38,6 +38,7 @@ import {
   readIteration,
   readIterationAssertions,
 } from "./eval-folder.js";
+import { reportProblem } from "./report-schemas.js";
 import { listRunRecords, readRunRecord } from "./runs-folder.js";
 
 export interface ViewServerOptions {
@@ -291,13 +292,16 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
       const record = await readRunRecord(runsDir, id);
       if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
       let report: unknown = null;
+      let problem: string | null = null;
       try {
         const reportPath = resolve(runsDir, id, record.report);
         if (inside(resolve(runsDir, id), reportPath)) report = JSON.parse(await readFile(reportPath, "utf8"));
-      } catch {
+        problem = reportProblem(record.kind, record.report, report);
+      } catch (error) {
         report = null;
+        problem = `${record.report} cannot be read as JSON: ${(error as Error).message}`;
       }
-      return sendJson(res, 200, { record, report });
+      return sendJson(res, 200, { record, report, problem });
     }
     if (path.startsWith("/api/")) return sendError(res, 404, "not_found", `no API route ${path}`);
     assets(req, res, () => sendError(res, 404, "not_found", `no page ${path}`));

@@ -2,10 +2,23 @@
 import { request } from "node:http";
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startViewServer, type RunningView } from "@skillrig/view";
-import { writeFixtureRuns } from "./support/fixture-runs.js";
+import { startViewServer, writeRunRecord, type RunningView } from "@skillrig/view";
+import { suiteReport, writeFixtureRuns } from "./support/fixture-runs.js";
+
+const validSummary = {
+  tasks: 0,
+  tasks_not_graded: 0,
+  samples: 0,
+  samples_passed: 0,
+  samples_failed: 0,
+  samples_invalid: 0,
+  samples_errored: 0,
+  cases: 0,
+  cases_passed: 0,
+  duration_ms: 0,
+};
 
 /** A raw request, so the Host and Origin headers can be what an attacker's page would send. */
 function raw(url: string, path: string, headers: Record<string, string>, method = "GET"): Promise<{ status: number; body: string }> {
@@ -55,9 +68,36 @@ describe("the view server", () => {
     const one = await (await fetch(`${view.url}api/runs/${ids.test}`)).json();
     expect(one.record.kind).toBe("test");
     expect(one.report.cases[2].details.traceback).toContain("ValueError");
+    // A task report written before `kind` existed is known by its cases, and it is valid.
+    expect(one.problem).toBeNull();
     const missing = await fetch(`${view.url}api/runs/20990101T000000Z-test-nothing-000000`);
     expect(missing.status).toBe(404);
     expect((await missing.json()).error.code).toBe("run_not_found");
+  });
+
+  it("names a report that breaks its schema by its JSON pointers, and still gives the report", async () => {
+    const suite = await (await fetch(`${view.url}api/runs/${ids.suite}`)).json();
+    expect(suite.report.tasks).toHaveLength(suiteReport.tasks.length);
+    expect(suite.problem).toMatch(/^report\.json is not a valid skillrig-suite-report: \/summary\/\S+ is required/);
+    const id = basename(
+      await writeRunRecord(
+        runsDir,
+        { kind: "test", name: "flat-pass-at-k", startedAt: new Date(), durationMs: 1, status: "failed", passed: 0, total: 0, engines: [] },
+        { kind: "skillrig-suite-report", version: 1, summary: validSummary, pass_at_k: { "pass@1": 0.5 }, tasks: [] },
+      ),
+    );
+    const flat = await (await fetch(`${view.url}api/runs/${id}`)).json();
+    expect(flat.problem).toBe("report.json is not a valid skillrig-suite-report: /pass_at_k/pass@1 must be object");
+    const unknown = basename(
+      await writeRunRecord(
+        runsDir,
+        { kind: "test", name: "not-a-report", startedAt: new Date(), durationMs: 1, status: "failed", passed: 0, total: 0, engines: [] },
+        { kind: "something-else" },
+      ),
+    );
+    expect((await (await fetch(`${view.url}api/runs/${unknown}`)).json()).problem).toBe(
+      'report.json is no report skillrig knows (kind "something-else")',
+    );
   });
 
   it("serves a run's files as inert downloads", async () => {

@@ -1,6 +1,7 @@
 /**
- * The JSON report: `{task_id, summary, cases: [{name, status, duration_ms, input, expected, actual, message}]}`.
- * Scripts depend on this shape (it is what `skillrig test --json` prints); fields may be added, never removed.
+ * The JSON report: `{kind, version, task_id, summary, cases: [{name, status, duration_ms, input, expected, actual,
+ * message}]}`, documented by `@skillrig/oracle/task-report.schema.json`. Scripts depend on this shape (it is what
+ * `skillrig test --json` prints); fields may be added, never removed.
  */
 import type { CaseVerdict, TaskReport, TaskSummary } from "@skillrig/core";
 
@@ -20,6 +21,8 @@ export interface JsonCase {
 }
 
 export interface JsonReport {
+  kind: "skillrig-task-report";
+  version: 1;
   task_id: string;
   deliverable_type: string;
   summary: TaskSummary;
@@ -33,6 +36,8 @@ export interface JsonReport {
 
 export function toJsonReport(report: TaskReport): JsonReport {
   return {
+    kind: "skillrig-task-report",
+    version: 1,
     task_id: report.task_id,
     deliverable_type: report.deliverable_type,
     summary: report.summary,

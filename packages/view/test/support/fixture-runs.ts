@@ -49,7 +49,10 @@ export const testReport = {
   ],
 };
 
+/** A suite in a shape no oracle writes (pass@k keyed and valued as a solve report's): the view must name it, not render NaN. */
 export const suiteReport = {
+  kind: "skillrig-suite-report",
+  version: 1,
   summary: { tasks: 2, samples: 4, passed: 3 },
   pass_at_k: { "1": 0.75, "2": 1 },
   tasks: [

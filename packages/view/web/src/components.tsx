@@ -10,6 +10,7 @@ import { useEffect, useMemo, useState } from "preact/hooks";
 import type { ComponentChildren } from "preact";
 import { asText, duration, isObject } from "./format.js";
 import { getText } from "./api.js";
+import { type Column, ExportButtons, SearchBox, SortHeader, useHashParam, useTableView, viewRows } from "./table-view.js";
 
 // Only the grammars deliverables and transcripts use: the whole highlight.js would quadruple the bundle.
 hljs.registerLanguage("python", python);
@@ -165,22 +166,38 @@ export function CaseDetail({ c }: { c: CaseLike }) {
   );
 }
 
-/** The cases of one graded deliverable, with a filter by status; each case opens to its detail. */
-export function CaseTable({ cases }: { cases: CaseLike[] }) {
-  const [filter, setFilter] = useState<string>("all");
+const CASE_COLUMNS: Column<CaseLike & { at: number }>[] = [
+  { key: "index", label: "#", num: true, value: (c) => c.index ?? c.at },
+  { key: "name", label: "case", value: (c) => c.name },
+  { key: "status", label: "status", value: (c) => c.status, render: (c) => <Status status={c.status} /> },
+  { key: "time", label: "time", num: true, value: (c) => c.duration_ms, render: (c) => duration(c.duration_ms) },
+  { key: "message", label: "message", value: (c) => c.message ?? "" },
+];
+
+/**
+ * The cases of one graded deliverable: a filter by status, a search, sortable columns and an export of the rows as
+ * shown; each case opens to its detail. `id` names the table in the hash query (two tables on a page need two).
+ */
+export function CaseTable({ cases, exportName = "cases", id = "cases" }: { cases: CaseLike[]; exportName?: string; id?: string }) {
+  const [filter, setFilter] = useHashParam(`${id}.status`, "all");
+  const view = useTableView(id);
   const [open, setOpen] = useState<Set<string>>(new Set());
   const counts = useMemo(() => {
     const m = new Map<string, number>();
     for (const c of cases) m.set(c.status, (m.get(c.status) ?? 0) + 1);
     return m;
   }, [cases]);
-  const shown =
-    filter === "all"
-      ? cases
-      : filter === "not-passed"
-        ? cases.filter((c) => c.status !== "passed")
-        : cases.filter((c) => c.status === filter);
-  const key = (c: CaseLike, i: number) => `${c.index ?? i}:${c.name}`;
+  const shown = useMemo(() => {
+    const placed = cases.map((c, at) => ({ ...c, at }));
+    const kept =
+      filter === "all"
+        ? placed
+        : filter === "not-passed"
+          ? placed.filter((c) => c.status !== "passed")
+          : placed.filter((c) => c.status === filter);
+    return viewRows(kept, CASE_COLUMNS, view);
+  }, [cases, filter, view]);
+  const key = (c: CaseLike & { at: number }) => `${c.index ?? c.at}:${c.name}`;
   const toggle = (k: string) =>
     setOpen((prev) => {
       const next = new Set(prev);
@@ -195,39 +212,41 @@ export function CaseTable({ cases }: { cases: CaseLike[] }) {
   ];
   return (
     <div class="cases">
-      {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would draw a box around a row of chips; the role says the same. */}
-      <div class="chips" role="group" aria-label="filter cases by status">
-        {filters.map(([value, label]) => (
-          <button
-            type="button"
-            class="chip"
-            aria-pressed={filter === value}
-            data-filter={value}
-            onClick={() => setFilter(value)}
-            key={value}
-          >
-            {label}
-          </button>
-        ))}
+      <div class="filters">
+        {/* biome-ignore lint/a11y/useSemanticElements: a fieldset would draw a box around a row of chips; the role says the same. */}
+        <div class="chips" role="group" aria-label="filter cases by status">
+          {filters.map(([value, label]) => (
+            <button
+              type="button"
+              class="chip"
+              aria-pressed={filter === value}
+              data-filter={value}
+              onClick={() => setFilter(value)}
+              key={value}
+            >
+              {label}
+            </button>
+          ))}
+        </div>
+        <SearchBox view={view} placeholder="case name, message" name={`${id}-search`} />
+        <ExportButtons name={exportName} rows={shown} columns={CASE_COLUMNS} />
       </div>
       <div class="scroll">
         <table class="table">
           <thead>
             <tr>
-              <th>#</th>
-              <th>case</th>
-              <th>status</th>
-              <th class="num">time</th>
-              <th>message</th>
+              {CASE_COLUMNS.map((c) => (
+                <SortHeader key={c.key} column={c} view={view} />
+              ))}
             </tr>
           </thead>
           <tbody>
-            {shown.map((c, i) => {
-              const k = key(c, i);
+            {shown.map((c) => {
+              const k = key(c);
               const expanded = open.has(k);
               return [
-                <tr key={k} class="case-row" data-status={c.status}>
-                  <td>{c.index ?? i}</td>
+                <tr key={k} class="case-row" data-status={c.status} data-case={c.name}>
+                  <td class="num">{c.index ?? c.at}</td>
                   <td>
                     <button type="button" class="link" aria-expanded={expanded} onClick={() => toggle(k)}>
                       {c.name}
@@ -251,7 +270,7 @@ export function CaseTable({ cases }: { cases: CaseLike[] }) {
           </tbody>
         </table>
       </div>
-      {shown.length === 0 ? <p class="muted">no case with this status</p> : null}
+      {shown.length === 0 ? <p class="muted">no case matches</p> : null}
     </div>
   );
 }
@@ -285,6 +304,23 @@ function eventSummary(e: TimelineEvent): { label: string; text: string; extra?: 
   }
 }
 
+/**
+ * Per event with a time (`at`): the time since the previous event that has one and since the first. A stream's
+ * events carry ISO times with milliseconds; an event without one (a solve transcript's) gets none.
+ */
+export function eventTimes(events: TimelineEvent[]): Array<{ sinceStart: number; sincePrevious: number } | undefined> {
+  let first: number | undefined;
+  let previous: number | undefined;
+  return events.map((e) => {
+    const at = typeof e.at === "string" ? Date.parse(e.at) : Number.NaN;
+    if (!Number.isFinite(at)) return undefined;
+    first ??= at;
+    const out = { sinceStart: at - first, sincePrevious: at - (previous ?? at) };
+    previous = at;
+    return out;
+  });
+}
+
 /** An agent's transcript or a job's events, in order: messages, tool calls (arguments on demand), usage. */
 export function Timeline({ events }: { events: TimelineEvent[] }) {
   const merged = useMemo(() => {
@@ -298,6 +334,7 @@ export function Timeline({ events }: { events: TimelineEvent[] }) {
     }
     return out;
   }, [events]);
+  const times = useMemo(() => eventTimes(merged), [merged]);
   if (merged.length === 0) return <p class="muted">no events</p>;
   const usage = merged.filter((e) => e.type === "usage");
   const tokensIn = usage.reduce((s, e) => s + (Number(e.inputTokens) || 0), 0);
@@ -311,11 +348,18 @@ export function Timeline({ events }: { events: TimelineEvent[] }) {
       <ol class="timeline">
         {merged.map((e, i) => {
           const s = eventSummary(e);
+          const t = times[i];
           return (
             // biome-ignore lint/suspicious/noArrayIndexKey: events only ever append; their place is their identity.
-            <li key={i} class={`ev ev-${e.type}`}>
+            <li key={i} class={`ev ev-${e.type}`} data-since-start={t?.sinceStart} data-since-previous={t?.sincePrevious}>
               <span class="ev-label">{s.label}</span>
               {e.at ? <time class="muted">{new Date(e.at).toLocaleTimeString()}</time> : null}
+              {t ? (
+                <span class="muted ev-times" title="time since the previous event · since the first">
+                  {" "}
+                  +{duration(t.sincePrevious)} · at {duration(t.sinceStart)}
+                </span>
+              ) : null}
               <div class="ev-text">{s.text}</div>
               {s.extra !== undefined && s.extra !== null ? (
                 <details>

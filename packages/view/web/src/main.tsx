@@ -29,7 +29,8 @@ function useHash(): string {
 function App() {
   const hash = useHash();
   const info = useFetch<{ runs_dir: string; server: string | null }>("/api/info");
-  const parts = hash.replace(/^#\/?/, "").split("/").map(decodeURIComponent);
+  // A page's table state (sort, search, filters) is the hash's query: the route is what comes before "?".
+  const parts = hash.replace(/^#\/?/, "").split("?")[0]!.split("/").map(decodeURIComponent);
   let page: VNode;
   const number = (text: string | undefined) => (text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined);
   if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;

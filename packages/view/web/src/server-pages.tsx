@@ -4,13 +4,23 @@ import { zipSync } from "fflate";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ApiError, getJson, postBytes, postJson } from "./api.js";
-import { ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
+import { CaseTable, type CaseLike, ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
 import { duration, isObject, when } from "./format.js";
-import { JobDetail, useFetch } from "./runs-pages.js";
+import { JobDetail, TaskVerdict, type TestReport, useFetch } from "./runs-pages.js";
+
+/** A finished oracle run's or solve attempt's cases by outcome (the server's `summary`; null otherwise). */
+interface JobSummary {
+  total: number;
+  passed: number;
+  failed: number;
+  errored: number;
+  invalid: number;
+}
 
 interface JobView {
   id: string;
-  kind: "skill" | "oracle";
+  kind: "skill" | "oracle" | "solve";
+  summary?: JobSummary | null;
   status: string;
   skill_id: string | null;
   engine: string | null;
@@ -122,6 +132,12 @@ export function ServerHome() {
                   <td>{when(j.created_at)}</td>
                   <td>
                     <Status status={j.status} />
+                    {j.summary ? (
+                      <span class="muted job-verdict">
+                        {" "}
+                        {j.summary.passed}/{j.summary.total} passed
+                      </span>
+                    ) : null}
                   </td>
                   <td class="num">{duration(j.duration_ms)}</td>
                 </tr>
@@ -179,7 +195,7 @@ export function ServerJob({ id }: { id: string }) {
       {error ? <ErrorBox error={error} /> : null}
       {job ? (
         <p class="muted">
-          {job.kind} · {job.skill_id} · {job.engine} · created {when(job.created_at)}
+          {[job.kind, job.skill_id, job.engine].filter(Boolean).join(" · ")} · created {when(job.created_at)}
           {job.reason ? ` · ${job.reason}` : ""}
           {!finished ? (
             <>
@@ -193,14 +209,77 @@ export function ServerJob({ id }: { id: string }) {
       ) : (
         <Loading what="the job" />
       )}
-      <JobDetail
-        result={{ ...(result ?? {}), skill_id: job?.skill_id ?? undefined, engine: job?.engine ?? undefined, status: job?.status }}
-        input={isObject(result) && isObject(result.request) ? result.request.input : undefined}
-        parameter={isObject(result) && isObject(result.request) ? result.request.parameter : undefined}
-        events={events}
-        artifactUrl={(a, dl) => `${base}/artifacts/${encodeURIComponent(a.field)}${dl ? "?download=1" : ""}`}
-      />
+      {job && job.kind !== "skill" ? (
+        <GradedJob job={job} result={result} finished={finished} />
+      ) : (
+        <JobDetail
+          result={{ ...(result ?? {}), skill_id: job?.skill_id ?? undefined, engine: job?.engine ?? undefined, status: job?.status }}
+          events={events}
+          artifactUrl={(a, dl) => `${base}/artifacts/${encodeURIComponent(a.field)}${dl ? "?download=1" : ""}`}
+        />
+      )}
     </main>
+  );
+}
+
+/**
+ * A summary of cases from a graded result: the oracle run's own summary (a task report), else counted from its cases
+ * (a solve attempt). Used when the server gives no `summary` (an older server).
+ */
+function summaryOfResult(result: Record<string, unknown> | undefined): JobSummary | undefined {
+  if (!isObject(result)) return undefined;
+  const s = result.summary;
+  if (isObject(s) && typeof s.total === "number" && typeof s.passed === "number")
+    return {
+      total: s.total,
+      passed: s.passed,
+      failed: Number(s.failed) || 0,
+      errored: Number(s.errored) || 0,
+      invalid: Number(s.invalid) || 0,
+    };
+  if (!Array.isArray(result.cases)) return undefined;
+  const cases = result.cases as CaseLike[];
+  const count = (test: (status: string) => boolean) => cases.filter((c) => test(c.status)).length;
+  return {
+    total: cases.length,
+    passed: count((x) => x === "passed"),
+    failed: count((x) => x === "failed"),
+    errored: count((x) => x !== "passed" && x !== "failed" && x !== "invalid_test_format"),
+    invalid: count((x) => x === "invalid_test_format"),
+  };
+}
+
+/**
+ * An oracle run or a solve attempt on the server: the verdict from its cases (a job that ran fine but whose cases
+ * did not all pass is `succeeded` as a job, never shown as a green "succeeded" alone) and its case table.
+ */
+function GradedJob({ job, result, finished }: { job: JobView; result: Record<string, unknown> | undefined; finished: boolean }) {
+  if (!finished) return <p class="muted">the verdict comes when the run ends</p>;
+  if (!result) return <Loading what="the result" />;
+  const summary = job.summary ?? summaryOfResult(result);
+  const error = isObject(result.error) ? (result.error as { code?: string; message?: string }) : undefined;
+  const cases = Array.isArray(result.cases) ? (result.cases as CaseLike[]) : [];
+  return (
+    <>
+      <p class="job-verdict-line">
+        {typeof result.task_id === "string" ? (
+          <>
+            task <strong>{result.task_id}</strong>:{" "}
+          </>
+        ) : null}
+        {summary ? (
+          <TaskVerdict summary={summary as TestReport["summary"]} />
+        ) : (
+          <span class="muted">no verdict: the run graded no case</span>
+        )}
+      </p>
+      {error ? (
+        <p class="error">
+          {error.code}: {error.message}
+        </p>
+      ) : null}
+      <CaseTable cases={cases} exportName={`cases-${job.id.slice(0, 8)}`} />
+    </>
   );
 }
 
