@@ -5,6 +5,7 @@
  * is unaffected, and one tenant's flood does not hold back the other's single job (measured as the order in which
  * jobs start, from the store's event sequence numbers: no clock is read).
  */
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { resolveServerSettings, type RunningServer } from "@skillrig/server";
 import { craftZip } from "./support/craft-zip.js";
@@ -300,6 +301,101 @@ describe.each(BACKENDS)("a tenant's own limits (%s backend)", (backend) => {
     await waitFor("the refused job to expire", async () =>
       (await gamma.json("GET", `/v1/jobs/${second.body.id}`)).body.status === "canceled" ? true : undefined,
     );
+  });
+});
+
+describe.each(BACKENDS)("a tenant's running_limit (%s backend)", (backend) => {
+  it("holds the tenant's next job queued while a slot is free, which another tenant's job takes; it runs once its first ends", async () => {
+    const under = await openBackend(backend);
+    const EPS = "epsilon-token-0123456789abcdef";
+    const ZETA = "zeta-token-0123456789abcdef";
+    const server = await startInProcess(
+      makeProject({
+        queue: under.queue(),
+        concurrency: 2,
+        tenants: { epsilon: { tokens: [EPS], running_limit: 1 }, zeta: { tokens: [ZETA] } },
+      }),
+    );
+    try {
+      const epsilon = api(server.url, EPS);
+      const zeta = api(server.url, ZETA);
+      const first = await epsilon.json("POST", "/v1/jobs", echo("first", 600_000));
+      await waitForStatus(epsilon, first.body.id, ["running"]);
+      const second = await epsilon.json("POST", "/v1/jobs", echo("second"));
+      const other = await zeta.json("POST", "/v1/jobs", echo("other"));
+      // The second slot was free all along: zeta's job ran in it while epsilon's second stayed queued.
+      await waitForStatus(zeta, other.body.id, ["succeeded"]);
+      expect((await epsilon.json("GET", `/v1/jobs/${second.body.id}`)).body.status).toBe("queued");
+      expect((await epsilon.json("POST", `/v1/jobs/${first.body.id}/cancel`)).status).toBe(202);
+      expect((await waitForStatus(epsilon, second.body.id, ["succeeded", "failed"])).status).toBe("succeeded");
+    } finally {
+      await server.close();
+      await under.stop();
+    }
+  });
+});
+
+describe("a redis store made before tenants", () => {
+  it("gives its jobs to the tenant `default`: listed and served to server.tokens, not to another tenant; its queued job runs", async () => {
+    const under = await openBackend("redis");
+    const queue = under.queue() as { prefix: string; url: string };
+    const P = queue.prefix;
+    const { Redis } = await import("ioredis");
+    const redis = new Redis(queue.url);
+    const dir = makeProject({
+      queue,
+      tokens: ["single-team-token-0123456789"],
+      tenants: { other: { tokens: ["other-team-token-0123456789"] } },
+    });
+    // The keys a store of the previous release held for one finished and one queued job (no tenant anywhere).
+    const old = "0b7f4c52-0000-4000-8000-00000000000a";
+    const queued = "0b7f4c52-0000-4000-8000-00000000000b";
+    const request = JSON.stringify({ skill_id: "quick-echo", engine: "echo", input: { message: "from before tenants" } });
+    const record = (id: string, status: string) => [
+      "id",
+      id,
+      "kind",
+      "skill",
+      "status",
+      status,
+      "skill_id",
+      "quick-echo",
+      "engine",
+      "echo",
+      "request_json",
+      request,
+      "needs_upload",
+      "0",
+      "run_dir",
+      join(dir, "data", "runs", id),
+      "created_at",
+      "2026-01-01T00:00:00.000Z",
+      "queued_at",
+      "2026-01-01T00:00:00.000Z",
+    ];
+    await redis.hset(`${P}:job:${old}`, ...record(old, "succeeded"), "finished_at", "2026-01-01T00:00:01.000Z");
+    await redis.hset(`${P}:job:${queued}`, ...record(queued, "queued"), "queue_order", "1");
+    await redis.zadd(`${P}:all`, 1, old, 2, queued);
+    await redis.set(`${P}:created`, 2);
+    await redis.set(`${P}:order`, 1);
+    await redis.zadd(`${P}:queued`, 1, queued);
+    await redis.hset(`${P}:counts`, "succeeded", 1, "queued", 1);
+    const server = await startInProcess(dir);
+    try {
+      const team = api(server.url, "single-team-token-0123456789");
+      expect((await team.json("GET", "/v1/jobs")).body.jobs.map((j: { id: string }) => j.id)).toEqual([queued, old]);
+      expect((await team.json("GET", `/v1/jobs/${old}`)).body.status).toBe("succeeded");
+      const other = api(server.url, "other-team-token-0123456789");
+      expect((await other.json("GET", `/v1/jobs/${old}`)).status).toBe(404);
+      expect((await other.json("GET", "/v1/jobs")).body.jobs).toEqual([]);
+      // It had no BullMQ entry of its own: the workers' sweep adds one for a job queued this long.
+      expect((await waitForStatus(team, queued, ["succeeded", "failed"])).status).toBe("succeeded");
+      expect(await redis.hgetall(`${P}:tcounts:default`)).toMatchObject({ succeeded: "2", queued: "0", running: "0" });
+    } finally {
+      await server.close();
+      redis.disconnect();
+      await under.stop();
+    }
   });
 });
 
