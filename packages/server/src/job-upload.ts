@@ -40,6 +40,7 @@ export async function receiveUpload(context: ServerContext, job: JobRecord, requ
   if (!(await context.queue.uploaded(job.id))) {
     // Canceled (by the client or for waiting too long) while the zip was being extracted: drop what was written.
     await rm(target, { recursive: true, force: true });
+    await reservation.release();
     throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
   }
   return files;

@@ -92,6 +92,8 @@ export class SqliteJobStore implements JobStore {
   readonly #writePending: () => void;
   /** When each tenant last had a job started (a turn number): fair turns between tenants. */
   readonly #served = new Map<string, number>();
+  /** GET /v1/jobs statements, one per combination of filters (a handful), prepared once. */
+  readonly #listStatements = new Map<string, Database.Statement>();
   #turn = 0;
 
   constructor(file: string) {
@@ -257,7 +259,9 @@ export class SqliteJobStore implements JobStore {
       params.push(after);
     }
     const sql = `SELECT rowid AS row_number, * FROM jobs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY rowid DESC LIMIT ?`;
-    const rows = this.#db.prepare(sql).all(...params, query.limit + 1) as Array<JobRow & { row_number: number }>;
+    let statement = this.#listStatements.get(sql);
+    if (!statement) this.#listStatements.set(sql, (statement = this.#db.prepare(sql)));
+    const rows = statement.all(...params, query.limit + 1) as Array<JobRow & { row_number: number }>;
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
     return { jobs: page.map(fromRow), next_cursor: more ? encodeCursor(page.at(-1)!.row_number) : null };
