@@ -35,6 +35,8 @@ export type ErrorCode =
   | "upload_not_zip"
   | "upload_unsafe"
   | "queue_full"
+  /** Jobs server: a tenant is at one of its own limits (`server.tenants.<name>`); other tenants are not. */
+  | "quota_exceeded"
   | "unauthorized"
   | "interrupted"
   /** A loopback server refused a request addressed to another name (DNS rebinding) or sent from another origin. */

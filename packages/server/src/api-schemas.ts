@@ -54,7 +54,7 @@ const ERROR_DESCRIPTIONS: Record<number, string> = {
   413: "Upload larger than server.upload_limit_bytes",
   415: "Upload is not a zip",
   422: "Schema violations, each with its JSON pointer; a body or task past a limit (server.json_max_depth, the task depth, server.task_max_cases)",
-  429: "The queue is full (server.queue_limit)",
+  429: "The tenant is at one of its own limits (quota_exceeded, details.limit names it) or the queue is full (queue_full, server.queue_limit); Retry-After says when to try again",
 };
 
 export const jobStatus = { type: "string", enum: ["waiting_upload", "queued", "running", "succeeded", "failed", "canceled"] } as const;

@@ -8,7 +8,7 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 import { isSkillrigError, loopbackRequestRefusal, SkillrigError } from "@skillrig/core";
 import { findExcessiveNesting } from "@skillrig/oracle";
-import { bearerCheck } from "./auth.js";
+import { anonymousCaller, bearerCheck, type Caller } from "./auth.js";
 import { errorBody, handleError, sendError } from "./http-errors.js";
 import { isLoopbackHost } from "./server-config.js";
 import type { ServerContext } from "./server-context.js";
@@ -25,6 +25,8 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The JSON body's text as received (set for application/json bodies). */
     jsonText: string | null;
+    /** Who sent it (the tenant of its token; the tenant `default` on a server without tokens). */
+    caller: Caller;
   }
 }
 
@@ -116,16 +118,22 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     parseJson(request, text, done);
   });
 
+  const anonymous = anonymousCaller(context.settings.tenants);
+  app.decorateRequest("caller", null as unknown as Caller);
   if (context.settings.tokens.length > 0) {
-    const check = bearerCheck(context.settings.tokens);
+    const check = bearerCheck(context.settings.tenants);
     app.addHook("onRequest", async (request, reply) => {
       if (request.url === "/healthz") return;
       try {
-        check(request.headers.authorization);
+        request.caller = check(request.headers.authorization);
       } catch (error) {
         if (isSkillrigError(error)) return sendError(reply, error);
         throw error;
       }
+    });
+  } else {
+    app.addHook("onRequest", async (request) => {
+      request.caller = anonymous;
     });
   }
 

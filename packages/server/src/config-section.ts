@@ -7,10 +7,31 @@
 import { defineConfigSection } from "@skillrig/core";
 
 /** The `server` section, as written in the config (`resolveServerSettings` normalises it). */
+/** A bearer token: written in the config, or `{ "env": "NAME" }`, read from the environment when the server starts. */
+export type TokenSource = string | { env: string };
+
+/** One team sharing the server: its tokens, its role and its limits (`resolveServerSettings` normalises them). */
+export interface TenantConfig {
+  tokens: TokenSource[];
+  /** `admin`: this tenant's tokens see, list, stream and cancel every tenant's jobs. Default: only its own. */
+  role?: "member" | "admin";
+  /** Jobs of this tenant that may wait (waiting_upload + queued); beyond it POST answers 429 (limit `queue_limit`). */
+  queue_limit?: number;
+  /** Jobs of this tenant waiting for their upload; beyond it POST answers 429 (limit `waiting_upload_limit`). */
+  waiting_upload_limit?: number;
+  /** Jobs of this tenant running at once on the workers (its other queued jobs wait, others' run). */
+  running_limit?: number;
+  /** Upload bytes this tenant may send per UTC day; beyond it the upload answers 429 (limit `upload_bytes_per_day`). */
+  upload_bytes_per_day?: number;
+}
+
 export interface ServerConfig {
   host?: string;
   port?: number;
-  tokens?: string[];
+  /** Tokens of the tenant `default` (the single-team setup). */
+  tokens?: TokenSource[];
+  /** Teams sharing the server, keyed by tenant name: a token sees only its tenant's jobs. */
+  tenants?: Record<string, TenantConfig>;
   concurrency?: number;
   queue_limit?: number;
   data_dir?: string;
@@ -37,7 +58,7 @@ export interface ServerConfig {
   upload_max_files?: number;
   /** Cap on the total bytes a zip upload may extract to (zip bombs). */
   upload_max_extracted_bytes?: number;
-  /** A job waiting for its upload longer than this is canceled (reason `upload_timeout`). */
+  /** A job waiting for its upload longer than this is canceled (reason `upload_timeout`), freeing its place. Default 10 minutes. */
   upload_wait_ms?: number;
   /** Engine options an API client may set per job (default model, timeout_ms, idle_timeout_ms). */
   client_engine_options?: string[];
@@ -57,6 +78,20 @@ declare module "@skillrig/core" {
   }
 }
 
+const TOKEN_SOURCE = {
+  oneOf: [
+    { type: "string", minLength: 16 },
+    {
+      type: "object",
+      additionalProperties: false,
+      required: ["env"],
+      properties: {
+        env: { type: "string", pattern: "^[A-Za-z_][A-Za-z0-9_]*$", description: "The environment variable holding the token" },
+      },
+    },
+  ],
+} as const;
+
 export const serverConfigSection = defineConfigSection({
   section: "server",
   owner: "@skillrig/server",
@@ -74,10 +109,44 @@ export const serverConfigSection = defineConfigSection({
         maximum: 65535,
       },
       tokens: {
+        description:
+          "Bearer tokens of the tenant `default` (16+ characters each), or { env: NAME } to read one from the environment at start.",
         type: "array",
-        items: {
-          type: "string",
-          minLength: 16,
+        items: TOKEN_SOURCE,
+      },
+      tenants: {
+        description:
+          "Teams sharing the server, keyed by tenant name: each with its tokens and limits. A token sees, lists, streams, uploads to, cancels and downloads only its tenant's jobs (another tenant's job is a 404); role admin sees every tenant's.",
+        type: "object",
+        propertyNames: { pattern: "^[a-z0-9][a-z0-9_-]{0,63}$" },
+        additionalProperties: {
+          type: "object",
+          additionalProperties: false,
+          required: ["tokens"],
+          properties: {
+            tokens: { type: "array", minItems: 1, items: TOKEN_SOURCE },
+            role: { enum: ["member", "admin"], description: "admin sees every tenant's jobs (default member: its own only)" },
+            queue_limit: {
+              description: "Jobs of this tenant that may wait (waiting_upload + queued); beyond it POST answers 429.",
+              type: "integer",
+              minimum: 1,
+            },
+            waiting_upload_limit: {
+              description: "Jobs of this tenant waiting for their upload; beyond it POST answers 429.",
+              type: "integer",
+              minimum: 1,
+            },
+            running_limit: {
+              description: "Jobs of this tenant running at once; the rest of its queued jobs wait while other tenants' run.",
+              type: "integer",
+              minimum: 1,
+            },
+            upload_bytes_per_day: {
+              description: "Upload bytes this tenant may send per UTC day; beyond it the upload answers 429.",
+              type: "integer",
+              minimum: 1,
+            },
+          },
         },
       },
       concurrency: {
@@ -168,7 +237,7 @@ export const serverConfigSection = defineConfigSection({
       },
       upload_wait_ms: {
         description:
-          "A job waiting for its upload longer than this is canceled (reason upload_timeout), so abandoned jobs do not fill the queue.",
+          "A job waiting for its upload longer than this is canceled (reason upload_timeout), so abandoned jobs do not fill the queue or a tenant's limits (default 600000: 10 minutes).",
         type: "integer",
         minimum: 1,
       },

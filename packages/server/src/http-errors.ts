@@ -21,6 +21,7 @@ const STATUS_BY_CODE: Partial<Record<ErrorCode, number>> = {
   upload_too_large: 413,
   upload_not_zip: 415,
   queue_full: 429,
+  quota_exceeded: 429,
   unauthorized: 401,
   forbidden_host: 403,
   forbidden_origin: 403,
@@ -88,8 +89,15 @@ function fromFastify(error: FastifyError, request: FastifyRequest): SkillrigErro
   }
 }
 
+/** Seconds a client refused with 429 should wait when the error does not say (`details.retry_after_s`). */
+export const DEFAULT_RETRY_AFTER_S = 5;
+
 export function sendError(reply: FastifyReply, error: SkillrigError, status = statusOf(error.code)): FastifyReply {
   if (status === 401) reply.header("www-authenticate", 'Bearer realm="skillrig"');
+  if (status === 429) {
+    const after = (error.details as { retry_after_s?: unknown } | undefined)?.retry_after_s;
+    reply.header("retry-after", String(typeof after === "number" ? after : DEFAULT_RETRY_AFTER_S));
+  }
   return reply.code(status).send(errorBody(error.toJSON()));
 }
 

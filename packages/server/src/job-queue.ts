@@ -4,12 +4,12 @@
  * either way; a queue adds scheduling, cancel, recovery and live events.
  */
 import { isSkillrigError, type SerializedError } from "@skillrig/core";
-import type { JobRecord, JobStore, NewJob, StoredEvent } from "./job-store.js";
+import type { Admission, JobRecord, JobStore, NewJob, Refusal, StoredEvent } from "./job-store.js";
 
 export interface JobQueue {
   readonly store: JobStore;
-  /** Stores a new job and, unless it waits for an upload, queues it. */
-  create(job: NewJob): Promise<JobRecord>;
+  /** Stores a new job and, unless it waits for an upload, queues it; unless it does not fit `admission` (nothing stored). */
+  create(job: NewJob, admission?: Admission): Promise<JobRecord | { refused: Refusal }>;
   /** The upload is in: `waiting_upload` -> `queued`. Undefined when the job had stopped waiting meanwhile. */
   uploaded(id: string): Promise<StoredEvent | undefined>;
   /** Records an event and hands it to live listeners. */

@@ -26,6 +26,8 @@ export type Awaitable<T> = T | Promise<T>;
 
 export interface JobRecord {
   id: string;
+  /** The tenant that submitted it: only its tokens (and an admin's) see it. */
+  tenant: string;
   kind: JobKind;
   status: JobStatus;
   skill_id: string | null;
@@ -57,6 +59,7 @@ export interface StoredEvent {
 
 export interface NewJob {
   id: string;
+  tenant: string;
   kind: JobKind;
   skill_id?: string;
   engine?: string;
@@ -80,12 +83,77 @@ export function finishEventData(fields: FinishFields): Record<string, unknown> {
   return data;
 }
 
+/**
+ * The limits a new job must fit, checked in the same transaction (or Lua script) that stores it, so concurrent
+ * submissions cannot overshoot them: the tenant's first, then the server's.
+ */
+export interface Admission {
+  tenantQueueLimit?: number;
+  tenantWaitingUploadLimit?: number;
+  /** `server.queue_limit`. */
+  queueLimit: number;
+}
+
+/** Which limit refused a job, and the count that reached it. */
+export interface Refusal {
+  limit: "queue_limit" | "waiting_upload_limit" | "server.queue_limit";
+  count: number;
+  max: number;
+}
+
+/** GET /v1/jobs: newest first, filtered; `cursor` continues where the previous page's `next_cursor` left off. */
+export interface ListQuery {
+  /** Only this tenant's jobs; undefined: every tenant's (an admin). */
+  tenant?: string;
+  statuses?: JobStatus[];
+  kind?: JobKind;
+  skillId?: string;
+  limit: number;
+  cursor?: string;
+}
+
+export interface JobPage {
+  jobs: JobRecord[];
+  /** Opaque; null when there is nothing after this page. */
+  next_cursor: string | null;
+}
+
+/** The stored part of a cursor: where the previous page ended, in the backend's creation order. */
+export function encodeCursor(position: string | number): string {
+  return Buffer.from(JSON.stringify({ v: 1, p: position })).toString("base64url");
+}
+
+/** Undefined when `cursor` is not one this server handed out. */
+export function decodeCursor(cursor: string): string | number | undefined {
+  try {
+    const value = JSON.parse(Buffer.from(cursor, "base64url").toString("utf8")) as { v?: unknown; p?: unknown };
+    if (value.v !== 1 || (typeof value.p !== "string" && typeof value.p !== "number")) return undefined;
+    return value.p;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Jobs of one tenant per status that its limits count. */
+export interface TenantCounts {
+  waiting_upload: number;
+  queued: number;
+  running: number;
+}
+
 export interface JobStore {
-  /** Inserts a job in `waiting_upload` or `queued` and records its first status event. */
-  create(job: NewJob): Awaitable<{ record: JobRecord; event: StoredEvent }>;
+  /**
+   * Inserts a job in `waiting_upload` or `queued` and records its first status event, unless it does not fit
+   * `admission`: then nothing is stored and the refusal says which limit.
+   */
+  create(job: NewJob, admission?: Admission): Awaitable<{ record: JobRecord; event: StoredEvent } | { refused: Refusal }>;
   get(id: string): Awaitable<JobRecord | undefined>;
-  /** Newest first. */
-  list(limit?: number): Awaitable<JobRecord[]>;
+  /** Newest first, filtered, one page. */
+  list(query: ListQuery): Awaitable<JobPage>;
+  /** Counts `bytes` against `tenant`'s uploads of `day` (YYYY-MM-DD) unless that would pass `max`; returns the bytes used before. */
+  reserveUploadBytes(tenant: string, day: string, bytes: number, max: number): Awaitable<{ ok: boolean; used: number }>;
+  /** Gives back bytes reserved for an upload that was refused. */
+  releaseUploadBytes(tenant: string, day: string, bytes: number): Awaitable<void>;
   /** Jobs per status (missing statuses count 0). */
   counts(): Awaitable<Record<JobStatus, number>>;
   /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. */

@@ -9,7 +9,9 @@ import { isSkillrigError, SkillrigError, type JobRequest, type LoadedTask, type 
 import { topLevelMemberText } from "@skillrig/oracle";
 import { SOLVE_SKILL_ID } from "@skillrig/solve";
 import type { SolveAttemptRequest } from "./job-execution.js";
-import type { JobKind, JobRecord } from "./job-store.js";
+import type { Caller } from "./auth.js";
+import { DEFAULT_RETRY_AFTER_S } from "./http-errors.js";
+import type { JobKind, JobRecord, Refusal } from "./job-store.js";
 import { fileInputNames } from "@skillrig/skills/protocol";
 import { checkJobRequest, checkSolveAttempt } from "./request-check.js";
 import type { ServerContext } from "./server-context.js";
@@ -18,18 +20,19 @@ import type { ServerContext } from "./server-context.js";
 export interface SubmittedBody<B> {
   body: B;
   jsonText: string | null;
+  /** Who submits it: the job belongs to its tenant and must fit its limits. */
+  caller: Caller;
 }
 
-export async function createSkillJob(context: ServerContext, { body }: SubmittedBody<JobRequest>): Promise<JobRecord> {
+export async function createSkillJob(context: ServerContext, { body, caller }: SubmittedBody<JobRequest>): Promise<JobRecord> {
   const skill = context.execution.skill(body.skill_id);
   checkJobRequest(context.runner, skill, body, context.settings.clientEngineOptions);
-  await checkQueueRoom(context);
   const request: JobRequest = { skill_id: body.skill_id, engine: body.engine };
   if (body.input) request.input = body.input;
   if (body.parameter) request.parameter = body.parameter;
   if (body.prompt !== undefined) request.prompt = body.prompt;
   if (body.options) request.options = body.options;
-  return newJob(context, "skill", {
+  return newJob(context, caller, "skill", {
     skill_id: skill.id,
     engine: body.engine,
     request: request as unknown as Record<string, unknown>,
@@ -42,8 +45,7 @@ export async function createOracleRun(
   submitted: SubmittedBody<{ task: Record<string, unknown> }>,
 ): Promise<JobRecord> {
   const taskText = checkTask(context, submitted);
-  await checkQueueRoom(context);
-  return newJob(context, "oracle", { request: { task_text: taskText }, needs_upload: true });
+  return newJob(context, submitted.caller, "oracle", { request: { task_text: taskText }, needs_upload: true });
 }
 
 export async function createSolveAttempt(
@@ -53,7 +55,6 @@ export async function createSolveAttempt(
   const { body } = submitted;
   const taskText = checkTask(context, submitted);
   checkSolveAttempt(context.runner, body.engine, context.settings.clientEngineOptions);
-  await checkQueueRoom(context);
   const attempt: SolveAttemptRequest = {
     task_text: taskText,
     engine: {
@@ -64,7 +65,7 @@ export async function createSolveAttempt(
     attempt: body.attempt,
     ...(body.timeout_ms !== undefined ? { timeout_ms: body.timeout_ms } : {}),
   };
-  return newJob(context, "solve", {
+  return newJob(context, submitted.caller, "solve", {
     skill_id: SOLVE_SKILL_ID,
     engine: body.engine.name,
     request: attempt as unknown as Record<string, unknown>,
@@ -72,27 +73,49 @@ export async function createSolveAttempt(
   });
 }
 
-async function checkQueueRoom(context: ServerContext): Promise<void> {
-  const waiting = await context.queue.store.pendingCount();
-  if (waiting >= context.settings.queueLimit) {
-    throw new SkillrigError(
-      "queue_full",
-      `the queue is full: ${waiting} jobs are waiting (server.queue_limit is ${context.settings.queueLimit})`,
-      {
-        hint: "retry later",
-        details: { waiting, queue_limit: context.settings.queueLimit },
-      },
-    );
-  }
-}
-
-function newJob(
+/**
+ * Stores the job if it fits its tenant's limits, then the server's (checked where it is stored, atomically); a job
+ * that does not is refused with 429 naming the limit, and nothing is stored.
+ */
+async function newJob(
   context: ServerContext,
+  caller: Caller,
   kind: JobKind,
   fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean },
 ): Promise<JobRecord> {
   const id = randomUUID();
-  return context.queue.create({ id, kind, run_dir: join(context.runsDir, id), ...fields });
+  const tenant = caller.tenant;
+  const created = await context.queue.create(
+    { id, tenant: tenant.name, kind, run_dir: join(context.runsDir, id), ...fields },
+    {
+      tenantQueueLimit: tenant.limits.queueLimit,
+      tenantWaitingUploadLimit: tenant.limits.waitingUploadLimit,
+      queueLimit: context.settings.queueLimit,
+    },
+  );
+  if ("refused" in created) throw refusalError(tenant.name, created.refused);
+  return created;
+}
+
+function refusalError(tenant: string, refused: Refusal): SkillrigError {
+  const details = { count: refused.count, max: refused.max, retry_after_s: DEFAULT_RETRY_AFTER_S };
+  if (refused.limit === "server.queue_limit") {
+    return new SkillrigError("queue_full", `the queue is full: ${refused.count} jobs are waiting (server.queue_limit is ${refused.max})`, {
+      field: "server.queue_limit",
+      hint: "retry later",
+      details: { limit: "server.queue_limit", waiting: refused.count, queue_limit: refused.max, ...details },
+    });
+  }
+  const limit = `server.tenants.${tenant}.${refused.limit}`;
+  const what = refused.limit === "queue_limit" ? "jobs waiting to run (waiting_upload + queued)" : "jobs waiting for their upload";
+  return new SkillrigError("quota_exceeded", `tenant "${tenant}" has ${refused.count} ${what}; its ${limit} is ${refused.max}`, {
+    field: limit,
+    hint:
+      refused.limit === "queue_limit"
+        ? "retry once some of its jobs have started; other tenants are not affected"
+        : "upload the files of the jobs already waiting (or cancel them; unused ones expire after server.upload_wait_ms)",
+    details: { limit, tenant, ...details },
+  });
 }
 
 /**

@@ -1,5 +1,6 @@
 /** How a stored job is shown over HTTP. */
 import { SkillrigError } from "@skillrig/core";
+import { canSee, type Caller } from "./auth.js";
 import type { JobRecord } from "./job-store.js";
 import type { ServerContext } from "./server-context.js";
 
@@ -41,8 +42,9 @@ export function jobView(job: JobRecord, queuePosition?: number) {
   };
 }
 
-export async function requireJob(context: ServerContext, id: string): Promise<JobRecord> {
+/** The job, if `caller` may see it: another tenant's job is answered exactly as a job that does not exist (404). */
+export async function requireJob(context: ServerContext, id: string, caller: Caller): Promise<JobRecord> {
   const job = await context.queue.store.get(id);
-  if (!job) throw new SkillrigError("job_not_found", `no job "${id}" on this server`, { field: "id" });
+  if (!job || !canSee(caller, job.tenant)) throw new SkillrigError("job_not_found", `no job "${id}" on this server`, { field: "id" });
   return job;
 }

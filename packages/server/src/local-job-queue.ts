@@ -1,6 +1,6 @@
 /**
  * The embedded scheduler over the SQLite store (the default backend): runs up to `concurrency` jobs at once in
- * this process, oldest queued first, cancels, recovers after a restart, and fans every stored event out to live
+ * this process, by fair turns between tenants (oldest queued first within one), cancels, recovers after a restart, and fans every stored event out to live
  * listeners (the SSE streams).
  *
  * The store is the truth; this class only holds what cannot outlive the process (abort controllers).
@@ -22,7 +22,7 @@ import {
   serializeJobError,
   type JobQueue,
 } from "./job-queue.js";
-import { isTerminal, type JobRecord, type NewJob, type StoredEvent } from "./job-store.js";
+import { isTerminal, type Admission, type JobRecord, type NewJob, type Refusal, type StoredEvent } from "./job-store.js";
 import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
 import type { SqliteJobStore } from "./sqlite-job-store.js";
 
@@ -35,6 +35,8 @@ export interface LocalJobQueueOptions {
   onRestart: "fail" | "requeue";
   /** Jobs waiting longer than this for their upload are canceled. */
   uploadWaitMs: number;
+  /** Each tenant's `running_limit` (tenants not named have none). */
+  runningLimits?: Record<string, number>;
 }
 
 export class LocalJobQueue implements JobQueue {
@@ -61,8 +63,9 @@ export class LocalJobQueue implements JobQueue {
     return this.#running.size;
   }
 
-  async create(job: NewJob): Promise<JobRecord> {
-    const created = this.store.create(job);
+  async create(job: NewJob, admission?: Admission): Promise<JobRecord | { refused: Refusal }> {
+    const created = this.store.create(job, admission);
+    if ("refused" in created) return created;
     this.#published(created.event);
     return this.store.get(job.id) ?? created.record;
   }
@@ -151,10 +154,11 @@ export class LocalJobQueue implements JobQueue {
     return event !== undefined || this.#running.has(id);
   }
 
-  /** Starts queued jobs while there are free slots. */
+  /** Starts queued jobs while there are free slots, by fair turns between tenants (fair-turns.ts). */
   #pump(): void {
+    const limits = this.#options.runningLimits ?? {};
     while (!this.#closing && this.#running.size < this.#options.concurrency) {
-      const claimed = this.store.claimNext();
+      const claimed = this.store.claimNext((tenant) => limits[tenant]);
       if (!claimed) return;
       this.#publish(claimed.event);
       this.#start(claimed.record);

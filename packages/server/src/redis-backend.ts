@@ -19,6 +19,7 @@ export interface RedisBackendRole {
   concurrency: number;
   onRestart: "fail" | "requeue";
   uploadWaitMs: number;
+  runningLimits: Record<string, number>;
 }
 
 export async function openRedisBackend(
@@ -46,6 +47,7 @@ export async function openRedisBackend(
     );
   }
   const store = new RedisJobStore(connection, settings.url, settings.prefix);
+  await store.migrate();
   const queue = new RedisJobQueue({
     store,
     connection,

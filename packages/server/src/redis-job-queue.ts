@@ -1,7 +1,8 @@
 /**
  * The scheduler of the redis backend, on BullMQ. API nodes store a job (RedisJobStore) and add `{id}` to the
  * BullMQ queue under the job's own id (so adding twice is harmless); workers (any number of processes, each
- * `concurrency` jobs at once) take jobs from it, claim them in the store and run them. BullMQ brings what a
+ * `concurrency` jobs at once) take deliveries from it and, for each, claim in the store the job fair turns between
+ * tenants pick (a delivery is a turn, not a particular job; see the claim script) and run it. BullMQ brings what a
  * distributed queue needs: FIFO delivery, per-worker concurrency, an optional rate limit, retries of a delivery
  * that failed before the job started, and stalled-job detection (a worker renews a lock on each job it runs;
  * one that dies stops renewing, and another worker's stalled check hands the job out again).
@@ -18,7 +19,7 @@
 import { hostname } from "node:os";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { Queue, Worker, type Job } from "bullmq";
+import { DelayedError, Queue, Worker, type Job } from "bullmq";
 import type { Redis } from "ioredis";
 import { SkillrigError } from "@skillrig/core";
 import type { JobExecution } from "./job-execution.js";
@@ -31,10 +32,13 @@ import {
   serializeJobError,
   type JobQueue,
 } from "./job-queue.js";
-import type { JobRecord, NewJob, StoredEvent } from "./job-store.js";
+import type { Admission, JobRecord, NewJob, Refusal, StoredEvent } from "./job-store.js";
 import { uploadTimeout } from "./local-job-queue.js";
 import type { RedisJobStore } from "./redis-job-store.js";
 import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
+
+/** A turn that found every tenant with queued jobs at its running limit is tried again after this. */
+const WAIT_TURN_MS = 500;
 
 /** A queued record whose BullMQ entry is missing this long (an API node died between the two writes) is added again. */
 const LOST_AFTER_MS = 30_000;
@@ -51,6 +55,8 @@ export interface RedisJobQueueOptions {
   concurrency: number;
   onRestart: "fail" | "requeue";
   uploadWaitMs: number;
+  /** Each tenant's `running_limit` (tenants not named have none). */
+  runningLimits: Record<string, number>;
   lockMs: number;
   stalledCheckMs: number;
   rateLimit?: { max: number; duration_ms: number };
@@ -80,10 +86,11 @@ export class RedisJobQueue implements JobQueue {
     return this.#options.store;
   }
 
-  async create(job: NewJob): Promise<JobRecord> {
-    const { record } = await this.store.create(job);
-    if (record.status === "queued") await this.#enqueue(job.id);
-    return record;
+  async create(job: NewJob, admission?: Admission): Promise<JobRecord | { refused: Refusal }> {
+    const created = await this.store.create(job, admission);
+    if ("refused" in created) return created;
+    if (created.record.status === "queued") await this.#enqueue(job.id);
+    return created.record;
   }
 
   async uploaded(id: string): Promise<StoredEvent | undefined> {
@@ -128,7 +135,7 @@ export class RedisJobQueue implements JobQueue {
         run.canceled = true;
         run.controller.abort(new SkillrigError("usage", "canceled by the client"));
       });
-      this.#worker = new Worker("jobs", (job) => this.#process(job), {
+      this.#worker = new Worker("jobs", (job, token) => this.#process(job, token), {
         connection: options.connection,
         prefix: `${options.store.prefix}:bull`,
         concurrency: options.concurrency,
@@ -165,15 +172,20 @@ export class RedisJobQueue implements JobQueue {
     if (old.length > 0) await this.#bull.addBulk(old.map((j) => ({ name: "job", data: { id: j.id }, opts: { jobId: j.id } })));
   }
 
-  async #process(delivery: Job<{ id: string }>): Promise<void> {
-    const id = delivery.data.id;
+  /**
+   * One BullMQ delivery is one turn (see the claim script): it starts the job fair turns pick, which need not be
+   * the job that added the delivery. The job is registered for cancels as soon as it is known, then its cancel
+   * flag is read, so a cancel published between the claim and the registration is not missed.
+   */
+  async #process(delivery: Job<{ id: string }>, token: string | undefined): Promise<void> {
+    const turn = delivery.id ?? delivery.data.id;
     if (this.#closing) throw new SkillrigError("interrupted", "this worker is shutting down");
     const entry = { controller: new AbortController(), canceled: false };
-    // Registered before the claim, so a cancel published right after it is not missed.
-    this.#running.set(id, entry);
+    let running: string | undefined;
     try {
-      let claim = await this.store.claim(id, this.#name);
+      let claim = await this.store.claim(turn, this.#name, this.#options.runningLimits);
       if (claim.outcome === "stalled") {
+        const id = claim.id;
         const job = (await this.store.get(id))!;
         if (this.#options.onRestart === "fail" || claim.restarts >= MAX_WORKER_CRASHES) {
           const ending =
@@ -186,14 +198,21 @@ export class RedisJobQueue implements JobQueue {
         await clearForRerun(job);
         await this.store.appendEvent(id, "log", { stream: "skillrig", line: "the worker running the job stopped; requeued" });
         await this.store.markQueued(id, "running");
-        claim = await this.store.claim(id, this.#name);
+        claim = await this.store.claim(turn, this.#name, this.#options.runningLimits);
+      }
+      if (claim.outcome === "wait") {
+        // Every tenant with queued jobs is at its running limit: this turn comes back when a slot may have freed.
+        await delivery.moveToDelayed(Date.now() + WAIT_TURN_MS, token);
+        throw new DelayedError();
       }
       if (claim.outcome !== "claimed") return;
-      if (await this.store.cancelRequested(id)) entry.canceled = true;
-      const job = (await this.store.get(id))!;
+      running = claim.id;
+      this.#running.set(running, entry);
+      if (await this.store.cancelRequested(running)) entry.canceled = true;
+      const job = (await this.store.get(running))!;
       await this.#run(job, entry);
     } finally {
-      this.#running.delete(id);
+      if (running !== undefined) this.#running.delete(running);
     }
   }
 

@@ -7,17 +7,25 @@
  * Durability is Redis's: with `appendonly yes` and `appendfsync always` an acknowledged write survives a Redis
  * crash; with `everysec` (Redis's default) up to a second of writes may be lost (docs/server.md).
  */
-import type { JobStatus, SerializedError } from "@skillrig/core";
+import { SkillrigError, type JobStatus, type SerializedError } from "@skillrig/core";
 import { Redis } from "ioredis";
 import {
+  decodeCursor,
+  encodeCursor,
   finishEventData,
+  type Admission,
   type FinishFields,
+  type JobPage,
+  type ListQuery,
+  type Refusal,
+  type TenantCounts,
   type JobKind,
   type JobRecord,
   type JobStore,
   type NewJob,
   type StoredEvent,
 } from "./job-store.js";
+import { turnsAhead } from "./fair-turns.js";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.js";
 
 const STATUSES: JobStatus[] = ["waiting_upload", "queued", "running", "succeeded", "failed", "canceled"];
@@ -27,6 +35,7 @@ function fromHash(hash: Record<string, string>): JobRecord | undefined {
   const parse = (value: string | undefined) => (value === undefined ? null : JSON.parse(value));
   return {
     id: hash.id,
+    tenant: hash.tenant ?? "default",
     kind: hash.kind as JobKind,
     status: hash.status as JobStatus,
     skill_id: hash.skill_id ?? null,
@@ -44,7 +53,22 @@ function fromHash(hash: Record<string, string>): JobRecord | undefined {
   };
 }
 
-export type ClaimOutcome = { outcome: "claimed"; event: StoredEvent } | { outcome: "stalled"; restarts: number } | { outcome: "skip" };
+/** What a BullMQ delivery does (see the claim script): start `id`, settle `id` whose worker died, wait, or nothing. */
+export type ClaimOutcome =
+  | { outcome: "claimed"; id: string; event: StoredEvent }
+  | { outcome: "stalled"; id: string; restarts: number }
+  | { outcome: "wait" }
+  | { outcome: "skip" };
+
+/** Most records one GET /v1/jobs reads on redis while filtering; a page may hold fewer jobs than asked, with a cursor to go on. */
+const LIST_SCAN_BUDGET = 5000;
+
+function matches(record: JobRecord, query: ListQuery): boolean {
+  if (query.statuses && query.statuses.length > 0 && !query.statuses.includes(record.status)) return false;
+  if (query.kind !== undefined && record.kind !== query.kind) return false;
+  if (query.skillId !== undefined && record.skill_id !== query.skillId) return false;
+  return true;
+}
 
 export class RedisJobStore implements JobStore {
   readonly prefix: string;
@@ -72,12 +96,19 @@ export class RedisJobStore implements JobStore {
     return [this.prefix, ...parts].join(":");
   }
 
-  async create(job: NewJob): Promise<{ record: JobRecord; event: StoredEvent }> {
+  /** Gives the data of a store made before tenants to the tenant `default` (once; see the tenancy script). */
+  async migrate(): Promise<void> {
+    await this.#run("tenancy");
+  }
+
+  async create(job: NewJob, admission?: Admission): Promise<{ record: JobRecord; event: StoredEvent } | { refused: Refusal }> {
     const at = new Date().toISOString();
     const status: JobStatus = job.needs_upload ? "waiting_upload" : "queued";
     const fields: string[] = [
       "id",
       job.id,
+      "tenant",
+      job.tenant,
       "kind",
       job.kind,
       "status",
@@ -94,9 +125,25 @@ export class RedisJobStore implements JobStore {
     if (job.skill_id !== undefined) fields.push("skill_id", job.skill_id);
     if (job.engine !== undefined) fields.push("engine", job.engine);
     const data = { status };
-    const seq = Number(await this.#run("create", job.id, status, at, Date.parse(at), JSON.stringify(data), ...fields));
+    const limit = (n: number | undefined) => (n === undefined ? -1 : n);
+    const answer = (await this.#run(
+      "create",
+      job.id,
+      status,
+      at,
+      Date.parse(at),
+      JSON.stringify(data),
+      job.tenant,
+      limit(admission?.tenantQueueLimit),
+      limit(admission?.tenantWaitingUploadLimit),
+      limit(admission?.queueLimit),
+      ...fields,
+    )) as [string, number | string, number?, number?];
+    if (answer[0] === "refused") {
+      return { refused: { limit: answer[1] as Refusal["limit"], count: Number(answer[2]), max: Number(answer[3]) } };
+    }
     const record = (await this.get(job.id))!;
-    return { record, event: { seq, job_id: job.id, type: "status", data, at } };
+    return { record, event: { seq: Number(answer[1]), job_id: job.id, type: "status", data, at } };
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
@@ -108,13 +155,60 @@ export class RedisJobStore implements JobStore {
     return (await this.#redis.hget(this.#key("job", id), "cancel_requested")) === "1";
   }
 
-  async list(limit = 100): Promise<JobRecord[]> {
-    const ids = await this.#redis.zrevrange(this.#key("all"), 0, limit - 1);
-    if (ids.length === 0) return [];
-    const pipeline = this.#redis.pipeline();
-    for (const id of ids) pipeline.hgetall(this.#key("job", id));
-    const results = (await pipeline.exec()) ?? [];
-    return results.map(([, hash]) => fromHash(hash as Record<string, string>)).filter((r): r is JobRecord => r !== undefined);
+  /**
+   * Newest first from the tenant's creation index (every job's for an admin), filtered here, reading at most
+   * LIST_SCAN_BUDGET records: a page cut short by it still has a cursor. The cursor is the creation score the page ended at.
+   */
+  async list(query: ListQuery): Promise<JobPage> {
+    const key = query.tenant === undefined ? this.#key("all") : this.#key("all", query.tenant);
+    let max = "+inf";
+    if (query.cursor !== undefined) {
+      const after = decodeCursor(query.cursor);
+      if (typeof after !== "number") {
+        throw new SkillrigError("usage", "the cursor is not one this server handed out (use next_cursor of the previous page as is)", {
+          field: "cursor",
+        });
+      }
+      max = `(${after}`;
+    }
+    const jobs: JobRecord[] = [];
+    let lastScore: number | undefined;
+    let scanned = 0;
+    const chunk = Math.min(500, Math.max(50, query.limit * 2));
+    while (scanned < LIST_SCAN_BUDGET) {
+      const entries = await this.#redis.zrevrangebyscore(key, max, "-inf", "WITHSCORES", "LIMIT", 0, chunk);
+      if (entries.length === 0) return { jobs, next_cursor: null };
+      const pipeline = this.#redis.pipeline();
+      for (let i = 0; i < entries.length; i += 2) pipeline.hgetall(this.#key("job", entries[i]!));
+      const hashes = (await pipeline.exec()) ?? [];
+      for (let i = 0; i < hashes.length; i++) {
+        const score = Number(entries[2 * i + 1]);
+        const record = fromHash(hashes[i]![1] as Record<string, string>);
+        scanned++;
+        if (record && matches(record, query)) {
+          if (jobs.length === query.limit) return { jobs, next_cursor: encodeCursor(lastScore!) };
+          jobs.push(record);
+        }
+        lastScore = score;
+        max = `(${score}`;
+      }
+      if (entries.length < chunk * 2) return { jobs, next_cursor: null };
+    }
+    return { jobs, next_cursor: lastScore === undefined ? null : encodeCursor(lastScore) };
+  }
+
+  async tenantCounts(tenant: string): Promise<TenantCounts> {
+    const [waiting, queued, running] = await this.#redis.hmget(this.#key("tcounts", tenant), "waiting_upload", "queued", "running");
+    return { waiting_upload: Number(waiting ?? 0), queued: Number(queued ?? 0), running: Number(running ?? 0) };
+  }
+
+  async reserveUploadBytes(tenant: string, day: string, bytes: number, max: number): Promise<{ ok: boolean; used: number }> {
+    const [ok, used] = (await this.#run("reserveUpload", tenant, day, bytes, max)) as [number, number];
+    return { ok: Number(ok) === 1, used: Number(used) };
+  }
+
+  async releaseUploadBytes(tenant: string, day: string, bytes: number): Promise<void> {
+    await this.#run("releaseUpload", tenant, day, bytes);
   }
 
   async counts(): Promise<Record<JobStatus, number>> {
@@ -127,8 +221,31 @@ export class RedisJobStore implements JobStore {
     return Number(waiting ?? 0) + Number(queued ?? 0);
   }
 
+  /** As SqliteJobStore.queuedAhead: by fair turns between tenants (fair-turns.ts, `turnsAhead`). */
   async queuedAhead(id: string): Promise<number> {
-    return (await this.#redis.zrank(this.#key("queued"), id)) ?? 0;
+    const tenant = (await this.#redis.hget(this.#key("job", id), "tenant")) ?? "default";
+    const own = await this.#redis.zrank(this.#key("queued", tenant), id);
+    if (own === null) return 0;
+    const tenants = await this.#redis.smembers(this.#key("qtenants"));
+    const pipeline = this.#redis.pipeline();
+    for (const t of tenants) {
+      pipeline.zcard(this.#key("queued", t));
+      pipeline.zrange(this.#key("queued", t), "0", "0", "WITHSCORES");
+      pipeline.hget(this.#key("served"), t);
+    }
+    const replies = ((await pipeline.exec()) ?? []).map(([, value]) => value);
+    const turns = tenants.map((t, i) => ({
+      tenant: t,
+      queued: Number(replies[3 * i]),
+      first: Number((replies[3 * i + 1] as string[])[1] ?? 0),
+      served: Number(replies[3 * i + 2] ?? 0),
+    }));
+    const mine = turns.find((t) => t.tenant === tenant) ?? { served: 0, first: 0 };
+    return turnsAhead(
+      own,
+      mine,
+      turns.filter((t) => t.tenant !== tenant),
+    );
   }
 
   /** The oldest queued jobs (at most `limit`) with when they were queued. */
@@ -147,14 +264,23 @@ export class RedisJobStore implements JobStore {
     return seq === 0 ? undefined : { seq, job_id: id, type: "status", data: { status: "queued" }, at };
   }
 
-  /** queued -> running for `worker`; says so when the job was already running (its worker died). */
-  async claim(id: string, worker: string): Promise<ClaimOutcome> {
+  /**
+   * A BullMQ delivery's turn: starts the queued job fair turns pick (queued -> running for `worker`), or says the
+   * job this delivery had started is still running (its worker died), or that every tenant with queued jobs is at
+   * its running limit.
+   */
+  async claim(delivery: string, worker: string, runningLimits: Record<string, number>): Promise<ClaimOutcome> {
     const at = new Date().toISOString();
-    const [outcome, value] = (await this.#run("claim", id, at, worker)) as [string, number | string];
+    const [outcome, id, value] = (await this.#run("claim", delivery, at, worker, JSON.stringify(runningLimits))) as [
+      string,
+      string,
+      number | string,
+    ];
     if (outcome === "claimed") {
-      return { outcome, event: { seq: Number(value), job_id: id, type: "status", data: { status: "running" }, at } };
+      return { outcome, id, event: { seq: Number(value), job_id: id, type: "status", data: { status: "running" }, at } };
     }
-    if (outcome === "stalled") return { outcome, restarts: Number(value) };
+    if (outcome === "stalled") return { outcome, id, restarts: Number(value) };
+    if (outcome === "wait") return { outcome };
     return { outcome: "skip" };
   }
 

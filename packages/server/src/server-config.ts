@@ -4,12 +4,35 @@
  */
 import { resolve } from "node:path";
 import { SkillrigError, type SkillrigConfig } from "@skillrig/core";
+import type { TokenSource } from "./config-section.js";
+
+/** A team sharing the server: its tokens (read at start), whether it sees every tenant's jobs, and its limits. */
+export interface TenantSettings {
+  name: string;
+  tokens: string[];
+  admin: boolean;
+  limits: TenantLimits;
+}
+
+export interface TenantLimits {
+  /** Jobs waiting to run (waiting_upload + queued). */
+  queueLimit?: number;
+  waitingUploadLimit?: number;
+  /** Jobs running at once (the scheduler's bound, not an HTTP error). */
+  runningLimit?: number;
+  uploadBytesPerDay?: number;
+}
+
+/** The tenant of `server.tokens`, of jobs stored before tenants existed, and of every request on a server without tokens. */
+export const DEFAULT_TENANT = "default";
 
 export interface ServerSettings {
   host: string;
   port: number;
-  /** Bearer tokens; empty means no authentication (allowed on loopback only). */
+  /** Every bearer token of every tenant; empty means no authentication (allowed on loopback only). */
   tokens: string[];
+  /** The tenants, each with its tokens; always holds `default` (with no tokens when only `server.tenants` has any). */
+  tenants: TenantSettings[];
   /** Jobs run at once. */
   concurrency: number;
   /** Jobs that may wait (waiting_upload + queued) before POST answers 429. */
@@ -70,7 +93,7 @@ export const SERVER_DEFAULTS = {
   uploadLimitBytes: 100 * 1024 * 1024,
   uploadMaxFiles: 1000,
   uploadMaxExtractedBytes: 1024 * 1024 * 1024,
-  uploadWaitMs: 24 * 60 * 60 * 1000,
+  uploadWaitMs: 10 * 60 * 1000,
   clientEngineOptions: ["model", "timeout_ms", "idle_timeout_ms"],
   jsonBodyLimitBytes: 10 * 1024 * 1024,
   jsonMaxDepth: 160,
@@ -89,10 +112,12 @@ export function resolveServerSettings(
   configFile?: string,
 ): ServerSettings {
   const server = config.server ?? {};
+  const tenants = tenantSettings(server, configFile);
   const settings: ServerSettings = {
     host: overrides.host ?? server.host ?? SERVER_DEFAULTS.host,
     port: overrides.port ?? server.port ?? SERVER_DEFAULTS.port,
-    tokens: server.tokens ?? [],
+    tokens: tenants.flatMap((t) => t.tokens),
+    tenants,
     concurrency: overrides.concurrency ?? server.concurrency ?? SERVER_DEFAULTS.concurrency,
     queueLimit: overrides.queueLimit ?? server.queue_limit ?? SERVER_DEFAULTS.queueLimit,
     dataDir: overrides.dataDir ? resolve(overrides.dataDir) : resolve(configDir, server.data_dir ?? SERVER_DEFAULTS.dataDir),
@@ -141,6 +166,69 @@ export function resolveServerSettings(
     });
   }
   return settings;
+}
+
+/**
+ * `server.tokens` (the tenant `default`) and `server.tenants`, tokens read from the environment where the config
+ * says `{ "env": "NAME" }`. A missing variable, a short token or one token in two tenants is a config error naming
+ * its pointer.
+ */
+function tenantSettings(server: NonNullable<SkillrigConfig["server"]>, configFile: string | undefined): TenantSettings[] {
+  const owner = new Map<string, string>();
+  const read = (sources: TokenSource[], pointer: string, tenant: string): string[] =>
+    sources.map((source, i) => {
+      const at = `${pointer}/${i}`;
+      const token = typeof source === "string" ? source : process.env[source.env];
+      if (token === undefined || token === "") {
+        const name = (source as { env: string }).env;
+        throw new SkillrigError("invalid_config", `the environment variable ${name} (the token at ${at}) is not set`, {
+          file: configFile,
+          pointer: at,
+          field: "server.tenants",
+          hint: `set ${name} to the tenant's token (16+ characters) before starting the server`,
+        });
+      }
+      if (token.length < 16) {
+        throw new SkillrigError("invalid_config", `the token at ${at} is shorter than 16 characters`, {
+          file: configFile,
+          pointer: at,
+          field: "server.tenants",
+        });
+      }
+      const other = owner.get(token);
+      if (other !== undefined && other !== tenant) {
+        throw new SkillrigError(
+          "invalid_config",
+          `the token at ${at} is also a token of tenant "${other}"; a token belongs to one tenant`,
+          {
+            file: configFile,
+            pointer: at,
+            field: "server.tenants",
+          },
+        );
+      }
+      owner.set(token, tenant);
+      return token;
+    });
+  const configured = server.tenants ?? {};
+  const out: TenantSettings[] = [];
+  const defaultTokens = read(server.tokens ?? [], "/server/tokens", DEFAULT_TENANT);
+  if (!(DEFAULT_TENANT in configured)) out.push({ name: DEFAULT_TENANT, tokens: defaultTokens, admin: false, limits: {} });
+  for (const [name, tenant] of Object.entries(configured)) {
+    const tokens = read(tenant.tokens, `/server/tenants/${name}/tokens`, name);
+    out.push({
+      name,
+      tokens: name === DEFAULT_TENANT ? [...defaultTokens, ...tokens] : tokens,
+      admin: tenant.role === "admin",
+      limits: {
+        queueLimit: tenant.queue_limit,
+        waitingUploadLimit: tenant.waiting_upload_limit,
+        runningLimit: tenant.running_limit,
+        uploadBytesPerDay: tenant.upload_bytes_per_day,
+      },
+    });
+  }
+  return out;
 }
 
 function queueSettings(queue: NonNullable<SkillrigConfig["server"]>["queue"]): QueueSettings {

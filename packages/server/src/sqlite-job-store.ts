@@ -12,20 +12,29 @@
  * can vanish in a crash. Sequence numbers are handed out here, not by SQLite: one process owns the file.
  */
 import Database from "better-sqlite3";
-import type { JobStatus, SerializedError } from "@skillrig/core";
+import { SkillrigError, type JobStatus, type SerializedError } from "@skillrig/core";
 import {
+  decodeCursor,
+  encodeCursor,
   finishEventData,
+  type Admission,
   type FinishFields,
+  type JobPage,
+  type ListQuery,
+  type Refusal,
+  type TenantCounts,
   type JobKind,
   type JobRecord,
   type JobStore,
   type NewJob,
   type StoredEvent,
 } from "./job-store.js";
+import { pickTenant, turnsAhead } from "./fair-turns.js";
 import { migrate } from "./sqlite-migrations.js";
 
 interface JobRow {
   id: string;
+  tenant: string;
   kind: JobKind;
   status: JobStatus;
   skill_id: string | null;
@@ -42,9 +51,16 @@ interface JobRow {
   finished_at: string | null;
 }
 
+function badCursor(): SkillrigError {
+  return new SkillrigError("usage", "the cursor is not one this server handed out (use next_cursor of the previous page as is)", {
+    field: "cursor",
+  });
+}
+
 function fromRow(row: JobRow): JobRecord {
   return {
     id: row.id,
+    tenant: row.tenant,
     kind: row.kind,
     status: row.status,
     skill_id: row.skill_id,
@@ -74,6 +90,11 @@ export class SqliteJobStore implements JobStore {
   #flushScheduled: NodeJS.Immediate | undefined;
   readonly #committedListeners: Array<(events: readonly StoredEvent[]) => void> = [];
   readonly #writePending: () => void;
+  /** When each tenant last had a job started (a turn number): fair turns between tenants. */
+  readonly #served = new Map<string, number>();
+  /** GET /v1/jobs statements, one per combination of filters (a handful), prepared once. */
+  readonly #listStatements = new Map<string, Database.Statement>();
+  #turn = 0;
 
   constructor(file: string) {
     this.#db = new Database(file);
@@ -84,17 +105,27 @@ export class SqliteJobStore implements JobStore {
     const db = this.#db;
     this.#statements = {
       insert: db.prepare(
-        `INSERT INTO jobs (id, kind, status, skill_id, engine, request_json, needs_upload, run_dir, created_at, queued_at, queue_order)
-         VALUES (@id, @kind, @status, @skill_id, @engine, @request_json, @needs_upload, @run_dir, @created_at, @queued_at, @queue_order)`,
+        `INSERT INTO jobs (id, tenant, kind, status, skill_id, engine, request_json, needs_upload, run_dir, created_at, queued_at, queue_order)
+         VALUES (@id, @tenant, @kind, @status, @skill_id, @engine, @request_json, @needs_upload, @run_dir, @created_at, @queued_at, @queue_order)`,
       ),
       get: db.prepare("SELECT * FROM jobs WHERE id = ?"),
-      list: db.prepare("SELECT * FROM jobs ORDER BY created_at DESC, rowid DESC LIMIT ?"),
+      tenantCounts: db.prepare(
+        "SELECT status, COUNT(*) AS n FROM jobs WHERE tenant = ? AND status IN ('waiting_upload', 'queued', 'running') GROUP BY status",
+      ),
+      queuedTenants: db.prepare(
+        "SELECT tenant, MIN(queue_order) AS first, COUNT(*) AS n FROM jobs WHERE status = 'queued' GROUP BY tenant",
+      ),
+      runningTenants: db.prepare("SELECT tenant, COUNT(*) AS n FROM jobs WHERE status = 'running' GROUP BY tenant"),
+      nextQueuedOf: db.prepare("SELECT * FROM jobs WHERE status = 'queued' AND tenant = ? ORDER BY queue_order, rowid LIMIT 1"),
+      queueAheadInTenant: db.prepare(
+        "SELECT COUNT(*) AS n FROM jobs WHERE status = 'queued' AND tenant = @tenant AND queue_order < @order",
+      ),
+      usage: db.prepare("SELECT bytes FROM upload_usage WHERE tenant = ? AND day = ?"),
+      addUsage: db.prepare(
+        "INSERT INTO upload_usage (tenant, day, bytes) VALUES (@tenant, @day, @bytes) ON CONFLICT (tenant, day) DO UPDATE SET bytes = bytes + @bytes",
+      ),
       countStatus: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
       countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
-      queueAhead: db.prepare(
-        "SELECT COUNT(*) AS n FROM jobs WHERE status = 'queued' AND queue_order < (SELECT queue_order FROM jobs WHERE id = ?)",
-      ),
-      nextQueued: db.prepare("SELECT * FROM jobs WHERE status = 'queued' ORDER BY queue_order, rowid LIMIT 1"),
       maxOrder: db.prepare("SELECT COALESCE(MAX(queue_order), 0) AS m FROM jobs"),
       markQueued: db.prepare("UPDATE jobs SET status = 'queued', queued_at = @at, queue_order = @order WHERE id = @id AND status = @from"),
       markRunning: db.prepare("UPDATE jobs SET status = 'running', started_at = @at WHERE id = @id AND status = 'queued'"),
@@ -154,14 +185,20 @@ export class SqliteJobStore implements JobStore {
     return value;
   }
 
-  /** Inserts a job in `waiting_upload` or `queued` and records its first status event. */
-  create(job: NewJob): { record: JobRecord; event: StoredEvent } {
+  /**
+   * Inserts a job in `waiting_upload` or `queued` and records its first status event, in one transaction with the
+   * check of `admission` (the tenant's limits, then the server's), so concurrent submissions cannot overshoot them.
+   */
+  create(job: NewJob, admission?: Admission): { record: JobRecord; event: StoredEvent } | { refused: Refusal } {
     return this.#write(() => {
+      const refused = admission ? this.#refusal(job, admission) : undefined;
+      if (refused) return { refused };
       const at = new Date().toISOString();
       const status: JobStatus = job.needs_upload ? "waiting_upload" : "queued";
       const order = job.needs_upload ? null : this.#nextOrder();
       this.#statements.insert.run({
         id: job.id,
+        tenant: job.tenant,
         kind: job.kind,
         status,
         skill_id: job.skill_id ?? null,
@@ -183,8 +220,72 @@ export class SqliteJobStore implements JobStore {
     return row ? fromRow(row) : undefined;
   }
 
-  list(limit = 100): JobRecord[] {
-    return (this.#statements.list.all(limit) as JobRow[]).map(fromRow);
+  #refusal(job: NewJob, admission: Admission): Refusal | undefined {
+    const mine = this.tenantCounts(job.tenant);
+    const pending = mine.waiting_upload + mine.queued;
+    if (admission.tenantQueueLimit !== undefined && pending >= admission.tenantQueueLimit)
+      return { limit: "queue_limit", count: pending, max: admission.tenantQueueLimit };
+    if (job.needs_upload && admission.tenantWaitingUploadLimit !== undefined && mine.waiting_upload >= admission.tenantWaitingUploadLimit)
+      return { limit: "waiting_upload_limit", count: mine.waiting_upload, max: admission.tenantWaitingUploadLimit };
+    const all = this.pendingCount();
+    if (all >= admission.queueLimit) return { limit: "server.queue_limit", count: all, max: admission.queueLimit };
+    return undefined;
+  }
+
+  /** Newest first (by insertion: rowid), filtered; the cursor is the rowid the previous page ended at. */
+  list(query: ListQuery): JobPage {
+    const where: string[] = [];
+    const params: Array<string | number> = [];
+    if (query.tenant !== undefined) {
+      where.push("tenant = ?");
+      params.push(query.tenant);
+    }
+    if (query.statuses && query.statuses.length > 0) {
+      where.push(`status IN (${query.statuses.map(() => "?").join(", ")})`);
+      params.push(...query.statuses);
+    }
+    if (query.kind !== undefined) {
+      where.push("kind = ?");
+      params.push(query.kind);
+    }
+    if (query.skillId !== undefined) {
+      where.push("skill_id = ?");
+      params.push(query.skillId);
+    }
+    if (query.cursor !== undefined) {
+      const after = decodeCursor(query.cursor);
+      if (typeof after !== "number") throw badCursor();
+      where.push("rowid < ?");
+      params.push(after);
+    }
+    const sql = `SELECT rowid AS row_number, * FROM jobs ${where.length > 0 ? `WHERE ${where.join(" AND ")}` : ""} ORDER BY rowid DESC LIMIT ?`;
+    let statement = this.#listStatements.get(sql);
+    if (!statement) this.#listStatements.set(sql, (statement = this.#db.prepare(sql)));
+    const rows = statement.all(...params, query.limit + 1) as Array<JobRow & { row_number: number }>;
+    const more = rows.length > query.limit;
+    const page = rows.slice(0, query.limit);
+    return { jobs: page.map(fromRow), next_cursor: more ? encodeCursor(page.at(-1)!.row_number) : null };
+  }
+
+  /** The tenant's jobs waiting for their upload, queued and running. */
+  tenantCounts(tenant: string): TenantCounts {
+    const out: TenantCounts = { waiting_upload: 0, queued: 0, running: 0 };
+    for (const row of this.#statements.tenantCounts.all(tenant) as Array<{ status: keyof TenantCounts; n: number }>)
+      out[row.status] = row.n;
+    return out;
+  }
+
+  reserveUploadBytes(tenant: string, day: string, bytes: number, max: number): { ok: boolean; used: number } {
+    return this.#write(() => {
+      const used = (this.#statements.usage.get(tenant, day) as { bytes: number } | undefined)?.bytes ?? 0;
+      if (used + bytes > max) return { ok: false, used };
+      this.#statements.addUsage.run({ tenant, day, bytes });
+      return { ok: true, used };
+    });
+  }
+
+  releaseUploadBytes(tenant: string, day: string, bytes: number): void {
+    this.#write(() => this.#statements.addUsage.run({ tenant, day, bytes: -bytes }));
   }
 
   /** Jobs per status (missing statuses count 0). */
@@ -199,9 +300,18 @@ export class SqliteJobStore implements JobStore {
     return (this.#statements.countPending.get() as { n: number }).n;
   }
 
-  /** How many queued jobs will start before this queued one. */
+  /** How many queued jobs will start before this queued one, by fair turns (see `turnsAhead`). */
   queuedAhead(id: string): number {
-    return (this.#statements.queueAhead.get(id) as { n: number }).n;
+    const job = this.#statements.get.get(id) as (JobRow & { queue_order: number | null }) | undefined;
+    if (!job || job.queue_order === null) return 0;
+    const own = (this.#statements.queueAheadInTenant.get({ tenant: job.tenant, order: job.queue_order }) as { n: number }).n;
+    const queued = this.#statements.queuedTenants.all() as Array<{ tenant: string; first: number; n: number }>;
+    const me = queued.find((q) => q.tenant === job.tenant);
+    return turnsAhead(
+      own,
+      { served: this.#served.get(job.tenant) ?? 0, first: me?.first ?? job.queue_order },
+      queued.filter((q) => q.tenant !== job.tenant).map((q) => ({ queued: q.n, served: this.#served.get(q.tenant) ?? 0, first: q.first })),
+    );
   }
 
   /** `waiting_upload` -> `queued` (or requeues a `running` job on restart). Returns the event, or undefined if the job was not in `from`. */
@@ -213,16 +323,39 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  /** Takes the oldest queued job and marks it running, atomically. */
-  claimNext(): { record: JobRecord; event: StoredEvent } | undefined {
+  /**
+   * Takes the next queued job by fair turns between tenants and marks it running, atomically: among tenants with
+   * queued jobs and below their running limit, the one with the fewest running jobs, then the one served least
+   * recently, then the one whose oldest queued job is oldest; its oldest queued job.
+   */
+  claimNext(runningLimit: (tenant: string) => number | undefined = () => undefined): { record: JobRecord; event: StoredEvent } | undefined {
     return this.#write(() => {
-      const row = this.#statements.nextQueued.get() as JobRow | undefined;
-      if (!row) return undefined;
+      const tenant = this.#nextTenant(runningLimit);
+      if (tenant === undefined) return undefined;
+      const row = this.#statements.nextQueuedOf.get(tenant) as JobRow;
+      this.#served.set(tenant, ++this.#turn);
       const at = new Date().toISOString();
       this.#statements.markRunning.run({ id: row.id, at });
       const event = this.#appendEvent(row.id, "status", { status: "running" }, at);
       return { record: this.get(row.id)!, event };
     });
+  }
+
+  #nextTenant(runningLimit: (tenant: string) => number | undefined): string | undefined {
+    const queued = this.#statements.queuedTenants.all() as Array<{ tenant: string; first: number }>;
+    if (queued.length === 0) return undefined;
+    const running = new Map(
+      (this.#statements.runningTenants.all() as Array<{ tenant: string; n: number }>).map((r) => [r.tenant, r.n] as const),
+    );
+    return pickTenant(
+      queued.map((q) => ({
+        tenant: q.tenant,
+        first: q.first,
+        running: running.get(q.tenant) ?? 0,
+        served: this.#served.get(q.tenant) ?? 0,
+      })),
+      runningLimit,
+    );
   }
 
   /** Moves a job to a terminal status; a job that is already terminal is left as it is (returns undefined). */

@@ -59,6 +59,21 @@ CREATE INDEX jobs_status_created ON jobs (status, created_at);
 ALTER TABLE jobs ADD COLUMN worker_crashes INTEGER NOT NULL DEFAULT 0;
 `,
   },
+  {
+    version: 4,
+    why: "tenants: each job belongs to the tenant that submitted it (jobs stored before belong to 'default', the tenant of server.tokens), listed and counted per tenant; each tenant's upload bytes per day",
+    sql: `
+ALTER TABLE jobs ADD COLUMN tenant TEXT NOT NULL DEFAULT 'default';
+CREATE INDEX jobs_tenant ON jobs (tenant);
+CREATE INDEX jobs_tenant_status ON jobs (tenant, status, queue_order);
+CREATE TABLE upload_usage (
+  tenant TEXT NOT NULL,
+  day TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  PRIMARY KEY (tenant, day)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;

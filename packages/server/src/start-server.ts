@@ -71,6 +71,9 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
     concurrency: settings.concurrency,
     onRestart: settings.onRestart,
     uploadWaitMs: settings.uploadWaitMs,
+    runningLimits: Object.fromEntries(
+      settings.tenants.flatMap((t) => (t.limits.runningLimit === undefined ? [] : [[t.name, t.limits.runningLimit] as const])),
+    ),
   };
   let queue: JobQueue;
   let closeBackend: () => Promise<void>;

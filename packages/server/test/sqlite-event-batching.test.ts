@@ -32,7 +32,7 @@ function committedEvents(file: string): Array<{ seq: number; type: string }> {
   }
 }
 
-const job = (id: string) => ({ id, kind: "skill" as const, request: {}, needs_upload: false, run_dir: `/runs/${id}` });
+const job = (id: string) => ({ id, tenant: "default", kind: "skill" as const, request: {}, needs_upload: false, run_dir: `/runs/${id}` });
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe("the SQLite store's batched event writes", () => {
@@ -42,7 +42,7 @@ describe("the SQLite store's batched event writes", () => {
     const heard: StoredEvent[][] = [];
     store.onCommitted((events) => heard.push([...events]));
     try {
-      const { event: queued } = store.create(job("a"));
+      const { event: queued } = store.create(job("a")) as { event: StoredEvent };
       const first = store.appendEvent("a", "log", { line: "one" });
       const second = store.appendEvent("a", "engine", { type: "message" });
       expect([first.seq, second.seq]).toEqual([queued.seq + 1, queued.seq + 2]);
@@ -93,7 +93,7 @@ describe("the SQLite store's batched event writes", () => {
     const script = `
       const { SqliteJobStore } = await import(${JSON.stringify(built)});
       const store = new SqliteJobStore(${JSON.stringify(file)});
-      store.create({ id: "a", kind: "skill", request: {}, needs_upload: false, run_dir: "/runs/a" });
+      store.create({ id: "a", tenant: "default", kind: "skill", request: {}, needs_upload: false, run_dir: "/runs/a" });
       for (const n of [1, 2, 3]) store.appendEvent("a", "log", { n });
       setImmediate(() => {
         store.appendEvent("a", "log", { n: 4 });

@@ -46,16 +46,42 @@ describe("the SQLite store's migrations", () => {
       await server.close();
     }
     const db = new Database(join(dataDir, "skillrig-server.sqlite"), { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(3);
+    expect(db.pragma("user_version", { simple: true })).toBe(4);
     // Version 3: every old job starts with no worker deaths counted.
     expect(db.prepare("SELECT DISTINCT worker_crashes AS n FROM jobs").all()).toEqual([{ n: 0 }]);
+    // Version 4: every old job belongs to the tenant `default`.
+    expect(db.prepare("SELECT DISTINCT tenant FROM jobs").all()).toEqual([{ tenant: "default" }]);
     const indexes = (
       db.prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'jobs_%'").all() as Array<{ name: string }>
     )
       .map((r) => r.name)
       .sort();
-    expect(indexes).toEqual(["jobs_created", "jobs_status", "jobs_status_created"]);
+    expect(indexes).toEqual(["jobs_created", "jobs_status", "jobs_status_created", "jobs_tenant", "jobs_tenant_status"]);
     db.close();
+  });
+
+  it("after tenants: the old jobs belong to the tenant `default` (server.tokens), another tenant gets 404 and an empty list, an admin sees them", async () => {
+    const dir = makeProject({
+      tokens: ["single-team-token-0123456789"],
+      tenants: { other: { tokens: ["other-team-token-0123456789"] }, ops: { tokens: ["ops-admin-token-0123456789"], role: "admin" } },
+    });
+    dataFolderOf(dir, OLD_SCHEMA);
+    const server = await startInProcess(dir);
+    try {
+      const id = "0b7f4c52-0000-4000-8000-000000000001";
+      const team = api(server.url, "single-team-token-0123456789");
+      expect((await team.json("GET", `/v1/jobs/${id}`)).body.status).toBe("succeeded");
+      const listed = (await team.json("GET", "/v1/jobs")).body.jobs.map((j: { id: string }) => j.id);
+      expect(listed).toContain(id);
+      const other = api(server.url, "other-team-token-0123456789");
+      expect((await other.json("GET", `/v1/jobs/${id}`)).status).toBe(404);
+      expect((await other.json("GET", "/v1/jobs")).body.jobs).toEqual([]);
+      const ops = api(server.url, "ops-admin-token-0123456789");
+      expect((await ops.json("GET", "/v1/jobs")).body.jobs.map((j: { id: string }) => j.id).sort()).toEqual([...listed].sort());
+      await waitForStatus(team, "0b7f4c52-0000-4000-8000-000000000002", ["succeeded"]);
+    } finally {
+      await server.close();
+    }
   });
 
   it("refuses a jobs database from a newer skillrig, naming the file, its version and server.data_dir", async () => {
@@ -66,7 +92,7 @@ describe("the SQLite store's migrations", () => {
       (e: unknown) => e as { code: string; message: string; field: string },
     );
     expect(error).toMatchObject({ code: "invalid_config", field: "server.data_dir" });
-    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (3)");
+    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (4)");
     expect(error!.message).toContain("skillrig-server.sqlite");
   });
 });

@@ -10,6 +10,7 @@ import { SkillrigError, type CollectedArtifact, type JobResult } from "@skillrig
 import type { FastifyInstance } from "fastify";
 import { artifactView, jobIdParams, responses } from "../api-schemas.js";
 import { isTerminal, type JobRecord } from "../job-store.js";
+import type { Caller } from "../auth.js";
 import { requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 
@@ -25,8 +26,12 @@ export async function fileInside(root: string, path: string): Promise<string | u
   }
 }
 
-async function finishedSkillJob(context: ServerContext, id: string): Promise<{ job: JobRecord; artifacts: CollectedArtifact[] }> {
-  const job = await requireJob(context, id);
+async function finishedSkillJob(
+  context: ServerContext,
+  id: string,
+  caller: Caller,
+): Promise<{ job: JobRecord; artifacts: CollectedArtifact[] }> {
+  const job = await requireJob(context, id, caller);
   if (job.kind !== "skill")
     throw new SkillrigError("job_state_conflict", `job "${job.id}" is an oracle run; it has a report, not artifacts`);
   if (!isTerminal(job.status))
@@ -56,7 +61,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request) => {
-      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id, request.caller);
       return {
         artifacts: artifacts.map((a) => ({
           field: a.field,
@@ -86,7 +91,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request, reply) => {
-      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id, request.caller);
       const artifact = artifacts.find((a) => a.field === request.params.field);
       const real = artifact ? await fileInside(job.run_dir, artifact.path) : undefined;
       if (!artifact || !real) {
@@ -117,7 +122,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
       },
     },
     async (request, reply) => {
-      const { job, artifacts } = await finishedSkillJob(context, request.params.id);
+      const { job, artifacts } = await finishedSkillJob(context, request.params.id, request.caller);
       const files: Array<{ real: string; name: string }> = [];
       for (const artifact of artifacts) {
         const real = await fileInside(job.run_dir, artifact.path);

@@ -49,7 +49,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       },
     },
     async (request, reply) => {
-      const job = await requireJob(context, request.params.id);
+      const job = await requireJob(context, request.params.id, request.caller);
       const header = request.headers["last-event-id"];
       let sent = Number((typeof header === "string" && header !== "" ? header : undefined) ?? request.query.last_event_id ?? 0);
 

@@ -39,10 +39,28 @@ export const createSolveAttemptRoute = {
 };
 
 export const listJobsRoute = {
-  summary: "List recent jobs",
+  summary: "List jobs, newest first",
+  description:
+    "The caller's tenant's jobs (every tenant's for an admin token), newest first, filtered, one page at a time: pass `next_cursor` as `cursor` for the next page (null: no more). A bad value is a 400 naming its parameter.",
   tags: ["jobs"],
-  querystring: { type: "object", properties: { limit: { type: "string", pattern: "^[0-9]{1,4}$" } } },
-  response: { 200: { type: "object", properties: { jobs: { type: "array", items: jobView } } }, ...errorResponses(401) },
+  querystring: {
+    type: "object",
+    properties: {
+      status: { type: "string", description: "Comma-separated statuses: waiting_upload, queued, running, succeeded, failed, canceled" },
+      kind: { type: "string", description: "skill, oracle or solve" },
+      skill: { type: "string", description: "Only jobs of this skill id" },
+      limit: { type: "string", description: "Jobs per page, 1 to 1000 (default 100)" },
+      cursor: { type: "string", description: "next_cursor of the previous page (opaque)" },
+    },
+  },
+  response: {
+    200: {
+      type: "object",
+      required: ["jobs", "next_cursor"],
+      properties: { jobs: { type: "array", items: jobView }, next_cursor: { type: "string", nullable: true } },
+    },
+    ...errorResponses(400, 401),
+  },
 };
 
 export const getJobRoute = {

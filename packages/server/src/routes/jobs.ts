@@ -8,6 +8,7 @@ import type { FastifyInstance, FastifyReply } from "fastify";
 import type { SolveAttemptRequest } from "../job-execution.js";
 import { isTerminal, type JobRecord } from "../job-store.js";
 import { createOracleRun, createSkillJob, createSolveAttempt } from "../job-submission.js";
+import { parseListQuery, type ListParameters } from "../job-listing.js";
 import { receiveUpload } from "../job-upload.js";
 import { jobView, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
@@ -27,33 +28,34 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
     { schema: route.createSolveAttemptRoute },
     async (request, reply) => created(reply, await createSolveAttempt(context, request)),
   );
-  app.get<{ Querystring: { limit?: string } }>("/v1/jobs", { schema: route.listJobsRoute }, async (request) => ({
-    jobs: (await context.queue.store.list(Number(request.query.limit ?? 100))).map((job) => jobView(job)),
-  }));
+  app.get<{ Querystring: ListParameters }>("/v1/jobs", { schema: route.listJobsRoute }, async (request) => {
+    const page = await context.queue.store.list(parseListQuery(request.query, request.caller));
+    return { jobs: page.jobs.map((job) => jobView(job)), next_cursor: page.next_cursor };
+  });
   app.get<ById>("/v1/jobs/:id", { schema: route.getJobRoute }, async (request) => {
-    const job = await requireJob(context, request.params.id);
+    const job = await requireJob(context, request.params.id, request.caller);
     return jobView(job, job.status === "queued" ? await context.queue.store.queuedAhead(job.id) : undefined);
   });
   app.post<ById & { Body: Buffer }>(
     "/v1/jobs/:id/upload",
     { bodyLimit: context.settings.uploadLimitBytes, schema: route.uploadRoute },
     async (request, reply) => {
-      const job = await requireJob(context, request.params.id);
+      const job = await requireJob(context, request.params.id, request.caller);
       const files = await receiveUpload(context, job, request);
       return reply.code(202).send({ id: job.id, status: (await context.queue.store.get(job.id))!.status, files });
     },
   );
   app.post<ById>("/v1/jobs/:id/cancel", { schema: route.cancelRoute }, async (request, reply) => {
-    const job = await requireJob(context, request.params.id);
+    const job = await requireJob(context, request.params.id, request.caller);
     if (isTerminal(job.status) || !(await context.queue.cancel(job.id))) {
       throw new SkillrigError("job_state_conflict", `job "${job.id}" already ${job.status}; there is nothing to cancel`, {
         field: "status",
       });
     }
-    return reply.code(202).send(jobView(await requireJob(context, job.id)));
+    return reply.code(202).send(jobView(await requireJob(context, job.id, request.caller)));
   });
   app.get<ById>("/v1/jobs/:id/result", { schema: route.resultRoute }, async (request) =>
-    resultOf(await requireJob(context, request.params.id)),
+    resultOf(await requireJob(context, request.params.id, request.caller)),
   );
 }
 
