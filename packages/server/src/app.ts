@@ -8,6 +8,7 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 import { isSkillrigError, loopbackRequestRefusal, SkillrigError } from "@skillrig/core";
 import { findExcessiveNesting } from "@skillrig/oracle";
+import { ref, responses, sharedSchemas } from "./api-schemas.js";
 import { bearerCheck } from "./auth.js";
 import { errorBody, handleError, sendError } from "./http-errors.js";
 import { isLoopbackHost } from "./server-config.js";
@@ -38,7 +39,12 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     return503OnClosing: true,
   });
 
+  // Shared schemas first: routes and the document refer to them by $id.
+  for (const schema of sharedSchemas()) app.addSchema(schema);
+
   await app.register(swagger, {
+    // A shared schema is listed in components.schemas under its $id (the default names them def-0, def-1 ...).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
     openapi: {
       openapi: "3.0.3",
       info: { title: "skillrig jobs server", version, description: "Skill jobs and oracle runs over HTTP. See docs/server.md." },
@@ -144,21 +150,11 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     "/healthz",
     {
       schema: {
+        operationId: "health",
         summary: "Liveness and queue depth",
         tags: ["server"],
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              ok: { type: "boolean" },
-              version: { type: "string" },
-              running: { type: "integer" },
-              queued: { type: "integer" },
-              waiting_upload: { type: "integer" },
-              concurrency: { type: "integer" },
-            },
-          },
-        },
+        security: [],
+        response: { 200: { description: "The server is up", ...ref("Health") }, ...responses.errorResponses() },
       },
     },
     async () => {
