@@ -73,7 +73,8 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     expect(wordCount.status).toBe(200);
     expect(wordCount.body).toMatchObject({
       id: "word-count",
-      engines: ["echo", "gemini", "codex"],
+      // The skill names gemini and codex too, but this server has no plugin for them: only what it can run is listed.
+      engines: ["echo"],
       file_inputs: ["text_file"],
       inline_inputs: ["label"],
     });
@@ -122,14 +123,17 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 
     const job = await client.json("GET", `/v1/jobs/${id}`);
-    expect(job.body).toMatchObject({ status: "succeeded", error: null, reason: null });
+    expect(job.body).toMatchObject({ status: "succeeded", error: null, reason: null, summary: null });
     expect(Date.parse(job.body.finished_at)).toBeGreaterThanOrEqual(Date.parse(job.body.started_at));
     expect(job.body.duration_ms).toBeGreaterThanOrEqual(0);
 
     const result = await client.json("GET", `/v1/jobs/${id}/result`);
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ job_id: id, status: "succeeded", output: { words: 5, label: "ESSAY" } });
-    const runDir: string = result.body.run_dir;
+    // The result names no server folder: its run folder is "." (itself), its artifacts relative to it.
+    expect(result.body.run_dir).toBe(".");
+    expect(result.body.artifacts[0].path).toBe("artifacts/report.txt");
+    const runDir = join(server.settings.dataDir, "runs", id);
     expect(readFileSync(join(runDir, "uploads", "text_file"), "utf8")).toBe("one two three four five");
     // Unzipped straight into the run folder: no staged copy anywhere else.
     expect(existsSync(join(server.settings.dataDir, "uploads"))).toBe(false);
@@ -214,5 +218,8 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     const report = await client.json("GET", `/v1/jobs/${created.body.id}/result`);
     expect(report.body).toMatchObject({ task_id: "double", summary: { total: 2, passed: 1, failed: 1 } });
     expect(report.body.cases.map((c: { status: string }) => c.status)).toEqual(["passed", "failed"]);
+    // The machinery worked (succeeded); the verdict, one case of two failed, is the job's summary.
+    const job = await client.json("GET", `/v1/jobs/${created.body.id}`);
+    expect(job.body).toMatchObject({ status: "succeeded", summary: { total: 2, passed: 1, failed: 1, errored: 0, invalid: 0 } });
   });
 });
