@@ -29,6 +29,8 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
   );
   app.get<{ Querystring: { limit?: string } }>("/v1/jobs", { schema: route.listJobsRoute }, async (request) => ({
     jobs: (await context.queue.store.list(Number(request.query.limit ?? 100))).map((job) => jobView(job)),
+    // Paging comes with the store's cursor; until then every page is the last.
+    next_cursor: null,
   }));
   app.get<ById>("/v1/jobs/:id", { schema: route.getJobRoute }, async (request) => {
     const job = await requireJob(context, request.params.id);
