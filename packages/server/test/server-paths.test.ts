@@ -102,6 +102,13 @@ describe("the API names no server folder, and says each run's verdict", () => {
     expect(job).toMatchObject({ status: "succeeded", summary: verdict });
     const listed = (await client.json("GET", "/v1/jobs")).body.jobs.find((j: { id: string }) => j.id === created.body.id);
     expect(listed.summary).toEqual(verdict);
+    // A solve attempt whose engine wrote no deliverable: carried out (succeeded), none of its scored cases passed.
+    const attempt = await client.json("POST", "/v1/solve/attempts", { task: TASK, engine: { name: "echo" }, attempt: 1 });
+    expect(attempt.status).toBe(201);
+    const solved = await waitForStatus(client, attempt.body.id, ["succeeded", "failed", "canceled"]);
+    const attemptResult = (await client.json("GET", `/v1/jobs/${attempt.body.id}/result`)).body;
+    expect(attemptResult.status).toBe("artifact_missing");
+    expect(solved).toMatchObject({ kind: "solve", status: "succeeded", summary: { total: 2, passed: 0, failed: 0, errored: 0, invalid: 0 } });
     // A skill job has no cases: no summary.
     const quick = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "hi" } });
     expect((await waitForStatus(client, quick.body.id, ["succeeded"])).summary).toBeNull();
