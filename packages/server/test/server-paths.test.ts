@@ -108,7 +108,11 @@ describe("the API names no server folder, and says each run's verdict", () => {
     const solved = await waitForStatus(client, attempt.body.id, ["succeeded", "failed", "canceled"]);
     const attemptResult = (await client.json("GET", `/v1/jobs/${attempt.body.id}/result`)).body;
     expect(attemptResult.status).toBe("artifact_missing");
-    expect(solved).toMatchObject({ kind: "solve", status: "succeeded", summary: { total: 2, passed: 0, failed: 0, errored: 0, invalid: 0 } });
+    expect(solved).toMatchObject({
+      kind: "solve",
+      status: "succeeded",
+      summary: { total: 2, passed: 0, failed: 0, errored: 0, invalid: 0 },
+    });
     // A skill job has no cases: no summary.
     const quick = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "hi" } });
     expect((await waitForStatus(client, quick.body.id, ["succeeded"])).summary).toBeNull();
