@@ -168,7 +168,7 @@ const skill = {
       type: "array",
       items: { type: "string" },
       description:
-        "Engines this server can run the skill with: those the skill supports that a loaded plugin claims (any of the server's engines, for a plain skill)",
+        "Engines this server can run the skill with: those the skill supports that a loaded plugin claims (all of the server's engines for a skill that runs on any: a plain skill, or a runner.json that names none). Empty: none of the skill's engines is loaded here",
     },
     file_inputs: { type: "array", items: { type: "string" } },
     inline_inputs: { type: "array", items: { type: "string" } },

@@ -16,7 +16,7 @@ import { connect, refusalOf, runOracle, runSkillJob, type SkillrigClient } from 
 import { type ChildServer, spawnServer } from "./support/child-server.js";
 import { craftZip } from "./support/craft-zip.js";
 import { generateClientTypes } from "./support/generate-client.js";
-import { makeProject } from "./support/server-harness.js";
+import { DOUBLE_TASK, makeProject } from "./support/server-harness.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const CHECKED_IN = join(here, "fixtures", "api-client", "skillrig-api.ts");
@@ -105,16 +105,7 @@ describe("a client generated from the served OpenAPI document", () => {
   }, 240_000);
 
   it("runs an oracle run end to end, its verdict in the job's summary", async () => {
-    const task = {
-      contract_version: "1.0",
-      task_id: "double",
-      deliverable_type: "script",
-      entrypoint: "double.py",
-      tests: [
-        { name: "two", input: { stdin: "2\n" }, expected: { stdout: "4\n" } },
-        { name: "five", input: { stdin: "5\n" }, expected: { stdout: "11\n" } },
-      ],
-    };
+    const task = DOUBLE_TASK;
     const run = await runOracle(client, task, zipBlob([{ name: "double.py", data: "print(int(input()) * 2)\n" }]));
     expect(run.events.filter((e) => e === "case")).toHaveLength(2);
     expect(run.job).toMatchObject({

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
 import { craftZip } from "./support/craft-zip.js";
 import {
+  DOUBLE_TASK,
   api,
   BACKENDS,
   makeProject,
@@ -185,16 +186,7 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
   });
 
   it("runs an oracle task against an uploaded deliverable and returns the report", async () => {
-    const task = {
-      contract_version: "1.0",
-      task_id: "double",
-      deliverable_type: "script",
-      entrypoint: "double.py",
-      tests: [
-        { name: "two", input: { stdin: "2\n" }, expected: { stdout: "4\n" } },
-        { name: "five", input: { stdin: "5\n" }, expected: { stdout: "11\n" } },
-      ],
-    };
+    const task = DOUBLE_TASK;
     const created = await client.json("POST", "/v1/oracle/runs", { task });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ kind: "oracle", status: "waiting_upload" });

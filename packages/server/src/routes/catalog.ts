@@ -7,8 +7,8 @@ import type { ServerContext } from "../server-context.js";
 
 /**
  * A skill as listed: `engines` are those this server can run it with, the skill's engines that a loaded plugin
- * claims (a plain skill runs on any engine: all of the server's). An engine the skill names but no plugin provides
- * would only answer 400 engine_not_found, so it is not advertised.
+ * claims (a plain skill, or one whose runner.json names no engine, runs on any: all of the server's). An engine the
+ * skill names but no plugin provides would only answer 400 engine_not_found, so it is not advertised.
  */
 function summary(skill: SkillManifest, serverEngines: readonly string[]) {
   return {
@@ -16,7 +16,8 @@ function summary(skill: SkillManifest, serverEngines: readonly string[]) {
     name: skill.name,
     description: skill.description,
     ...(skill.version === undefined ? {} : { version: skill.version }),
-    engines: skill.plain === true ? [...serverEngines] : skill.engines.filter((engine) => serverEngines.includes(engine)),
+    engines:
+      skill.plain === true || skill.engines.length === 0 ? [...serverEngines] : skill.engines.filter((engine) => serverEngines.includes(engine)),
     file_inputs: fileInputNames(skill),
     inline_inputs: inlineInputNames(skill),
     kind: skill.plain === true ? "plain" : "runner",
