@@ -12,6 +12,7 @@ import { ref, responses, sharedSchemas } from "./api-schemas.js";
 import { bearerCheck } from "./auth.js";
 import { errorBody, handleError, sendError } from "./http-errors.js";
 import { isLoopbackHost } from "./server-config.js";
+import { withoutServerPaths } from "./server-paths.js";
 import type { ServerContext } from "./server-context.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { catalogRoutes } from "./routes/catalog.js";
@@ -136,6 +137,11 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
   }
 
   app.setErrorHandler((error, request, reply) => handleError(error as Error, request, reply));
+  // No error answer names the server's folders, whatever wrote its message (an fs error's path, a library's).
+  const folders = { dataDir: context.settings.dataDir };
+  app.addHook("preSerialization", async (_request, reply, payload) =>
+    reply.statusCode >= 400 ? withoutServerPaths(payload, folders) : payload,
+  );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(
       errorBody({

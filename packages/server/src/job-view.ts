@@ -3,7 +3,7 @@ import { SkillrigError, type CaseVerdict, type TaskSummary } from "@skillrig/cor
 import { summarize } from "@skillrig/oracle";
 import { isTerminal, type JobRecord } from "./job-store.js";
 import type { ServerContext } from "./server-context.js";
-import { withoutServerPaths } from "./server-paths.js";
+import { jobFolders, withoutServerPaths } from "./server-paths.js";
 
 export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, string> {
   const base = `/v1/jobs/${encodeURIComponent(job.id)}`;
@@ -31,7 +31,7 @@ export function jobView(job: JobRecord, queuePosition?: number) {
     skill_id: job.skill_id,
     engine: job.engine,
     reason: job.reason,
-    error: job.error && withoutServerPaths(job.error, job.run_dir),
+    error: job.error && forClient(job, job.error),
     needs_upload: job.needs_upload,
     created_at: job.created_at,
     queued_at: job.queued_at,
@@ -61,7 +61,7 @@ export function caseSummary(job: Pick<JobRecord, "kind" | "status" | "result">):
 
 /** A value about the job (result, event, error) as a client sees it: no path names the server's folders. */
 export function forClient<T>(job: Pick<JobRecord, "run_dir">, value: T): T {
-  return withoutServerPaths(value, job.run_dir);
+  return withoutServerPaths(value, jobFolders(job.run_dir));
 }
 
 export async function requireJob(context: ServerContext, id: string): Promise<JobRecord> {

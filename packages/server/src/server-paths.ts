@@ -28,19 +28,29 @@ function escapeRegExp(text: string): string {
 
 const TMP_SPELLINGS = spellings(tmpdir());
 
+export interface ServerFolders {
+  /** The server's data folder (`server.data_dir`). */
+  dataDir: string;
+  /** The job's run folder (`<data_dir>/runs/<job id>`), when the value is about one job. */
+  runDir?: string;
+}
+
+/** A job's folders: every run folder is `<data_dir>/runs/<job id>`, so the data folder is known from it. */
+export function jobFolders(runDir: string): ServerFolders {
+  return { runDir, dataDir: dirname(dirname(resolve(runDir))) };
+}
+
 /**
  * A function that rewrites one string: a path in the run folder -> relative to it (`.` for the folder itself), one
  * elsewhere in the data folder -> `<data_dir>/...`, a temp folder skillrig made (`skillrig-*`, the sandbox's
- * snapshots and scratch folders) -> `<tmp>/...`. Every run folder is `<data_dir>/runs/<job id>`, so the data folder
- * is known from it.
+ * snapshots and scratch folders) -> `<tmp>/...`.
  */
-export function pathRewriter(runDir: string): (text: string) => string {
-  const dataDir = dirname(dirname(resolve(runDir)));
+export function pathRewriter({ dataDir, runDir }: ServerFolders): (text: string) => string {
   const s = escapeRegExp(sep);
   const end = `(?=$|[${s}\\s"'\`).:,;\\]}])`;
   // Longest first: the run folder is inside the data folder, which may itself be in the temp folder (tests).
   const rules = [
-    ...spellings(runDir).map((folder) => ({
+    ...(runDir === undefined ? [] : spellings(runDir)).map((folder) => ({
       // The folder followed by a separator and more path (made relative), or standing alone (made ".").
       source: `${escapeRegExp(folder)}(?:${s}(?=[^${s}\\s])|${end})`,
       length: folder.length,
@@ -71,8 +81,8 @@ export function pathRewriter(runDir: string): (text: string) => string {
  * `value` (any JSON value) with every string rewritten by `pathRewriter`; keys are left alone, and so are the
  * values of `input` and `expected` (a case's own values, as the client sent them: they are data, not the server's).
  */
-export function withoutServerPaths<T>(value: T, runDir: string): T {
-  const rewrite = pathRewriter(runDir);
+export function withoutServerPaths<T>(value: T, folders: ServerFolders): T {
+  const rewrite = pathRewriter(folders);
   const walk = (item: unknown): unknown => {
     if (typeof item === "string") return rewrite(item);
     if (Array.isArray(item)) return item.map(walk);

@@ -17,7 +17,9 @@ function summary(skill: SkillManifest, serverEngines: readonly string[]) {
     description: skill.description,
     ...(skill.version === undefined ? {} : { version: skill.version }),
     engines:
-      skill.plain === true || skill.engines.length === 0 ? [...serverEngines] : skill.engines.filter((engine) => serverEngines.includes(engine)),
+      skill.plain === true || skill.engines.length === 0
+        ? [...serverEngines]
+        : skill.engines.filter((engine) => serverEngines.includes(engine)),
     file_inputs: fileInputNames(skill),
     inline_inputs: inlineInputNames(skill),
     kind: skill.plain === true ? "plain" : "runner",
