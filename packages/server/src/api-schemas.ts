@@ -449,8 +449,6 @@ const SHARED = {
   },
 } as const;
 
-export type SharedSchemaId = keyof typeof SHARED;
-
 /** The shared schemas, each with its `$id`, for `app.addSchema`. */
 export function sharedSchemas(): Array<Record<string, unknown> & { $id: string }> {
   return Object.entries(SHARED).map(([id, schema]) => ({ $id: id, ...structuredClone(schema as Record<string, unknown>) }));

@@ -47,7 +47,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
             description: "text/event-stream: `id: <seq>`, `event: <type>`, `data: {seq, job_id, at, type, data}`",
             content: { "text/event-stream": { schema: { type: "string" } } },
           },
-          ...responses.errorResponses(401, 404),
+          ...responses.errorResponses(401, 404, 422),
         },
       },
     },

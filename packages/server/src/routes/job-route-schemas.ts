@@ -64,7 +64,7 @@ export const listJobsRoute = {
       cursor: { type: "string", minLength: 1, maxLength: 1000, description: "`next_cursor` of the previous page" },
     },
   },
-  response: { 200: { description: "A page of jobs", ...ref("JobList") }, ...errorResponses(400, 401) },
+  response: { 200: { description: "A page of jobs", ...ref("JobList") }, ...errorResponses(400, 401, 422) },
 };
 
 export const getJobRoute = {
