@@ -4,10 +4,9 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
-import { craftZip } from "./support/craft-zip.js";
+import { craftZip, zipEntries } from "./support/craft-zip.js";
 import {
   DOUBLE_TASK,
   api,
@@ -20,28 +19,6 @@ import {
   type Api,
   type BackendUnderTest,
 } from "./support/server-harness.js";
-
-function zipEntries(zip: Buffer): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const out: Record<string, string> = {};
-      file.on("entry", (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on("data", (c: Buffer) => chunks.push(c));
-          stream.on("end", () => {
-            out[entry.fileName] = Buffer.concat(chunks).toString("utf8");
-            file.readEntry();
-          });
-        });
-      });
-      file.on("end", () => resolve(out));
-      file.readEntry();
-    });
-  });
-}
 
 describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
   let under: BackendUnderTest;

@@ -9,7 +9,7 @@ import { realpathSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
-import { craftZip } from "./support/craft-zip.js";
+import { craftZip, zipEntries } from "./support/craft-zip.js";
 import { api, makeProject, startInProcess, waitForStatus, type Api } from "./support/server-harness.js";
 
 const TASK = {
@@ -71,7 +71,9 @@ describe("the API names no server folder, and says each run's verdict", () => {
       await waitForStatus(client, id, ["succeeded", "failed", "canceled"]);
       for (const route of ["", "/result", "/events", "/artifacts"]) await get(`/v1/jobs/${id}${route}`);
     }
-    await get(`/v1/jobs/${skill.body.id}/bundle`);
+    // The bundle is deflated: its result.json is searched as text.
+    const bundle = await client.raw(`/v1/jobs/${skill.body.id}/bundle`);
+    answered.push(JSON.stringify(await zipEntries(Buffer.from(await bundle.arrayBuffer()))));
     await get(`/v1/jobs/${refused.body.id}/result`);
     await get("/v1/jobs");
 
