@@ -3,7 +3,7 @@ import { SkillrigError, type CaseVerdict, type TaskSummary } from "@skillrig/cor
 import { summarize } from "@skillrig/oracle";
 import { isTerminal, type JobRecord } from "./job-store.js";
 import type { ServerContext } from "./server-context.js";
-import { jobFolders, withoutServerPaths } from "./server-paths.js";
+import { jobFolders, serverPathCleaner, withoutServerPaths } from "./server-paths.js";
 
 export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, string> {
   const base = `/v1/jobs/${encodeURIComponent(job.id)}`;
@@ -62,6 +62,11 @@ export function caseSummary(job: Pick<JobRecord, "kind" | "status" | "result">):
 /** A value about the job (result, event, error) as a client sees it: no path names the server's folders. */
 export function forClient<T>(job: Pick<JobRecord, "run_dir">, value: T): T {
   return withoutServerPaths(value, jobFolders(job.run_dir));
+}
+
+/** `forClient` for the many values of one job's event stream. */
+export function clientCleaner(job: Pick<JobRecord, "run_dir">): <T>(value: T) => T {
+  return serverPathCleaner(jobFolders(job.run_dir));
 }
 
 export async function requireJob(context: ServerContext, id: string): Promise<JobRecord> {

@@ -82,6 +82,11 @@ export function pathRewriter({ dataDir, runDir }: ServerFolders): (text: string)
  * values of `input` and `expected` (a case's own values, as the client sent them: they are data, not the server's).
  */
 export function withoutServerPaths<T>(value: T, folders: ServerFolders): T {
+  return serverPathCleaner(folders)(value);
+}
+
+/** `withoutServerPaths` for many values about the same folders (a job's event stream): the rules are built once. */
+export function serverPathCleaner(folders: ServerFolders): <T>(value: T) => T {
   const rewrite = pathRewriter(folders);
   const walk = (item: unknown): unknown => {
     if (typeof item === "string") return rewrite(item);
@@ -93,7 +98,7 @@ export function withoutServerPaths<T>(value: T, folders: ServerFolders): T {
     }
     return item;
   };
-  return walk(value) as T;
+  return <T>(value: T) => walk(value) as T;
 }
 
 const CLIENT_VALUES = new Set(["input", "expected"]);

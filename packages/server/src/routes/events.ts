@@ -8,14 +8,15 @@
  */
 import type { FastifyInstance } from "fastify";
 import { jobIdParams, responses } from "../api-schemas.js";
-import { isTerminal, type JobRecord, type StoredEvent } from "../job-store.js";
-import { forClient, requireJob } from "../job-view.js";
+import { isTerminal, type StoredEvent } from "../job-store.js";
+import { clientCleaner, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 
 const HEARTBEAT_MS = 15_000;
 
-function frame(job: JobRecord, event: StoredEvent): string {
-  const data = JSON.stringify({ seq: event.seq, job_id: event.job_id, at: event.at, type: event.type, data: forClient(job, event.data) });
+/** One SSE frame; `clean` takes the server's folders out of the event's data. */
+function frame(event: StoredEvent, clean: <T>(value: T) => T): string {
+  const data = JSON.stringify({ seq: event.seq, job_id: event.job_id, at: event.at, type: event.type, data: clean(event.data) });
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
 
@@ -53,6 +54,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
     },
     async (request, reply) => {
       const job = await requireJob(context, request.params.id);
+      const clean = clientCleaner(job);
       const header = request.headers["last-event-id"];
       let sent = Number((typeof header === "string" && header !== "" ? header : undefined) ?? request.query.last_event_id ?? 0);
 
@@ -80,7 +82,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       const write = (event: StoredEvent) => {
         if (ended || event.seq <= sent) return;
         sent = event.seq;
-        raw.write(frame(job, event));
+        raw.write(frame(event, clean));
         if (endsStream(event)) finish();
       };
       // Subscribe before replaying so nothing that happens during the replay is missed; duplicates are dropped by seq.
