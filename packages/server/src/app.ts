@@ -8,9 +8,11 @@ import swagger from "@fastify/swagger";
 import Fastify, { type FastifyInstance } from "fastify";
 import { isSkillrigError, loopbackRequestRefusal, SkillrigError } from "@skillrig/core";
 import { findExcessiveNesting } from "@skillrig/oracle";
+import { ref, responses, sharedSchemas } from "./api-schemas.js";
 import { anonymousCaller, bearerCheck, type Caller } from "./auth.js";
 import { errorBody, handleError, sendError } from "./http-errors.js";
 import { isLoopbackHost } from "./server-config.js";
+import { withoutServerPaths } from "./server-paths.js";
 import type { ServerContext } from "./server-context.js";
 import { artifactRoutes } from "./routes/artifacts.js";
 import { catalogRoutes } from "./routes/catalog.js";
@@ -40,7 +42,12 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     return503OnClosing: true,
   });
 
+  // Shared schemas first: routes and the document refer to them by $id.
+  for (const schema of sharedSchemas()) app.addSchema(schema);
+
   await app.register(swagger, {
+    // A shared schema is listed in components.schemas under its $id (the default names them def-0, def-1 ...).
+    refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
     openapi: {
       openapi: "3.0.3",
       info: { title: "skillrig jobs server", version, description: "Skill jobs and oracle runs over HTTP. See docs/server.md." },
@@ -138,6 +145,11 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
   }
 
   app.setErrorHandler((error, request, reply) => handleError(error as Error, request, reply));
+  // No error answer names the server's folders, whatever wrote its message (an fs error's path, a library's).
+  const folders = { dataDir: context.settings.dataDir };
+  app.addHook("preSerialization", async (_request, reply, payload) =>
+    reply.statusCode >= 400 ? withoutServerPaths(payload, folders) : payload,
+  );
   app.setNotFoundHandler((request, reply) =>
     reply.code(404).send(
       errorBody({
@@ -152,21 +164,11 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     "/healthz",
     {
       schema: {
+        operationId: "health",
         summary: "Liveness and queue depth",
         tags: ["server"],
-        response: {
-          200: {
-            type: "object",
-            properties: {
-              ok: { type: "boolean" },
-              version: { type: "string" },
-              running: { type: "integer" },
-              queued: { type: "integer" },
-              waiting_upload: { type: "integer" },
-              concurrency: { type: "integer" },
-            },
-          },
-        },
+        security: [],
+        response: { 200: { description: "The server is up", ...ref("Health") }, ...responses.errorResponses() },
       },
     },
     async () => {

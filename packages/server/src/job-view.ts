@@ -1,8 +1,10 @@
 /** How a stored job is shown over HTTP. */
-import { SkillrigError } from "@skillrig/core";
+import { SkillrigError, type CaseVerdict, type TaskSummary } from "@skillrig/core";
+import { summarize } from "@skillrig/oracle";
 import { canSee, type Caller } from "./auth.js";
-import type { JobRecord } from "./job-store.js";
+import { isTerminal, type JobRecord } from "./job-store.js";
 import type { ServerContext } from "./server-context.js";
+import { jobFolders, serverPathCleaner, withoutServerPaths } from "./server-paths.js";
 
 export function jobLinks(job: Pick<JobRecord, "id" | "kind">): Record<string, string> {
   const base = `/v1/jobs/${encodeURIComponent(job.id)}`;
@@ -30,7 +32,7 @@ export function jobView(job: JobRecord, queuePosition?: number) {
     skill_id: job.skill_id,
     engine: job.engine,
     reason: job.reason,
-    error: job.error,
+    error: job.error && forClient(job, job.error),
     needs_upload: job.needs_upload,
     created_at: job.created_at,
     queued_at: job.queued_at,
@@ -38,8 +40,34 @@ export function jobView(job: JobRecord, queuePosition?: number) {
     finished_at: job.finished_at,
     duration_ms: duration,
     ...(job.status === "queued" && queuePosition !== undefined ? { queue_position: queuePosition } : {}),
+    summary: caseSummary(job),
     links: jobLinks(job),
   };
+}
+
+/**
+ * The verdict of a finished oracle run or solve attempt: how many of its cases passed, failed, errored or were
+ * invalid, from its stored result (null for a skill job, a job that has not finished, or one that ended without a
+ * report). The job's own status says whether the machinery worked; this says whether the deliverable did.
+ */
+export function caseSummary(job: Pick<JobRecord, "kind" | "status" | "result">): TaskSummary | null {
+  if (job.kind === "skill" || !isTerminal(job.status) || job.result === null || typeof job.result !== "object") return null;
+  const result = job.result as { summary?: TaskSummary; cases?: CaseVerdict[]; score?: { total?: number } };
+  if (!Array.isArray(result.cases)) return null;
+  // An oracle report counts its cases itself; an attempt's scored cases are counted here, and an attempt that was
+  // never graded (its engine failed) still counts its scored cases in the total, none of them passed.
+  if (job.kind === "oracle" && result.summary) return result.summary;
+  return summarize(result.cases, Math.max(result.cases.length, result.score?.total ?? 0));
+}
+
+/** A value about the job (result, event, error) as a client sees it: no path names the server's folders. */
+export function forClient<T>(job: Pick<JobRecord, "run_dir">, value: T): T {
+  return withoutServerPaths(value, jobFolders(job.run_dir));
+}
+
+/** `forClient` for the many values of one job's event stream. */
+export function clientCleaner(job: Pick<JobRecord, "run_dir">): <T>(value: T) => T {
+  return serverPathCleaner(jobFolders(job.run_dir));
 }
 
 /** The job, if `caller` may see it: another tenant's job is answered exactly as a job that does not exist (404). */

@@ -24,13 +24,24 @@ export interface ZipLimits {
 }
 
 export interface ExtractOptions extends ZipLimits {
-  /** Called with every file path after the listing pass, before anything is written; throws to refuse the zip. */
-  accept?: (paths: string[]) => void;
+  /**
+   * Called with every file path after the listing pass, before anything is written; throws to refuse the zip. It
+   * may return where each entry goes inside the target (a path with "/" separators; "" for a folder entry that is
+   * the target itself); by default an entry keeps its path.
+   */
+  accept?: (paths: string[]) => ((entry: string) => string) | undefined;
+  /**
+   * Called once every file is extracted, with the staging folder that holds them, before it becomes the target;
+   * throws to refuse the zip (nothing is left behind). For checks that need the files' bytes.
+   */
+  verify?: (staging: string, files: ExtractedFile[]) => Promise<void>;
 }
 
 export interface ExtractedFile {
   /** Path inside the target folder, with "/" separators. */
   path: string;
+  /** The entry's name in the zip, when it differs from `path`. */
+  entry?: string;
   bytes: number;
 }
 
@@ -138,7 +149,7 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
     yauzlNameError,
   );
 
-  limits.accept?.(files.map((f) => f.name));
+  const placeOf = limits.accept?.(files.map((f) => f.name)) ?? ((entry: string) => entry);
 
   // Pass 2: extraction into a staging folder, counting real bytes.
   const parent = dirname(target);
@@ -154,11 +165,12 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
       zip,
       async (entry) => {
         const name = entry.fileName;
+        const path = placeOf(name);
         if (name.endsWith("/")) {
-          await mkdir(join(staging, name), { recursive: true });
+          if (path !== "") await mkdir(join(staging, path), { recursive: true });
           return;
         }
-        const dest = join(staging, name);
+        const dest = join(staging, path);
         await mkdir(dirname(dest), { recursive: true });
         const source = await new Promise<NodeJS.ReadableStream>((resolve, reject) =>
           zip.openReadStream(entry, (error, stream) => (error || !stream ? reject(error) : resolve(stream))),
@@ -174,10 +186,11 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
           },
         });
         await pipeline(source, counter, createWriteStream(dest, { flags: "wx" }));
-        extracted.push({ path: name, bytes });
+        extracted.push({ path, ...(path === name ? {} : { entry: name }), bytes });
       },
       yauzlNameError,
     );
+    await limits.verify?.(staging, extracted);
     await removeEmptyTarget(target);
     await rename(staging, target);
     return extracted;
@@ -192,7 +205,7 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
 async function removeEmptyTarget(target: string): Promise<void> {
   try {
     const entries = await readdir(target);
-    if (entries.length > 0) throw new SkillrigError("job_state_conflict", `the upload folder ${target} already holds files`);
+    if (entries.length > 0) throw new SkillrigError("job_state_conflict", `the upload folder ${basename(target)}/ already holds files`);
     await rmdir(target);
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;

@@ -4,11 +4,11 @@
  */
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import yauzl from "yauzl";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningServer } from "@skillrig/server";
-import { craftZip } from "./support/craft-zip.js";
+import { craftZip, zipEntries } from "./support/craft-zip.js";
 import {
+  DOUBLE_TASK,
   api,
   BACKENDS,
   makeProject,
@@ -19,28 +19,6 @@ import {
   type Api,
   type BackendUnderTest,
 } from "./support/server-harness.js";
-
-function zipEntries(zip: Buffer): Promise<Record<string, string>> {
-  return new Promise((resolve, reject) => {
-    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
-      if (error || !file) return reject(error);
-      const out: Record<string, string> = {};
-      file.on("entry", (entry: yauzl.Entry) => {
-        file.openReadStream(entry, (e, stream) => {
-          if (e || !stream) return reject(e);
-          const chunks: Buffer[] = [];
-          stream.on("data", (c: Buffer) => chunks.push(c));
-          stream.on("end", () => {
-            out[entry.fileName] = Buffer.concat(chunks).toString("utf8");
-            file.readEntry();
-          });
-        });
-      });
-      file.on("end", () => resolve(out));
-      file.readEntry();
-    });
-  });
-}
 
 describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
   let under: BackendUnderTest;
@@ -73,7 +51,8 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     expect(wordCount.status).toBe(200);
     expect(wordCount.body).toMatchObject({
       id: "word-count",
-      engines: ["echo", "gemini", "codex"],
+      // The skill names gemini and codex too, but this server has no plugin for them: only what it can run is listed.
+      engines: ["echo"],
       file_inputs: ["text_file"],
       inline_inputs: ["label"],
     });
@@ -122,14 +101,17 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     expect([...ids].sort((a, b) => a - b)).toEqual(ids);
 
     const job = await client.json("GET", `/v1/jobs/${id}`);
-    expect(job.body).toMatchObject({ status: "succeeded", error: null, reason: null });
+    expect(job.body).toMatchObject({ status: "succeeded", error: null, reason: null, summary: null });
     expect(Date.parse(job.body.finished_at)).toBeGreaterThanOrEqual(Date.parse(job.body.started_at));
     expect(job.body.duration_ms).toBeGreaterThanOrEqual(0);
 
     const result = await client.json("GET", `/v1/jobs/${id}/result`);
     expect(result.status).toBe(200);
     expect(result.body).toMatchObject({ job_id: id, status: "succeeded", output: { words: 5, label: "ESSAY" } });
-    const runDir: string = result.body.run_dir;
+    // The result names no server folder: its run folder is "." (itself), its artifacts relative to it.
+    expect(result.body.run_dir).toBe(".");
+    expect(result.body.artifacts[0].path).toBe("artifacts/report.txt");
+    const runDir = join(server.settings.dataDir, "runs", id);
     expect(readFileSync(join(runDir, "uploads", "text_file"), "utf8")).toBe("one two three four five");
     // Unzipped straight into the run folder: no staged copy anywhere else.
     expect(existsSync(join(server.settings.dataDir, "uploads"))).toBe(false);
@@ -181,16 +163,7 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
   });
 
   it("runs an oracle task against an uploaded deliverable and returns the report", async () => {
-    const task = {
-      contract_version: "1.0",
-      task_id: "double",
-      deliverable_type: "script",
-      entrypoint: "double.py",
-      tests: [
-        { name: "two", input: { stdin: "2\n" }, expected: { stdout: "4\n" } },
-        { name: "five", input: { stdin: "5\n" }, expected: { stdout: "11\n" } },
-      ],
-    };
+    const task = DOUBLE_TASK;
     const created = await client.json("POST", "/v1/oracle/runs", { task });
     expect(created.status).toBe(201);
     expect(created.body).toMatchObject({ kind: "oracle", status: "waiting_upload" });
@@ -214,5 +187,8 @@ describe.each(BACKENDS)("a skill job over HTTP (%s backend)", (backend) => {
     const report = await client.json("GET", `/v1/jobs/${created.body.id}/result`);
     expect(report.body).toMatchObject({ task_id: "double", summary: { total: 2, passed: 1, failed: 1 } });
     expect(report.body.cases.map((c: { status: string }) => c.status)).toEqual(["passed", "failed"]);
+    // The machinery worked (succeeded); the verdict, one case of two failed, is the job's summary.
+    const job = await client.json("GET", `/v1/jobs/${created.body.id}`);
+    expect(job.body).toMatchObject({ status: "succeeded", summary: { total: 2, passed: 1, failed: 1, errored: 0, invalid: 0 } });
   });
 });

@@ -23,7 +23,93 @@ describe("the OpenAPI document", () => {
     await expect(SwaggerParser.validate(structuredClone(doc))).resolves.toBeTruthy();
   });
 
-  it("describes every route with the schemas the server validates against", () => {
+  it("names every operation once (operationId) and tags it, for generated clients", () => {
+    const operations = Object.entries(doc.paths as Record<string, Record<string, { operationId?: string; tags?: string[] }>>).flatMap(
+      ([path, methods]) => Object.entries(methods).map(([method, op]) => ({ at: `${method.toUpperCase()} ${path}`, ...op })),
+    );
+    const ids = Object.fromEntries(operations.map((op) => [op.at, op.operationId]));
+    expect(ids).toEqual({
+      "GET /healthz": "health",
+      "GET /v1/engines": "listEngines",
+      "GET /v1/jobs": "listJobs",
+      "POST /v1/jobs": "createJob",
+      "GET /v1/jobs/{id}": "getJob",
+      "GET /v1/jobs/{id}/artifacts": "listArtifacts",
+      "GET /v1/jobs/{id}/artifacts/{field}": "getArtifact",
+      "GET /v1/jobs/{id}/bundle": "getJobBundle",
+      "POST /v1/jobs/{id}/cancel": "cancelJob",
+      "GET /v1/jobs/{id}/events": "streamJobEvents",
+      "GET /v1/jobs/{id}/result": "getJobResult",
+      "POST /v1/jobs/{id}/upload": "uploadJobFiles",
+      "POST /v1/oracle/runs": "createOracleRun",
+      "GET /v1/skills": "listSkills",
+      "GET /v1/skills/{id}": "getSkill",
+      "POST /v1/solve/attempts": "createSolveAttempt",
+    });
+    expect(new Set(Object.values(ids)).size).toBe(operations.length);
+    for (const op of operations) expect(op.tags?.length, op.at).toBeGreaterThan(0);
+  });
+
+  it("shares one named schema per shape (components.schemas) and points every route at them", () => {
+    expect(Object.keys(doc.components.schemas)).toEqual(
+      expect.arrayContaining([
+        "Job",
+        "JobList",
+        "JobResult",
+        "TaskReport",
+        "SuiteReport",
+        "SolveReport",
+        "AttemptResult",
+        "Error",
+        "ErrorResponse",
+        "Skill",
+        "SkillDetail",
+        "CreateJobRequest",
+        "UploadReceipt",
+      ]),
+    );
+    // No anonymous def-N schemas: every shared one is named for what it is.
+    expect(Object.keys(doc.components.schemas).filter((name) => name.startsWith("def-"))).toEqual([]);
+    const json = (response: { content: Record<string, { schema: unknown }> }) => response.content["application/json"]!.schema;
+    expect(json(doc.paths["/v1/jobs/{id}"].get.responses["200"])).toEqual({ $ref: "#/components/schemas/Job" });
+    expect(json(doc.paths["/v1/jobs"].get.responses["200"])).toEqual({ $ref: "#/components/schemas/JobList" });
+    expect(json(doc.paths["/v1/jobs/{id}/result"].get.responses["200"])).toMatchObject({
+      oneOf: [
+        { $ref: "#/components/schemas/JobResult" },
+        { $ref: "#/components/schemas/TaskReport" },
+        { $ref: "#/components/schemas/AttemptResult" },
+      ],
+    });
+    // Every error answer of every route is the one ErrorResponse body.
+    for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { responses: Record<string, never> }>>)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        for (const [status, response] of Object.entries(operation.responses)) {
+          if (Number(status) >= 400)
+            expect(json(response), `${method} ${path} ${status}`).toEqual({ $ref: "#/components/schemas/ErrorResponse" });
+        }
+      }
+    }
+    expect(doc.components.schemas.Job.properties.summary).toMatchObject({
+      nullable: true,
+      required: ["total", "passed", "failed", "errored", "invalid"],
+    });
+  });
+
+  it("declares the job listing's filters and cursor", () => {
+    const list = doc.paths["/v1/jobs"].get;
+    expect(Object.fromEntries(list.parameters.map((p: { name: string; in: string }) => [p.name, p.in]))).toEqual({
+      status: "query",
+      kind: "query",
+      skill: "query",
+      limit: "query",
+      cursor: "query",
+    });
+    expect(doc.components.schemas.JobList.required).toEqual(["jobs", "next_cursor"]);
+  });
+
+  it("describes every route with the schemas the server validates against", async () => {
+    // biome-ignore lint/suspicious/noExplicitAny: the dereferenced document, checked below
+    const resolved: any = await SwaggerParser.dereference(structuredClone(doc));
     expect(Object.keys(doc.paths).sort()).toEqual([
       "/healthz",
       "/v1/engines",
@@ -41,11 +127,11 @@ describe("the OpenAPI document", () => {
       "/v1/skills/{id}",
       "/v1/solve/attempts",
     ]);
-    const attempt = doc.paths["/v1/solve/attempts"].post.requestBody.content["application/json"].schema;
+    const attempt = resolved.paths["/v1/solve/attempts"].post.requestBody.content["application/json"].schema;
     expect(attempt.required).toEqual(["task", "engine", "attempt"]);
     expect(attempt.additionalProperties).toBe(false);
     expect(attempt.properties.engine.additionalProperties).toBe(false);
-    const create = doc.paths["/v1/jobs"].post;
+    const create = resolved.paths["/v1/jobs"].post;
     const body = create.requestBody.content["application/json"].schema;
     expect(body.required).toEqual(["skill_id", "engine"]);
     expect(body.additionalProperties).toBe(false);
@@ -53,7 +139,7 @@ describe("the OpenAPI document", () => {
     // Every /v1 route documents the loopback Host/Origin refusal.
     for (const [path, operations] of Object.entries(doc.paths as Record<string, Record<string, { responses: object }>>)) {
       for (const [method, operation] of Object.entries(operations)) {
-        if (path.startsWith("/v1/")) expect(Object.keys(operation.responses), `${method} ${path}`).toContain("403");
+        expect(Object.keys(operation.responses), `${method} ${path}`).toContain("403");
       }
     }
     expect(create.responses["422"].content["application/json"].schema.properties.error.properties.violations.type).toBe("array");

@@ -49,8 +49,9 @@ describe("a plain Agent Skill behind the server", () => {
 
   it("lists the skill as plain and runs its prompt on the jailed engine; the output is the answer text", async () => {
     const listed = (await client.json("GET", "/v1/skills")).body.skills;
-    expect(listed).toContainEqual(expect.objectContaining({ id: SKILL, kind: "plain", engines: [] }));
-    expect(listed).toContainEqual(expect.objectContaining({ id: "word-count", kind: "runner" }));
+    // A plain skill runs on any engine: it lists every engine this server has a plugin for.
+    expect(listed).toContainEqual(expect.objectContaining({ id: SKILL, kind: "plain", engines: ["echo", "gemini"] }));
+    expect(listed).toContainEqual(expect.objectContaining({ id: "word-count", kind: "runner", engines: ["echo", "gemini"] }));
 
     const created = await client.json("POST", "/v1/jobs", {
       skill_id: SKILL,

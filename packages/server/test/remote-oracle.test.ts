@@ -14,12 +14,15 @@ import { api, BACKENDS, makeProject, openBackend, startInProcess, type BackendUn
 const TOKEN = "remote-oracle-test-token-0123456789";
 
 /**
- * A report without what differs between any two runs, local or not: timings and the per-run temp folder the
- * script deliverable is copied into.
+ * The per-run temp folder a script deliverable is copied into: `/tmp/skillrig-script-<random>` in a local report,
+ * `<tmp>/skillrig-script-<random>` in the server's (which names none of its folders).
  */
+const SCRIPT_FOLDER = new RegExp(`(?:${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|<tmp>)/skillrig-script-[A-Za-z0-9]+`, "g");
+
+/** A report without what differs between any two runs, local or not: timings and the script's temp folder. */
 function comparable(report: unknown): unknown {
   const text = JSON.stringify(report, (key, value) => (key === "duration_ms" || key.endsWith("_at") ? undefined : value));
-  return JSON.parse(text.replace(/skillrig-script-[A-Za-z0-9]+/g, "skillrig-script-X"));
+  return JSON.parse(text.replace(SCRIPT_FOLDER, "TMP/skillrig-script-X"));
 }
 
 /** A task folder with a script deliverable that passes two cases and fails one. */
@@ -127,7 +130,7 @@ describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
       readFileSync(join(suite, which, "suite.junit.xml"), "utf8")
         .replace(/time="[0-9.]+"/g, 'time="T"')
         .replace(/timestamp="[^"]+"/g, 'timestamp="T"')
-        .replace(/skillrig-script-[A-Za-z0-9]+/g, "skillrig-script-X");
+        .replace(SCRIPT_FOLDER, "TMP/skillrig-script-X");
     expect(junit("remote")).toEqual(junit("local"));
     // Every sample was an oracle run on the server.
     const { body } = await api(server.url, TOKEN).json("GET", "/v1/jobs?limit=100");

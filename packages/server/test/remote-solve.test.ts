@@ -21,7 +21,8 @@ const HIDDEN = "wwwwwwwwwwwwHIDDEN";
 
 /**
  * A report without what differs between any two runs, local or not: timings, job ids and where run folders are
- * (a local solve's under .skillrig/runs, a server's under its data_dir's runs/<solve job>/runs).
+ * (a local solve's at an absolute path under .skillrig/runs; a server's relative to the solve job's run folder,
+ * runs/<run id>, as the server names none of its folders).
  */
 function comparable(report: unknown): unknown {
   // `at`: when a transcript event came.
@@ -29,7 +30,7 @@ function comparable(report: unknown): unknown {
   const text = JSON.stringify(report, (key, value) => (drop.has(key) || key.endsWith("_at") ? undefined : value));
   return JSON.parse(
     text
-      .replace(/(\.skillrig\/runs|data\/runs\/[0-9a-f-]{36}\/runs)\/[0-9TZ]+-solve-task-[0-9a-f]+/g, "RUN")
+      .replace(/(?:[^\s"'`\\]*\/)?(?:\.skillrig\/runs|runs)\/[0-9TZ]+-solve-task-[0-9a-f]+/g, "RUN")
       .replace(/skillrig-[a-z]+-[A-Za-z0-9]+/g, "skillrig-tmp"),
   );
 }

@@ -8,10 +8,10 @@ import { sep } from "node:path";
 import archiver from "archiver";
 import { SkillrigError, type CollectedArtifact, type JobResult } from "@skillrig/core";
 import type { FastifyInstance } from "fastify";
-import { artifactView, jobIdParams, responses } from "../api-schemas.js";
+import { bodyOf, jobIdParams, ref, responses } from "../api-schemas.js";
 import { isTerminal, type JobRecord } from "../job-store.js";
 import type { Caller } from "../auth.js";
-import { requireJob } from "../job-view.js";
+import { forClient, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 
 /** The real path of `path` when it is a regular file inside `root` (after symlinks); undefined otherwise. */
@@ -51,11 +51,12 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
     "/v1/jobs/:id/artifacts",
     {
       schema: {
+        operationId: "listArtifacts",
         summary: "The artifacts of a finished skill job",
         tags: ["artifacts"],
         params: jobIdParams,
         response: {
-          200: { type: "object", properties: { artifacts: { type: "array", items: artifactView } } },
+          200: { description: "Each artifact with its download URL", ...ref("ArtifactList") },
           ...responses.errorResponses(401, 404, 409),
         },
       },
@@ -79,6 +80,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
     "/v1/jobs/:id/artifacts/:field",
     {
       schema: {
+        operationId: "getArtifact",
         summary: "Download one artifact (by its output field)",
         tags: ["artifacts"],
         params: {
@@ -86,8 +88,7 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
           required: ["id", "field"],
           properties: { ...jobIdParams.properties, field: { type: "string", minLength: 1 } },
         },
-        produces: ["application/octet-stream"],
-        response: { 200: { description: "The file", type: "string", format: "binary" }, ...responses.errorResponses(401, 404, 409) },
+        response: { 200: bodyOf("application/octet-stream", "The file"), ...responses.errorResponses(401, 404, 409) },
       },
     },
     async (request, reply) => {
@@ -111,12 +112,12 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
     "/v1/jobs/:id/bundle",
     {
       schema: {
+        operationId: "getJobBundle",
         summary: "Download all artifacts and result.json as one zip",
         tags: ["artifacts"],
         params: jobIdParams,
-        produces: ["application/zip"],
         response: {
-          200: { description: "A zip: result.json and artifacts/<filename>", type: "string", format: "binary" },
+          200: bodyOf("application/zip", "A zip: result.json and artifacts/<filename>"),
           ...responses.errorResponses(401, 404, 409),
         },
       },
@@ -129,7 +130,8 @@ export function artifactRoutes(app: FastifyInstance, context: ServerContext): vo
         if (real) files.push({ real, name: `artifacts/${artifact.filename}` });
       }
       const archive = archiver("zip", { zlib: { level: 6 } });
-      archive.append(`${JSON.stringify(job.result ?? { job_id: job.id, status: job.status, error: job.error }, null, 2)}\n`, {
+      const result = forClient(job, job.result ?? { job_id: job.id, status: job.status, error: job.error });
+      archive.append(`${JSON.stringify(result, null, 2)}\n`, {
         name: "result.json",
       });
       for (const file of files) archive.file(file.real, { name: file.name });

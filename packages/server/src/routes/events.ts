@@ -9,13 +9,14 @@
 import type { FastifyInstance } from "fastify";
 import { jobIdParams, responses } from "../api-schemas.js";
 import { isTerminal, type StoredEvent } from "../job-store.js";
-import { requireJob } from "../job-view.js";
+import { clientCleaner, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 
 const HEARTBEAT_MS = 15_000;
 
-function frame(event: StoredEvent): string {
-  const data = JSON.stringify({ seq: event.seq, job_id: event.job_id, at: event.at, type: event.type, data: event.data });
+/** One SSE frame; `clean` takes the server's folders out of the event's data. */
+function frame(event: StoredEvent, clean: <T>(value: T) => T): string {
+  const data = JSON.stringify({ seq: event.seq, job_id: event.job_id, at: event.at, type: event.type, data: clean(event.data) });
   return `id: ${event.seq}\nevent: ${event.type}\ndata: ${data}\n\n`;
 }
 
@@ -34,6 +35,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
     "/v1/jobs/:id/events",
     {
       schema: {
+        operationId: "streamJobEvents",
         summary: "Live events of a job (Server-Sent Events)",
         description:
           "Events `status` (status changes), `engine` (engine events: messages, tool calls, file changes, usage), `log` (log lines) and, for oracle runs, `case` (each case's verdict). Each `id` is a sequence number; reconnect with the `Last-Event-ID` header (or `?last_event_id=`) to resume. The stream ends after the terminal status.",
@@ -41,15 +43,18 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
         params: jobIdParams,
         querystring: { type: "object", properties: { last_event_id: { type: "string", pattern: "^[0-9]{1,15}$" } } },
         headers: { type: "object", properties: { "last-event-id": { type: "string", pattern: "^[0-9]{0,15}$" } } },
-        produces: ["text/event-stream"],
         response: {
-          200: { description: "text/event-stream: `id: <seq>`, `event: <type>`, `data: {seq, job_id, at, type, data}`", type: "string" },
-          ...responses.errorResponses(401, 404),
+          200: {
+            description: "text/event-stream: `id: <seq>`, `event: <type>`, `data: {seq, job_id, at, type, data}`",
+            content: { "text/event-stream": { schema: { type: "string" } } },
+          },
+          ...responses.errorResponses(401, 404, 422),
         },
       },
     },
     async (request, reply) => {
       const job = await requireJob(context, request.params.id, request.caller);
+      const clean = clientCleaner(job);
       const header = request.headers["last-event-id"];
       let sent = Number((typeof header === "string" && header !== "" ? header : undefined) ?? request.query.last_event_id ?? 0);
 
@@ -77,7 +82,7 @@ export function eventRoutes(app: FastifyInstance, context: ServerContext): void 
       const write = (event: StoredEvent) => {
         if (ended || event.seq <= sent) return;
         sent = event.seq;
-        raw.write(frame(event));
+        raw.write(frame(event, clean));
         if (endsStream(event)) finish();
       };
       // Subscribe before replaying so nothing that happens during the replay is missed; duplicates are dropped by seq.

@@ -10,7 +10,7 @@ import { isTerminal, type JobRecord } from "../job-store.js";
 import { createOracleRun, createSkillJob, createSolveAttempt } from "../job-submission.js";
 import { parseListQuery, type ListParameters } from "../job-listing.js";
 import { receiveUpload } from "../job-upload.js";
-import { jobView, requireJob } from "../job-view.js";
+import { forClient, jobView, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 import * as route from "./job-route-schemas.js";
 
@@ -54,9 +54,12 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
     }
     return reply.code(202).send(jobView(await requireJob(context, job.id, request.caller)));
   });
-  app.get<ById>("/v1/jobs/:id/result", { schema: route.resultRoute }, async (request) =>
-    resultOf(await requireJob(context, request.params.id, request.caller)),
-  );
+  // The result is sent as stored (less server paths): its schema documents three shapes, and fast-json-stringify
+  // would drop whatever a shape does not list.
+  app.get<ById>("/v1/jobs/:id/result", { schema: route.resultRoute, serializerCompiler: () => JSON.stringify }, async (request) => {
+    const job = await requireJob(context, request.params.id, request.caller);
+    return forClient(job, resultOf(job));
+  });
 }
 
 /** 201 with the new job's view and its address. */

@@ -3,6 +3,7 @@
  * (`..` entries, absolute paths, symlinks, sizes that lie), so the upload checks are tested against real bytes.
  */
 import { crc32, deflateRawSync } from "node:zlib";
+import yauzl from "yauzl";
 
 export interface CraftedEntry {
   name: string;
@@ -64,4 +65,27 @@ export function craftZip(entries: CraftedEntry[]): Buffer {
   end.writeUInt32LE(cd.length, 12);
   end.writeUInt32LE(offset, 16);
   return Buffer.concat([...locals, cd, end]);
+}
+
+/** Every entry of a zip (a bundle the server sent) with its text, read with yauzl. */
+export function zipEntries(zip: Buffer): Promise<Record<string, string>> {
+  return new Promise((resolve, reject) => {
+    yauzl.fromBuffer(zip, { lazyEntries: true }, (error, file) => {
+      if (error || !file) return reject(error);
+      const out: Record<string, string> = {};
+      file.on("entry", (entry: yauzl.Entry) => {
+        file.openReadStream(entry, (e, stream) => {
+          if (e || !stream) return reject(e);
+          const chunks: Buffer[] = [];
+          stream.on("data", (c: Buffer) => chunks.push(c));
+          stream.on("end", () => {
+            out[entry.fileName] = Buffer.concat(chunks).toString("utf8");
+            file.readEntry();
+          });
+        });
+      });
+      file.on("end", () => resolve(out));
+      file.readEntry();
+    });
+  });
 }

@@ -29,6 +29,18 @@ export function makeProject(server: NonNullable<SkillrigConfig["server"]> = {}, 
   return dir;
 }
 
+/** An oracle task whose script deliverable `double.py` (`print(int(input()) * 2)`) passes "two" and fails "five". */
+export const DOUBLE_TASK = {
+  contract_version: "1.0",
+  task_id: "double",
+  deliverable_type: "script",
+  entrypoint: "double.py",
+  tests: [
+    { name: "two", input: { stdin: "2\n" }, expected: { stdout: "4\n" } },
+    { name: "five", input: { stdin: "5\n" }, expected: { stdout: "11\n" } },
+  ],
+};
+
 /** The queue backends every API suite runs against (describe.each). */
 export const BACKENDS = ["sqlite", "redis"] as const;
 export type Backend = (typeof BACKENDS)[number];
