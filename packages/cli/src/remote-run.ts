@@ -18,7 +18,7 @@ import {
   type Runner,
   type TaskReport,
 } from "@skillrig/core";
-import { sampleStatus, type RunSuiteOptions } from "@skillrig/oracle";
+import { narrowTask, sampleStatus, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
 import { runOracleRemotely, runSolveAttemptRemotely, type ServerAccess } from "@skillrig/server";
 import { checkReference, notRun, type AttemptResult, type SolveExecution } from "@skillrig/solve";
 
@@ -41,19 +41,22 @@ export interface RemoteTaskOptions {
   cwd: string;
   signal: AbortSignal;
   progress: NodeJS.WritableStream;
+  /** The cases to grade (`-k`, `--last-failed`, `--limit`): only those are sent; the report keeps the task file's indexes. */
+  select?: CaseSelection;
 }
 
 export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions): Promise<TaskReport> {
   const info = { kind: "task" as const, id: options.loaded.task.task_id, startedAt: new Date() };
   const started = performance.now();
-  const total = options.loaded.task.tests.length;
+  const narrowed = narrowTask(options.loaded, options.select);
+  const total = narrowed.loaded.task.tests.length;
   let done = 0;
   let report: TaskReport | undefined;
   options.progress.write(`task ${info.id} (${total} case(s)) on ${options.server}\n`);
   try {
     report = await runOracleRemotely({
       ...serverAccess(options.server),
-      task: options.loaded,
+      task: narrowed.loaded,
       deliverable: resolve(options.cwd, options.deliverable),
       signal: options.signal,
       onCase: (verdict) => {
@@ -61,6 +64,7 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
         options.progress.write(`  [${done}/${total}] ${verdict.status} ${verdict.name} (${verdict.duration_ms} ms)\n`);
       },
     });
+    report = narrowed.restore(report);
     return report;
   } finally {
     const ok = report !== undefined;
@@ -74,9 +78,12 @@ const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
 /** A suite's grading on the server: each (task, sample) is one oracle run, graded by whichever worker is free. */
 export function remoteSampleGrader(server: string): NonNullable<RunSuiteOptions["grade"]> {
   const access = serverAccess(server);
-  return async ({ loaded, deliverable, signal }) => {
+  return async ({ loaded, deliverable, signal, select }) => {
     try {
-      const report = await runOracleRemotely({ ...access, task: loaded, deliverable: uploadPath(deliverable), signal });
+      const narrowed = narrowTask(loaded, select);
+      const report = narrowed.restore(
+        await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal }),
+      );
       return { status: sampleStatus(report.summary), report };
     } catch (error) {
       // Canceled (Ctrl-C) on the server before it could report: as a local run reports a sample it did not run.

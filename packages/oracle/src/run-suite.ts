@@ -15,6 +15,7 @@ import {
   type TaskReport,
   type TaskSummary,
 } from "@skillrig/core";
+import type { Bail, CaseSelection } from "./case-selection.js";
 import { passAtK, suiteKs } from "./pass-at-k.js";
 import { runTask } from "./run-task.js";
 import type { SuiteEntry } from "./suite-deliverables.js";
@@ -77,7 +78,7 @@ export interface SuiteProgress {
   total: number;
   samplesPassed: number;
   elapsedMs: number;
-  last: { task_id: string; sample: number; status: SampleStatus };
+  last: { task_id: string; sample: number; status: SampleStatus; result: SampleResult };
 }
 
 export interface RunSuiteOptions {
@@ -93,6 +94,10 @@ export interface RunSuiteOptions {
   onProgress?: (progress: SuiteProgress) => void;
   /** Grades one sample elsewhere (a jobs server, `skillrig test --server`); default: `gradeSample` on `runner`. */
   grade?: (options: SampleGrading) => Promise<GradedSample>;
+  /** The cases of a task that run (`-k`, `--last-failed`, `--limit`); undefined: all of them. */
+  select?: (loaded: LoadedTask) => CaseSelection | undefined;
+  /** Stop after this many failing cases over the whole suite (`--bail`): pairs not started are `interrupted` errors saying so. */
+  bail?: Bail;
 }
 
 export interface SampleGrading {
@@ -101,6 +106,8 @@ export interface SampleGrading {
   jobs?: number;
   strict?: boolean;
   signal?: AbortSignal;
+  select?: CaseSelection;
+  bail?: Bail;
 }
 
 /** Errors that are about one task or one deliverable: the sample records them and the suite goes on. */
@@ -149,6 +156,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
         if (sample.problem || !sample.deliverable)
           graded = { status: "error", error: { code: "usage", message: sample.problem ?? "no deliverable" } };
         else if (signal.aborted) graded = { status: "error", error: { code: "interrupted", message: "canceled before it ran" } };
+        else if (options.bail?.stopped) graded = { status: "error", error: { code: "interrupted", message: options.bail.reason } };
         else {
           try {
             graded = await grade({
@@ -157,7 +165,11 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
               jobs: caseJobs,
               strict: options.strict,
               signal,
+              select: options.select?.(entry.loaded),
+              bail: options.bail,
             });
+            // A sample that could not be graded at all counts as one failure (its cases never ran to be counted).
+            if (graded.status === "error") options.bail?.failed();
           } catch (error) {
             fatal ??= { error };
             return;
@@ -177,7 +189,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
           total: pairs.length,
           samplesPassed,
           elapsedMs: performance.now() - started,
-          last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status },
+          last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status, result },
         });
       }),
     ),

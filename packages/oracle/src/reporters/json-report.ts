@@ -2,7 +2,7 @@
  * The JSON report: `{task_id, summary, cases: [{name, status, duration_ms, input, expected, actual, message}]}`.
  * Scripts depend on this shape (it is what `skillrig test --json` prints); fields may be added, never removed.
  */
-import type { CaseVerdict, TaskReport, TaskSummary } from "@skillrig/core";
+import type { CaseVerdict, NotRunCase, TaskReport, TaskSummary } from "@skillrig/core";
 
 export interface JsonCase {
   name: string;
@@ -29,6 +29,8 @@ export interface JsonReport {
   hidden_tests_reachable?: true;
   warnings?: string[];
   duration_ms?: number;
+  /** Cases `--bail` stopped before they started; `summary.not_run` counts them. */
+  not_run?: NotRunCase[];
 }
 
 export function toJsonReport(report: TaskReport): JsonReport {
@@ -52,5 +54,6 @@ export function toJsonReport(report: TaskReport): JsonReport {
     ...(report.hidden_tests_reachable ? { hidden_tests_reachable: true as const } : {}),
     ...(report.warnings ? { warnings: report.warnings } : {}),
     ...(report.duration_ms !== undefined ? { duration_ms: report.duration_ms } : {}),
+    ...(report.not_run ? { not_run: report.not_run } : {}),
   };
 }
