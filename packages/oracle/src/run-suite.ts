@@ -121,7 +121,11 @@ const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
 export async function gradeSample(runner: Runner, options: SampleGrading): Promise<GradedSample> {
   try {
     const report = await runTask(runner, options);
-    return { status: sampleStatus(report.summary), report };
+    const s = report.summary;
+    // Stopped (--bail) before any of its cases could fail: not graded, rather than failed.
+    if (s.not_run && s.passed + s.not_run === s.total)
+      return { status: "error", report, error: { code: "interrupted", message: report.not_run?.[0]?.reason ?? "not run" } };
+    return { status: sampleStatus(s), report };
   } catch (error) {
     if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: error.toJSON() };
     throw error;
@@ -169,7 +173,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
               bail: options.bail,
             });
             // A sample that could not be graded at all counts as one failure (its cases never ran to be counted).
-            if (graded.status === "error") options.bail?.failed();
+            if (graded.status === "error" && graded.error?.code !== "interrupted") options.bail?.failed();
           } catch (error) {
             fatal ??= { error };
             return;
@@ -208,7 +212,8 @@ function buildSuiteReport(
   const ks = suiteKs(maxSamples, requestedKs);
   const tasks: SuiteTaskResult[] = entries.map((entry) => {
     const samples = results.get(entry)!.sort((a, b) => a.sample - b.sample);
-    const n = samples.length;
+    // Samples that were never graded (Ctrl-C, --bail) are not failures: pass@k counts the samples that ran.
+    const n = samples.filter((s) => s.error?.code !== "interrupted").length;
     const c = samples.filter((s) => s.status === "passed").length;
     const passAt: Record<string, number> = {};
     for (const k of ks) if (k <= n) passAt[`pass@${k}`] = passAtK(n, c, k);
@@ -216,7 +221,7 @@ function buildSuiteReport(
       task_id: entry.loaded.task.task_id,
       file: entry.loaded.displayPath,
       deliverable_type: entry.loaded.task.deliverable_type,
-      samples_total: n,
+      samples_total: samples.length,
       samples_passed: c,
       pass_at_k: passAt,
       ...(entry.problem ? { problem: entry.problem } : {}),

@@ -7,6 +7,7 @@
  * Exit codes: 0 the job succeeded (or the dry run rendered), 1 the job failed, 2 invalid input, config or usage.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { Option, type Command } from "commander";
@@ -98,6 +99,9 @@ function readPromptFile(file: string): string {
     );
   }
 }
+
+/** Errors in what was typed on the command line (not in the skill, its templates or the config). */
+const TYPED_REQUEST_ERRORS = new Set(["input_missing_file", "input_invalid", "parameter_invalid", "usage"]);
 
 function exitCodeOf(result: JobResult): number {
   if (result.status === "succeeded") return ExitCode.Success;
@@ -222,7 +226,11 @@ export const runCommand: CommandModule = {
           process.off("SIGTERM", onSignal);
         });
         for (const w of result.warnings ?? []) ctx.out.warn(w);
-        if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
+        // A request the skill refuses (a bad --param value, a missing --file) is a usage error, as a mistyped option
+        // is: nothing ran, so nothing is recorded, and its run folder (which `skillrig runs` would list) goes.
+        const refused = result.status === "failed" && result.error !== undefined && TYPED_REQUEST_ERRORS.has(result.error.code);
+        if (refused) await rm(result.run_dir, { recursive: true, force: true });
+        else if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 
         if (ctx.out.json) {
           ctx.out.result(
@@ -248,7 +256,7 @@ export const runCommand: CommandModule = {
           for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
           // A plain skill's output is the agent's answer text: printed as is, not as a JSON string.
           ctx.out.result(result.output, typeof result.output === "string" ? result.output : undefined);
-        } else {
+        } else if (!refused) {
           ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
         }
         if (result.error && !ctx.out.json) {

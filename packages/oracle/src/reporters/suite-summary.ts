@@ -57,7 +57,7 @@ function firstFailure(task: SuiteTaskResult): string {
   const first = task.samples.find((s) => s.status !== "passed");
   if (!first) return "";
   let why = "";
-  if (first.error) why = `${first.error.code}: ${first.error.message}`;
+  if (first.error) why = first.error.code === "interrupted" ? first.error.message : `${first.error.code}: ${first.error.message}`;
   else if (first.report) {
     const bad = first.report.cases.find((c) => c.status !== "passed");
     if (bad) why = `${bad.name}: ${bad.status}${bad.message ? ` (${bad.message})` : ""}`;
