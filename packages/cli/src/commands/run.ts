@@ -9,9 +9,9 @@
 import { mkdtempSync, readFileSync } from "node:fs";
 import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillInstall, type SkillManifest } from "@skillrig/core";
+import { SkillrigError, type Runner, type EngineEvent, type JobRequest, type JobResult, type SkillInstall, type SkillManifest } from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -100,6 +100,13 @@ function readPromptFile(file: string): string {
   }
 }
 
+/** One line before the job: the skill, the engine, and whether a mock model (a scripted scenario) plays the model. */
+function runHeader(runner: Runner, skill: string, engine: string, cwd: string): string {
+  const mock = runner.claimant("engine", engine)?.info?.mock_model;
+  const where = typeof mock === "string" && mock !== "an inline scenario" ? relative(cwd, resolve(runner.configDir, mock)) || mock : mock;
+  return `skill ${skill}, engine ${engine}${where ? ` (mock model: ${where})` : ""}`;
+}
+
 /** Errors in what was typed on the command line (not in the skill, its templates or the config). */
 const TYPED_REQUEST_ERRORS = new Set(["input_missing_file", "input_invalid", "parameter_invalid", "usage"]);
 
@@ -185,6 +192,7 @@ export const runCommand: CommandModule = {
         };
 
         const runner = await ctx.runner();
+        ctx.out.info(runHeader(runner, skill.id, engine, ctx.cwd));
         // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
         // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
         const cancel = new AbortController();
