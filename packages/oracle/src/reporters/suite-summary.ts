@@ -19,13 +19,15 @@ export function formatSuiteSummary(report: SuiteReport): string {
   const ordered = [...report.tasks].sort((a, b) => Number(failing(b)) - Number(failing(a)) || (failing(a) ? rate(a) - rate(b) : 0));
   const listed = ordered.slice(0, LISTED_TASKS);
   if (listed.length > 0) {
+    // The failure column only when something failed.
+    const anyFailing = listed.some(failing);
     const rows = listed.map((task) => [
       task.task_id,
       task.problem ? "-" : `${task.samples_passed}/${task.samples_total}`,
       ...ks.map((k) => (task.pass_at_k[k] === undefined ? "-" : percent(task.pass_at_k[k]!))),
-      firstFailure(task),
+      ...(anyFailing ? [firstFailure(task)] : []),
     ]);
-    out.push(...textTable(["task", "samples passed", ...ks, "first failure"], rows));
+    out.push(...textTable(["task", "samples passed", ...ks, ...(anyFailing ? ["first failure"] : [])], rows));
     const notListed = report.tasks.length - listed.length;
     if (notListed > 0) {
       const failingLeft = ordered.slice(LISTED_TASKS).filter(failing).length;
