@@ -30,7 +30,11 @@ export interface TestSelection {
 }
 
 /** undefined when no option selects (every case of every task runs). */
-export async function testSelection(ctx: CommandContext, tasks: LoadedTask[], options: SelectionOptions): Promise<TestSelection | undefined> {
+export async function testSelection(
+  ctx: CommandContext,
+  tasks: LoadedTask[],
+  options: SelectionOptions,
+): Promise<TestSelection | undefined> {
   const filter: CaseFilter | undefined = options.filter !== undefined ? parseCaseFilter(options.filter, "-k") : undefined;
   const failing = options.lastFailed ? await lastFailed(ctx, tasks) : undefined;
   if (!filter && !failing && options.limit === undefined) return undefined;

@@ -86,9 +86,13 @@ describe("skillrig test: selecting cases", () => {
     expect(caseNames(report)).toEqual({ alpha: [["small one"], ["small one"]], beta: [["small one"]] });
     expect(report.summary).toMatchObject({ cases: 3, cases_passed: 3, samples_passed: 3 });
 
-    const byTask = JSON.parse(skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "beta or (alpha and big)", "--json", "--no-record"], dir, env).stdout) as SuiteJson;
+    const byTask = JSON.parse(
+      skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "beta or (alpha and big)", "--json", "--no-record"], dir, env).stdout,
+    ) as SuiteJson;
     expect(caseNames(byTask)).toEqual({ alpha: [["big"], ["big"]], beta: [["small one", "small two", "big"]] });
-    const quoted = JSON.parse(skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", '"one" and beta', "--json", "--no-record"], dir, env).stdout) as SuiteJson;
+    const quoted = JSON.parse(
+      skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", '"one" and beta', "--json", "--no-record"], dir, env).stdout,
+    ) as SuiteJson;
     expect(caseNames(quoted)).toEqual({ beta: [["small one"]] });
   });
 
@@ -108,7 +112,11 @@ describe("skillrig test: selecting cases", () => {
   it("--limit n grades the first n cases of each task, after -k", () => {
     const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--limit", "1", "--json", "--no-record"], dir, env);
     expect(caseNames(JSON.parse(r.stdout) as SuiteJson)).toEqual({ alpha: [["small one"], ["small one"]], beta: [["small one"]] });
-    const after = skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "not one", "--limit", "1", "--json", "--no-record"], dir, env);
+    const after = skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "-k", "not one", "--limit", "1", "--json", "--no-record"],
+      dir,
+      env,
+    );
     expect(caseNames(JSON.parse(after.stdout) as SuiteJson)).toEqual({ alpha: [["small two"], ["small two"]], beta: [["small two"]] });
   });
 
@@ -121,7 +129,11 @@ describe("skillrig test: selecting cases", () => {
     expect(first.stderr).toContain(`--last-failed: no recorded run of these tasks in ${own}; running every case`);
     expect(first.stdout).toContain("8/9 cases passed");
 
-    const again = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--last-failed", "--reporter", "json", "--out", "lf-out"], dir, lf);
+    const again = skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "--last-failed", "--reporter", "json", "--out", "lf-out"],
+      dir,
+      lf,
+    );
     expect(again.stderr).toMatch(/--last-failed: re-running 1 case\(s\) of 1 task\(s\) that did not pass in \S+-test-alpha-beta-/);
     const report = JSON.parse(readFileSync(join(dir, "lf-out", "suite.json"), "utf8")) as SuiteJson;
     expect(caseNames(report)).toEqual({ alpha: [["big"], ["big"]] });
@@ -150,7 +162,11 @@ describe("skillrig test: --bail", () => {
       { name: "small two", index: 1, reason: "not run: --bail 1 stopped the run after 1 failure(s)" },
       { name: "big", index: 2, reason: "not run: --bail 1 stopped the run after 1 failure(s)" },
     ]);
-    const console = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--bail", "2", "--jobs", "1", "--no-record"], dir, env);
+    const console = skillrig(
+      ["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--bail", "2", "--jobs", "1", "--no-record"],
+      dir,
+      env,
+    );
     expect(console.stdout).toContain("alpha: 3 case(s): 0 passed, 2 failed, 0 errored, 0 invalid, 1 not run");
     expect(console.stdout).toContain("not run: --bail 2 stopped the run after 2 failure(s): big");
   });
@@ -245,7 +261,10 @@ describe("skillrig test --reporter html", () => {
   const dir = suiteProject();
 
   it("one task and a suite: one self-contained file each, failing cases first with input, expected, actual and diff", () => {
-    const one = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html", "--out", "out", "--no-record"], dir);
+    const one = skillrig(
+      ["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html", "--out", "out", "--no-record"],
+      dir,
+    );
     expect(one.code).toBe(1);
     expect(one.stderr).toContain(`wrote ${join(dir, "out", "alpha.html")}`);
     const suite = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "out", "--no-record"], dir);

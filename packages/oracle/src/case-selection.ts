@@ -12,10 +12,7 @@ import { SkillrigError, type LoadedTask, type TaskReport, type TestCase } from "
 /** Whether one case of a task runs; `index` is the case's position in the task file's `tests`. */
 export type CaseSelection = (testCase: TestCase, index: number) => boolean;
 
-type Node =
-  | { op: "word"; word: string }
-  | { op: "not"; arg: Node }
-  | { op: "and" | "or"; left: Node; right: Node };
+type Node = { op: "word"; word: string } | { op: "not"; arg: Node } | { op: "and" | "or"; left: Node; right: Node };
 
 export interface CaseFilter {
   /** The expression as the user wrote it, for messages. */
@@ -164,7 +161,10 @@ export class Bail {
  * The task with only the selected cases, for grading where `runTask`'s selection cannot reach (a jobs server), and
  * a function that puts the task file's own case indexes back into the report that comes back.
  */
-export function narrowTask(loaded: LoadedTask, select: CaseSelection | undefined): { loaded: LoadedTask; restore(report: TaskReport): TaskReport } {
+export function narrowTask(
+  loaded: LoadedTask,
+  select: CaseSelection | undefined,
+): { loaded: LoadedTask; restore(report: TaskReport): TaskReport } {
   if (!select) return { loaded, restore: (report) => report };
   const kept = loaded.task.tests.map((testCase, index) => ({ testCase, index })).filter(({ testCase, index }) => select(testCase, index));
   const original = kept.map((k) => k.index);

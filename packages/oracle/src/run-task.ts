@@ -122,7 +122,13 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       if (fatal) throw fatal.error;
     } finally {
       notRun.sort((a, b) => a.index - b.index);
-      report = buildReport(run, { verdicts, selected: works.length, notRun }, performance.now() - started, inputWarnings, hiddenTestsReachable);
+      report = buildReport(
+        run,
+        { verdicts, selected: works.length, notRun },
+        performance.now() - started,
+        inputWarnings,
+        hiddenTestsReachable,
+      );
       await hooks.tearDown.for(type).promise(run, report);
     }
     ok = true;

@@ -58,21 +58,36 @@ const taskReport = (cases: CaseVerdict[]): TaskReport => ({
 });
 
 describe("the live line of a sample that did not pass", () => {
-  const last = (result: Parameters<typeof formatFailure>[0]["result"]) => ({ task_id: "HumanEval/3", sample: 4, status: result.status, result });
+  const last = (result: Parameters<typeof formatFailure>[0]["result"]) => ({
+    task_id: "HumanEval/3",
+    sample: 4,
+    status: result.status,
+    result,
+  });
 
   it("names the task, the sample, the first failing case and its reason on one line, and counts the others", () => {
-    const report = taskReport([verdict("ok", "passed"), verdict("empty", "failed", "return value differs\n- 1\n+ 2"), verdict("big", "timeout", "timeout: over 5 s")]);
+    const report = taskReport([
+      verdict("ok", "passed"),
+      verdict("empty", "failed", "return value differs\n- 1\n+ 2"),
+      verdict("big", "timeout", "timeout: over 5 s"),
+    ]);
     expect(formatFailure(last({ sample: 4, source: "s", status: "failed", duration_ms: 1, report }))).toBe(
       "✗ HumanEval/3 sample 4 empty: failed: return value differs ⏎ - 1 ⏎ + 2 (+1 more failing case(s))",
     );
-    expect(formatFailure(last({ sample: 4, source: "s", status: "error", duration_ms: 1, error: { code: "usage", message: "no deliverable" } }))).toBe(
-      "✗ HumanEval/3 sample 4: usage: no deliverable",
-    );
+    expect(
+      formatFailure(last({ sample: 4, source: "s", status: "error", duration_ms: 1, error: { code: "usage", message: "no deliverable" } })),
+    ).toBe("✗ HumanEval/3 sample 4: usage: no deliverable");
   });
 
   it("says nothing for a sample that passed or was not run, and fits a narrow terminal", () => {
     expect(formatFailure(last({ sample: 4, source: "s", status: "passed", duration_ms: 1 }))).toBeUndefined();
-    const stopped = { sample: 4, source: "s", status: "error" as const, duration_ms: 1, error: { code: "interrupted", message: "not run: --bail 1" } };
+    const stopped = {
+      sample: 4,
+      source: "s",
+      status: "error" as const,
+      duration_ms: 1,
+      error: { code: "interrupted", message: "not run: --bail 1" },
+    };
     expect(formatFailure(last(stopped))).toBeUndefined();
     const long = taskReport([verdict("case", "failed", "x".repeat(500)), verdict("b", "failed")]);
     const line = formatFailure(last({ sample: 4, source: "s", status: "failed", duration_ms: 1, report: long }), 60)!;
@@ -83,7 +98,7 @@ describe("the live line of a sample that did not pass", () => {
 
 describe("the HTML report", () => {
   it("escapes what task files and deliverables wrote, and puts failing cases first", () => {
-    const hostile = '</pre><script>window.__pwned = 1;</script><img src=x onerror=alert(1)>';
+    const hostile = "</pre><script>window.__pwned = 1;</script><img src=x onerror=alert(1)>";
     const report: TaskReport = {
       ...taskReport([
         { ...verdict("passes", "passed"), index: 0 },

@@ -58,13 +58,20 @@ describe("bundled mock scenarios give clean JSON on a first run", () => {
     writeFileSync(
       scenario,
       JSON.stringify({
-        turns: [{ shell: { command: "awk '/```bash/{f=1;next} /```/{if(f)exit} f' .agents/skills/word-stats/SKILL.md | sh" } }, { echo_tool_output: true }],
+        turns: [
+          { shell: { command: "awk '/```bash/{f=1;next} /```/{if(f)exit} f' .agents/skills/word-stats/SKILL.md | sh" } },
+          { echo_tool_output: true },
+        ],
       }),
     );
     const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: [BUNDLED[0]!.skillRoot] } } });
     runner.use(skillProtocolPlugin()).use(new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: scenario }));
     try {
-      const result = await runJob(runner, { skill_id: "word-stats", engine: "gemini", files: { text: BUNDLED[0]!.job.file } }, { runsDir: dir });
+      const result = await runJob(
+        runner,
+        { skill_id: "word-stats", engine: "gemini", files: { text: BUNDLED[0]!.job.file } },
+        { runsDir: dir },
+      );
       expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
       expect(result.warnings).toContainEqual(expect.stringContaining("engine output repaired"));
     } finally {

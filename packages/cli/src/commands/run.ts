@@ -11,7 +11,15 @@ import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { SkillrigError, type Runner, type EngineEvent, type JobRequest, type JobResult, type SkillInstall, type SkillManifest } from "@skillrig/core";
+import {
+  SkillrigError,
+  type Runner,
+  type EngineEvent,
+  type JobRequest,
+  type JobResult,
+  type SkillInstall,
+  type SkillManifest,
+} from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -238,7 +246,8 @@ export const runCommand: CommandModule = {
         // is: nothing ran, so nothing is recorded, and its run folder (which `skillrig runs` would list) goes.
         const refused = result.status === "failed" && result.error !== undefined && TYPED_REQUEST_ERRORS.has(result.error.code);
         if (refused) await rm(result.run_dir, { recursive: true, force: true });
-        else if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
+        else if (options.record !== false && !request.options?.dry_run)
+          await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 
         if (ctx.out.json) {
           ctx.out.result(

@@ -134,7 +134,10 @@ function casesSection(report: TaskReport): string {
       : "",
     passing.length > 0
       ? `<details class="passing"><summary>${passing.length} case(s) passed</summary><table class="cases"><thead><tr><th>#</th><th>case</th><th>ms</th></tr></thead><tbody>${passing
-          .map((c) => `<tr class="case-row" data-status="passed"><td class="num">${c.index}</td><td>${e(c.name)}</td><td class="num">${c.duration_ms}</td></tr>`)
+          .map(
+            (c) =>
+              `<tr class="case-row" data-status="passed"><td class="num">${c.index}</td><td>${e(c.name)}</td><td class="num">${c.duration_ms}</td></tr>`,
+          )
           .join("")}</tbody></table></details>`
       : "",
   ].join("\n");
@@ -161,7 +164,16 @@ function diffLines(diff: string): string {
   return diff
     .split("\n")
     .map((line) => {
-      const cls = line.startsWith("+++") || line.startsWith("---") ? "" : line.startsWith("+") ? "d-add" : line.startsWith("-") ? "d-del" : line.startsWith("@@") ? "d-hunk" : "";
+      const cls =
+        line.startsWith("+++") || line.startsWith("---")
+          ? ""
+          : line.startsWith("+")
+            ? "d-add"
+            : line.startsWith("-")
+              ? "d-del"
+              : line.startsWith("@@")
+                ? "d-hunk"
+                : "";
       return cls ? `<span class="${cls}">${e(line)}</span>` : e(line);
     })
     .join("\n");

@@ -31,7 +31,9 @@ export function formatSuiteSummary(report: SuiteReport): string {
     const notListed = report.tasks.length - listed.length;
     if (notListed > 0) {
       const failingLeft = ordered.slice(LISTED_TASKS).filter(failing).length;
-      out.push(`... and ${notListed} more task(s)${failingLeft > 0 ? `, ${failingLeft} of them failing` : ""} (see --json or --reporter junit)`);
+      out.push(
+        `... and ${notListed} more task(s)${failingLeft > 0 ? `, ${failingLeft} of them failing` : ""} (see --json or --reporter junit)`,
+      );
     }
     out.push("");
   }
