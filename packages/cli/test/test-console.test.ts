@@ -278,6 +278,27 @@ describe("skillrig test --reporter html", () => {
     expect(readFileSync(join(dir, "out", "alpha.html"), "utf8")).toMatch(/<h1>skillrig test alpha: 0\/3 cases passed<\/h1>/);
   });
 
+  it("the suite's page renders in Chromium from disk: no request, failing task and case first, numbers as in the report", async () => {
+    const suite = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "browser", "--no-record"], dir);
+    expect(suite.code).toBe(1);
+    // solve's Chromium helper (playwright-core is its dev dependency): every request the page makes is a problem.
+    const { withPage } = await import("../../solve/test/browser.js");
+    await withPage(join(dir, "browser", "suite.html"), async (page, problems) => {
+      expect(
+        await page.locator("#tasks tbody tr").evaluateAll((rows) => rows.map((r) => (r as HTMLElement).innerText.split("\t"))),
+      ).toEqual([
+        ["alpha", "1/2", "50.0%", "failing"],
+        ["beta", "1/1", "100.0%", "passing"],
+      ]);
+      const failing = page.locator(".case.failing").first();
+      expect(await failing.getAttribute("data-case")).toBe("big");
+      expect(await failing.locator("pre.expected").innerText()).toBe("200");
+      expect(await failing.locator("pre.actual").innerText()).toBe("0");
+      expect(await page.locator("details.sample[open]").count()).toBe(1);
+      expect(problems).toEqual([]);
+    });
+  }, 120_000);
+
   it("--reporter html without --out is a usage error", () => {
     const r = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html"], dir);
     expect(r.code).toBe(2);
