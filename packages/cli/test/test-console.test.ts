@@ -3,28 +3,15 @@
  * cases (-k, --limit, --last-failed), stopping (--bail), the suite's per-task pass@k table and live failure lines,
  * tracebacks that name the user's file, and usage errors that leave nothing recorded.
  */
-import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { skillrig as run, writeTree as tree } from "./cli-process.js";
 
 const REPO = resolve(__dirname, "../../..");
-const bin = resolve(__dirname, "../dist/bin.js");
-
-function skillrig(args: string[], cwd: string, env: Record<string, string> = {}) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", env: { ...process.env, NO_COLOR: "1", ...env } });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function writeTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillrig-console-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
+const NO_COLOR = { NO_COLOR: "1" };
+const skillrig = (args: string[], cwd: string, env: Record<string, string> = {}) => run(args, cwd, { ...NO_COLOR, ...env });
+const writeTree = (files: Record<string, string>) => tree(files, "skillrig-console-");
 
 /** `scale(x)` returns x * factor; three cases, "big" last. */
 function scaleTask(id: string, factor: number): string {

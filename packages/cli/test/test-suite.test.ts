@@ -1,24 +1,10 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { skillrig, writeTree } from "./cli-process.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
-
-function skillrig(args: string[], cwd: string, nodeArgs: string[] = []) {
-  const r = spawnSync(process.execPath, [...nodeArgs, bin, ...args], { cwd, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-function writeTree(files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), "skillrig-suite-cli-"));
-  for (const [path, content] of Object.entries(files)) {
-    mkdirSync(dirname(join(dir, path)), { recursive: true });
-    writeFileSync(join(dir, path), content);
-  }
-  return dir;
-}
 
 /** A HumanEval-shaped function task: `scale(x)` returns x * factor. */
 function scaleTask(id: string, factor: number): string {

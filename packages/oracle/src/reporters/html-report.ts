@@ -7,27 +7,15 @@
  */
 import type { CaseVerdict, TaskReport } from "@skillrig/core";
 import type { SampleResult, SuiteReport, SuiteTaskResult } from "../run-suite.js";
+import { anchorId, escapeHtml as e, htmlPage } from "./html-page.js";
 import { tracebackOf } from "./traceback.js";
 
 export type HtmlReportInput = { task: TaskReport } | { suite: SuiteReport };
 
-const ENTITIES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+export { anchorId, escapeHtml, htmlPage, REPORT_CSS } from "./html-page.js";
+export type { HtmlPage } from "./html-page.js";
 
-/** Text (or a value, as indented JSON) made safe for HTML text and quoted attributes. */
-export function escapeHtml(value: unknown): string {
-  const text = typeof value === "string" ? value : value === undefined ? "" : (JSON.stringify(value, null, 2) ?? String(value));
-  return text.replace(/[&<>"']/g, (c) => ENTITIES[c]!);
-}
-const e = escapeHtml;
-
-const CSS = `
-:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--muted:#57606a;--line:#d0d7de;--bg2:#f6f8fa}
-*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328}
-header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--bg2)}h1{margin:0 0 4px;font-size:20px}
-main{padding:16px 24px;max-width:1400px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:15px;margin:18px 0 6px}h4{margin:8px 0 2px;font-size:13px}
-table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{background:var(--bg2)}td.num{text-align:right;font-variant-numeric:tabular-nums}
-pre{background:var(--bg2);border:1px solid var(--line);padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
+const CSS = `h4{margin:8px 0 2px;font-size:13px}
 .s-passed{color:var(--ok);font-weight:600}.s-failed,.s-error,.s-timeout,.s-memory_limit,.s-output_limit{color:var(--bad);font-weight:600}
 .s-invalid_test_format,.s-invalid,.s-not_run{color:var(--warn);font-weight:600}
 .case{border:1px solid var(--line);border-radius:6px;margin:10px 0;padding:6px 12px}.case.failing{border-left:4px solid var(--bad)}
@@ -37,26 +25,7 @@ pre{background:var(--bg2);border:1px solid var(--line);padding:8px;overflow:auto
 `;
 
 export function renderHtmlReport(input: HtmlReportInput): string {
-  const { title, subtitle, body } = "task" in input ? taskPage(input.task) : suitePage(input.suite);
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
-<header>
-<h1>${e(title)}</h1>
-<div class="muted">${e(subtitle)}</div>
-</header>
-<main>
-${body}
-</main>
-</body>
-</html>
-`;
+  return htmlPage({ ...("task" in input ? taskPage(input.task) : suitePage(input.suite)), css: CSS });
 }
 
 function taskPage(report: TaskReport): { title: string; subtitle: string; body: string } {
@@ -76,7 +45,7 @@ function suitePage(report: SuiteReport): { title: string; subtitle: string; body
   const kNames = Object.keys(report.pass_at_k);
   const rows = ordered.map(
     (t) =>
-      `<tr class="task-row" data-task="${e(t.task_id)}"><td><a href="#task-${anchor(t.task_id)}">${e(t.task_id)}</a></td>` +
+      `<tr class="task-row" data-task="${e(t.task_id)}"><td><a href="#task-${anchorId(t.task_id)}">${e(t.task_id)}</a></td>` +
       `<td class="num">${t.problem ? "-" : `${t.samples_passed}/${t.samples_total}`}</td>` +
       kNames.map((k) => `<td class="num">${t.pass_at_k[k] === undefined ? "-" : pct(t.pass_at_k[k]!)}</td>`).join("") +
       `<td>${t.problem ? `<span class="s-error">not graded</span> ${e(t.problem)}` : failing(t) ? '<span class="s-failed">failing</span>' : '<span class="s-passed">passing</span>'}</td></tr>`,
@@ -84,7 +53,7 @@ function suitePage(report: SuiteReport): { title: string; subtitle: string; body
   const table = `<table id="tasks"><thead><tr><th>task</th><th>samples passed</th>${kNames.map((k) => `<th>${e(k)}</th>`).join("")}<th>verdict</th></tr></thead><tbody>${rows.join("")}</tbody></table>`;
   const sections = ordered.map((t) => {
     const samples = [...t.samples].sort((a, b) => Number(b.status !== "passed") - Number(a.status !== "passed") || a.sample - b.sample);
-    return `<section class="task" id="task-${anchor(t.task_id)}" data-task="${e(t.task_id)}">
+    return `<section class="task" id="task-${anchorId(t.task_id)}" data-task="${e(t.task_id)}">
 <h2>Task ${e(t.task_id)} <span class="muted">(${e(t.deliverable_type)}, ${e(t.file)}): ${t.samples_passed}/${t.samples_total} samples passed</span></h2>
 ${t.problem ? `<p class="s-error">${e(t.problem)}</p>` : ""}
 ${samples.map(sampleBlock).join("\n")}
@@ -177,10 +146,6 @@ function diffLines(diff: string): string {
       return cls ? `<span class="${cls}">${e(line)}</span>` : e(line);
     })
     .join("\n");
-}
-
-function anchor(text: string): string {
-  return text.replace(/[^A-Za-z0-9_-]/g, (c) => `_${c.codePointAt(0)!.toString(16)}`);
 }
 
 function pct(x: number): string {
