@@ -34,22 +34,17 @@ export function parseCaseFilter(text: string, field = "-k"): CaseFilter {
     });
   };
   const peek = () => tokens[at];
-  const parseOr = (): Node => {
-    let left = parseAnd();
-    while (peek()?.keyword === "or") {
+  // `a OP b OP c`, left to right, for `or` over `and` operands and `and` over `not` operands.
+  const chain = (op: "and" | "or", operand: () => Node) => (): Node => {
+    let left = operand();
+    while (peek()?.keyword === op) {
       at++;
-      left = { op: "or", left, right: parseAnd() };
+      left = { op, left, right: operand() };
     }
     return left;
   };
-  const parseAnd = (): Node => {
-    let left = parseNot();
-    while (peek()?.keyword === "and") {
-      at++;
-      left = { op: "and", left, right: parseNot() };
-    }
-    return left;
-  };
+  const parseAnd = chain("and", () => parseNot());
+  const parseOr = chain("or", parseAnd);
   const parseNot = (): Node => {
     const token = peek();
     if (!token) return fail("expected a word, not or (");
