@@ -8,7 +8,8 @@
  *
  * The token comes from SKILLRIG_SERVER_TOKEN, never from the command line (where `ps` would show it).
  */
-import { resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import {
   isSkillrigError,
   SkillrigError,
@@ -18,7 +19,7 @@ import {
   type Runner,
   type TaskReport,
 } from "@skillrig/core";
-import { narrowTask, sampleStatus, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
+import { narrowTask, sampleStatus, withUserPaths, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
 import { runOracleRemotely, runSolveAttemptRemotely, type ServerAccess } from "@skillrig/server";
 import { checkReference, notRun, type AttemptResult, type SolveExecution } from "@skillrig/solve";
 
@@ -26,6 +27,14 @@ import { SERVER_TOKEN_ENV } from "./server-option.js";
 
 export function serverAccess(url: string): ServerAccess {
   return { url, token: process.env[SERVER_TOKEN_ENV] || undefined };
+}
+
+/** Where a jobs server keeps an oracle run's upload (`<data>/runs/<job id>/deliverable`), as its tracebacks name it. */
+const SERVER_DELIVERABLE_DIR = /(?:\/[^/\s"'<>]+)*?\/runs\/[0-9a-f-]{36}\/deliverable(?=\/)/g;
+
+/** The server's report with the user's own deliverable folder in its messages and tracebacks. */
+function withLocalPaths(report: TaskReport, dir: string): TaskReport {
+  return { ...report, cases: report.cases.map((c) => withUserPaths(c, { dir }, SERVER_DELIVERABLE_DIR)) };
 }
 
 /** What to upload for a deliverable: the file alone when it was given as a file, else its folder. */
@@ -64,7 +73,8 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
         options.progress.write(`  [${done}/${total}] ${verdict.status} ${verdict.name} (${verdict.duration_ms} ms)\n`);
       },
     });
-    report = narrowed.restore(report);
+    const local = resolve(options.cwd, options.deliverable);
+    report = withLocalPaths(narrowed.restore(report), (await isDirectory(local)) ? local : dirname(local));
     return report;
   } finally {
     const ok = report !== undefined;
@@ -81,8 +91,9 @@ export function remoteSampleGrader(server: string): NonNullable<RunSuiteOptions[
   return async ({ loaded, deliverable, signal, select }) => {
     try {
       const narrowed = narrowTask(loaded, select);
-      const report = narrowed.restore(
-        await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal }),
+      const report = withLocalPaths(
+        narrowed.restore(await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal })),
+        deliverable.dir,
       );
       return { status: sampleStatus(report.summary), report };
     } catch (error) {
@@ -164,4 +175,8 @@ export function remoteSolveExecution(runner: Runner, server: string): SolveExecu
       };
     },
   };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }

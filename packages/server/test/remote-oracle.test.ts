@@ -14,12 +14,13 @@ import { api, BACKENDS, makeProject, openBackend, startInProcess, type BackendUn
 const TOKEN = "remote-oracle-test-token-0123456789";
 
 /**
- * A report without what differs between any two runs, local or not: timings and the per-run temp folder the
- * script deliverable is copied into.
+ * A report without what differs between any two runs, local or not: timings and the per-run temp folders the
+ * script deliverable is copied into or a sample's solution is written to.
  */
 function comparable(report: unknown): unknown {
   const text = JSON.stringify(report, (key, value) => (key === "duration_ms" || key.endsWith("_at") ? undefined : value));
-  return JSON.parse(text.replace(/skillrig-script-[A-Za-z0-9]+/g, "skillrig-script-X"));
+  // A --samples solution is written to a temp folder of each run (skillrig-samples-...), which messages now name.
+  return JSON.parse(text.replace(/skillrig-(script|samples)-[A-Za-z0-9]+/g, "skillrig-$1-X"));
 }
 
 /** A task folder with a script deliverable that passes two cases and fails one. */
@@ -98,6 +99,21 @@ describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
     // Progress of each case came over the job's event stream.
     expect(remote.stderr).toContain(`on ${server.url}`);
     expect(remote.stderr).toMatch(/\[3\/3\]/);
+  });
+
+  it("-k and --limit send only the selected cases (the task file's indexes kept); tracebacks name the user's file", async () => {
+    mkdirSync(join(tasks, "raising"), { recursive: true });
+    writeFileSync(join(tasks, "raising", "double.py"), "def main():\n    raise ValueError('no')\n\nmain()\n");
+    const args = ["test", "task.json", "--deliverable", "raising/double.py", "-k", "five or zero", "--limit", "1", "--json"];
+    const local = await cli(args, tasks);
+    const remote = await cli([...args, "--server", server.url], tasks, { SKILLRIG_SERVER_TOKEN: TOKEN });
+    expect(remote.code, remote.stderr).toBe(1);
+    expect(remote.code).toBe(local.code);
+    const report = JSON.parse(remote.stdout);
+    expect(report.cases.map((c: { name: string; index: number }) => [c.name, c.index])).toEqual([["five", 1]]);
+    expect(comparable(report)).toEqual(comparable(JSON.parse(local.stdout)));
+    expect(report.cases[0].details.stderr).toContain(`File "${join(tasks, "raising", "double.py")}", line 2, in main`);
+    expect(JSON.stringify(report)).not.toMatch(/\/runs\/[0-9a-f-]{36}\/deliverable\//);
   });
 
   it("grades a suite on the server's workers with the same JSON and JUnit reports and exit code as a local run", async () => {
