@@ -2,9 +2,10 @@
  * The pieces behind `skillrig test`'s console options, on their own: pytest's -k expression, the live line for a
  * sample that did not pass, and the HTML report's escaping of what task files and deliverables put in it.
  */
+import { stripVTControlCharacters } from "node:util";
 import type { CaseVerdict, TaskReport } from "@skillrig/core";
 import { describe, expect, it } from "vitest";
-import { formatFailure, parseCaseFilter } from "@skillrig/oracle";
+import { createSuiteProgress, formatFailure, parseCaseFilter } from "@skillrig/oracle";
 import { renderHtmlReport } from "@skillrig/oracle/html-report";
 
 describe("-k expressions (pytest's)", () => {
@@ -93,6 +94,35 @@ describe("the live line of a sample that did not pass", () => {
     const line = formatFailure(last({ sample: 4, source: "s", status: "failed", duration_ms: 1, report: long }), 60)!;
     expect([...line].length).toBeLessThanOrEqual(59);
     expect(line).toMatch(/… \(\+1 more failing case\(s\)\)$/);
+  });
+});
+
+describe("the live line on a terminal", () => {
+  it("writes a failure above the live line, which is drawn again below it", async () => {
+    const written: string[] = [];
+    const stream = { write: (s: string) => written.push(s) !== 0, isTTY: true, columns: 100 } as unknown as NodeJS.WritableStream;
+    const progress = await createSuiteProgress({ stream, live: true });
+    const report = taskReport([verdict("empty", "failed", "return value differs")]);
+    const at = (done: number, status: "passed" | "failed") => ({
+      done,
+      total: 2,
+      samplesPassed: 1,
+      elapsedMs: done * 1000,
+      last: {
+        task_id: "t",
+        sample: done,
+        status,
+        result: { sample: done, source: "s", status, duration_ms: 1, ...(status === "failed" ? { report } : {}) },
+      },
+    });
+    progress.update(at(1, "passed"));
+    progress.update(at(2, "failed"));
+    progress.done();
+    // Strip the terminal's control sequences: what stays on screen, in order.
+    const text = stripVTControlCharacters(written.join(""));
+    const failure = text.indexOf("✗ t sample 2 empty: failed: return value differs\n");
+    expect(failure).toBeGreaterThan(text.indexOf("graded 1/2 samples"));
+    expect(text.indexOf("graded 2/2 samples", failure)).toBeGreaterThan(failure);
   });
 });
 
