@@ -289,6 +289,6 @@ describe("skillrig test --reporter html", () => {
   it("--reporter html without --out is a usage error", () => {
     const r = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html"], dir);
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain("--reporter html writes a file and needs --out <dir>");
+    expect(r.stderr).toContain("--reporter html writes <task_id>.html and needs --out <dir>");
   });
 });

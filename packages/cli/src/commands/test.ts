@@ -137,9 +137,12 @@ export const testCommand: CommandModule = {
       .action(async (paths: string[], options: TestOptions, command) => {
         const ctx = context(command);
         const requested = options.reporter ?? [];
-        for (const fileOnly of ["junit", "html"])
-          if (requested.includes(fileOnly) && !options.out) {
-            throw new SkillrigError("usage", `--reporter ${fileOnly} writes a file and needs --out <dir>`, { field: "--out" });
+        for (const [fileOnly, file] of [
+          ["junit", "<task_id>.junit.xml"],
+          ["html", "<task_id>.html"],
+        ])
+          if (requested.includes(fileOnly!) && !options.out) {
+            throw new SkillrigError("usage", `--reporter ${fileOnly} writes ${file} and needs --out <dir>`, { field: "--out" });
           }
         if (options.server !== undefined && options.bail !== undefined) {
           throw new SkillrigError("usage", "--bail does not apply with --server: the server grades each task run whole", {
