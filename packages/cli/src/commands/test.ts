@@ -140,8 +140,8 @@ export const testCommand: CommandModule = {
         for (const [fileOnly, file] of [
           ["junit", "<task_id>.junit.xml"],
           ["html", "<task_id>.html"],
-        ])
-          if (requested.includes(fileOnly!) && !options.out) {
+        ] as const)
+          if (requested.includes(fileOnly) && !options.out) {
             throw new SkillrigError("usage", `--reporter ${fileOnly} writes ${file} and needs --out <dir>`, { field: "--out" });
           }
         if (options.server !== undefined && options.bail !== undefined) {
