@@ -8,7 +8,8 @@
  *
  * The token comes from SKILLRIG_SERVER_TOKEN, never from the command line (where `ps` would show it).
  */
-import { resolve } from "node:path";
+import { stat } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import {
   isSkillrigError,
   SkillrigError,
@@ -18,7 +19,7 @@ import {
   type Runner,
   type TaskReport,
 } from "@skillrig/core";
-import { sampleStatus, type RunSuiteOptions } from "@skillrig/oracle";
+import { narrowTask, sampleStatus, withUserPaths, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
 import { runOracleRemotely, runSolveAttemptRemotely, type ServerAccess } from "@skillrig/server";
 import { checkReference, notRun, type AttemptResult, type SolveExecution } from "@skillrig/solve";
 
@@ -26,6 +27,14 @@ import { SERVER_TOKEN_ENV } from "./server-option.js";
 
 export function serverAccess(url: string): ServerAccess {
   return { url, token: process.env[SERVER_TOKEN_ENV] || undefined };
+}
+
+/** Where a jobs server keeps an oracle run's upload (`<data>/runs/<job id>/deliverable`), as its tracebacks name it. */
+const SERVER_DELIVERABLE_DIR = /(?:\/[^/\s"'<>]+)*?\/runs\/[0-9a-f-]{36}\/deliverable(?=\/)/g;
+
+/** The server's report with the user's own deliverable folder in its messages and tracebacks. */
+function withLocalPaths(report: TaskReport, dir: string): TaskReport {
+  return { ...report, cases: report.cases.map((c) => withUserPaths(c, { dir }, SERVER_DELIVERABLE_DIR)) };
 }
 
 /** What to upload for a deliverable: the file alone when it was given as a file, else its folder. */
@@ -41,19 +50,22 @@ export interface RemoteTaskOptions {
   cwd: string;
   signal: AbortSignal;
   progress: NodeJS.WritableStream;
+  /** The cases to grade (`-k`, `--last-failed`, `--limit`): only those are sent; the report keeps the task file's indexes. */
+  select?: CaseSelection;
 }
 
 export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions): Promise<TaskReport> {
   const info = { kind: "task" as const, id: options.loaded.task.task_id, startedAt: new Date() };
   const started = performance.now();
-  const total = options.loaded.task.tests.length;
+  const narrowed = narrowTask(options.loaded, options.select);
+  const total = narrowed.loaded.task.tests.length;
   let done = 0;
   let report: TaskReport | undefined;
   options.progress.write(`task ${info.id} (${total} case(s)) on ${options.server}\n`);
   try {
     report = await runOracleRemotely({
       ...serverAccess(options.server),
-      task: options.loaded,
+      task: narrowed.loaded,
       deliverable: resolve(options.cwd, options.deliverable),
       signal: options.signal,
       onCase: (verdict) => {
@@ -61,6 +73,8 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
         options.progress.write(`  [${done}/${total}] ${verdict.status} ${verdict.name} (${verdict.duration_ms} ms)\n`);
       },
     });
+    const local = resolve(options.cwd, options.deliverable);
+    report = withLocalPaths(narrowed.restore(report), (await isDirectory(local)) ? local : dirname(local));
     return report;
   } finally {
     const ok = report !== undefined;
@@ -74,9 +88,13 @@ const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
 /** A suite's grading on the server: each (task, sample) is one oracle run, graded by whichever worker is free. */
 export function remoteSampleGrader(server: string): NonNullable<RunSuiteOptions["grade"]> {
   const access = serverAccess(server);
-  return async ({ loaded, deliverable, signal }) => {
+  return async ({ loaded, deliverable, signal, select }) => {
     try {
-      const report = await runOracleRemotely({ ...access, task: loaded, deliverable: uploadPath(deliverable), signal });
+      const narrowed = narrowTask(loaded, select);
+      const report = withLocalPaths(
+        narrowed.restore(await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal })),
+        deliverable.dir,
+      );
       return { status: sampleStatus(report.summary), report };
     } catch (error) {
       // Canceled (Ctrl-C) on the server before it could report: as a local run reports a sample it did not run.
@@ -157,4 +175,8 @@ export function remoteSolveExecution(runner: Runner, server: string): SolveExecu
       };
     },
   };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  return (await stat(path).catch(() => undefined))?.isDirectory() ?? false;
 }

@@ -19,6 +19,8 @@ export interface TaskRun {
   /** Cases run at once. */
   jobs: number;
   signal: AbortSignal;
+  /** Cases this run grades, when a selection (`skillrig test -k`) leaves some of the task's out; default: all of them. */
+  selectedCases?: number;
 }
 
 /** One test case of a task run. */

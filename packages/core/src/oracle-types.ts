@@ -99,6 +99,15 @@ export interface TaskSummary {
   failed: number;
   errored: number;
   invalid: number;
+  /** Cases that were selected but never started (`--bail` stopped the run); absent when every selected case ran. */
+  not_run?: number;
+}
+
+/** A case a run selected but did not start, and why (`skillrig test --bail`). */
+export interface NotRunCase {
+  name: string;
+  index: number;
+  reason: string;
 }
 
 export interface TaskReport {
@@ -115,4 +124,6 @@ export interface TaskReport {
   hidden_tests_reachable?: true;
   warnings?: string[];
   duration_ms?: number;
+  /** Selected cases that never started (`--bail`), in task order; absent when every selected case ran. */
+  not_run?: NotRunCase[];
 }

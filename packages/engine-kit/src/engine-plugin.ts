@@ -18,7 +18,13 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
       this.options = validate(options ?? {});
     }
     apply(runner: Runner): void {
-      runner.claim("engine", adapter.engine, this.name, { description: `${adapter.displayName} (${adapter.engine})`, package: pluginName });
+      const mock = this.options.mock_scenario;
+      runner.claim("engine", adapter.engine, this.name, {
+        description: `${adapter.displayName} (${adapter.engine})`,
+        package: pluginName,
+        // Said in listings and in `skillrig run`'s header, so nobody takes a scripted answer for a model's.
+        ...(mock !== undefined ? { mock_model: typeof mock === "string" ? mock : "an inline scenario" } : {}),
+      });
       runner.hooks.job.execute.for(adapter.engine).tapPromise(this.name, async (jobRequest) => {
         const options = validate(
           { ...this.options, ...(jobRequest.work.engineOptions ?? {}) },

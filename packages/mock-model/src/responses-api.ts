@@ -34,7 +34,16 @@ export function responsesLastToolOutput(body: unknown): string | undefined {
   if (!Array.isArray(input)) return undefined;
   const outputs = input.filter((i) => i?.type === "function_call_output" || i?.type === "custom_tool_call_output");
   const last = outputs[outputs.length - 1]?.output;
-  return last === undefined ? undefined : typeof last === "string" ? last : JSON.stringify(last);
+  return last === undefined ? undefined : typeof last === "string" ? commandOutput(last) : JSON.stringify(last);
+}
+
+/**
+ * What the command itself printed: codex frames an exec's output with a few header lines ("Wall time: ...",
+ * "Process exited with code 0", ...) and "Output:"; a model echoing the output answers with the command's text.
+ */
+function commandOutput(text: string): string {
+  const framed = /^(?:[^\n]*\n){0,6}?Output:\n([\s\S]*)$/.exec(text);
+  return framed ? framed[1]! : text;
 }
 
 const PATCH_EOF = "SKILLRIG_MOCK_PATCH_EOF";

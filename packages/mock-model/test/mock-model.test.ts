@@ -145,7 +145,8 @@ describe("mock-model", () => {
       }),
     });
     const events = sseData(await o.text()) as Array<{ item?: { content?: Array<{ text: string }> } }>;
-    expect(events[2]!.item!.content![0]!.text).toBe('Process exited with code 0\nOutput:\n{"n": 4}\n');
+    // codex's framing of an exec ("Process exited with code 0", "Output:") is not what the command printed.
+    expect(events[2]!.item!.content![0]!.text).toBe('{"n": 4}\n');
   });
 
   it("answers scripted errors in each API's own error shape", async () => {

@@ -7,6 +7,9 @@ export { loadTask, validateTask, validateTaskText, taskViolations, taskSchema, e
 export { resolveDeliverable } from "./resolve-deliverable.js";
 export { runTask, summarize } from "./run-task.js";
 export type { RunTaskOptions } from "./run-task.js";
+export { Bail, narrowTask, parseCaseFilter } from "./case-selection.js";
+export { withUserPaths } from "./snapshot-paths.js";
+export type { CaseFilter, CaseSelection } from "./case-selection.js";
 export { CompareModesPlugin, compareModesPlugin } from "./compare/compare-modes-plugin.js";
 export { ConsoleReporter, formatSummary, useColor } from "./reporters/console-reporter.js";
 export type { ConsoleReporterOptions } from "./reporters/console-reporter.js";

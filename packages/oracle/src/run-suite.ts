@@ -15,6 +15,7 @@ import {
   type TaskReport,
   type TaskSummary,
 } from "@skillrig/core";
+import type { Bail, CaseSelection } from "./case-selection.js";
 import { passAtK, suiteKs } from "./pass-at-k.js";
 import { runTask } from "./run-task.js";
 import type { SuiteEntry } from "./suite-deliverables.js";
@@ -77,7 +78,7 @@ export interface SuiteProgress {
   total: number;
   samplesPassed: number;
   elapsedMs: number;
-  last: { task_id: string; sample: number; status: SampleStatus };
+  last: { task_id: string; sample: number; status: SampleStatus; result: SampleResult };
 }
 
 export interface RunSuiteOptions {
@@ -93,6 +94,10 @@ export interface RunSuiteOptions {
   onProgress?: (progress: SuiteProgress) => void;
   /** Grades one sample elsewhere (a jobs server, `skillrig test --server`); default: `gradeSample` on `runner`. */
   grade?: (options: SampleGrading) => Promise<GradedSample>;
+  /** The cases of a task that run (`-k`, `--last-failed`, `--limit`); undefined: all of them. */
+  select?: (loaded: LoadedTask) => CaseSelection | undefined;
+  /** Stop after this many failing cases over the whole suite (`--bail`): pairs not started are `interrupted` errors saying so. */
+  bail?: Bail;
 }
 
 export interface SampleGrading {
@@ -101,6 +106,8 @@ export interface SampleGrading {
   jobs?: number;
   strict?: boolean;
   signal?: AbortSignal;
+  select?: CaseSelection;
+  bail?: Bail;
 }
 
 /** Errors that are about one task or one deliverable: the sample records them and the suite goes on. */
@@ -114,7 +121,11 @@ const SAMPLE_ERRORS = new Set(["invalid_task", "invalid_test_format", "usage"]);
 export async function gradeSample(runner: Runner, options: SampleGrading): Promise<GradedSample> {
   try {
     const report = await runTask(runner, options);
-    return { status: sampleStatus(report.summary), report };
+    const s = report.summary;
+    // Stopped (--bail) before any of its cases could fail: not graded, rather than failed.
+    if (s.not_run && s.passed + s.not_run === s.total)
+      return { status: "error", report, error: { code: "interrupted", message: report.not_run?.[0]?.reason ?? "not run" } };
+    return { status: sampleStatus(s), report };
   } catch (error) {
     if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: error.toJSON() };
     throw error;
@@ -149,6 +160,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
         if (sample.problem || !sample.deliverable)
           graded = { status: "error", error: { code: "usage", message: sample.problem ?? "no deliverable" } };
         else if (signal.aborted) graded = { status: "error", error: { code: "interrupted", message: "canceled before it ran" } };
+        else if (options.bail?.stopped) graded = { status: "error", error: { code: "interrupted", message: options.bail.reason } };
         else {
           try {
             graded = await grade({
@@ -157,7 +169,11 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
               jobs: caseJobs,
               strict: options.strict,
               signal,
+              select: options.select?.(entry.loaded),
+              bail: options.bail,
             });
+            // A sample that could not be graded at all counts as one failure (its cases never ran to be counted).
+            if (graded.status === "error" && graded.error?.code !== "interrupted") options.bail?.failed();
           } catch (error) {
             fatal ??= { error };
             return;
@@ -177,7 +193,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
           total: pairs.length,
           samplesPassed,
           elapsedMs: performance.now() - started,
-          last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status },
+          last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status, result },
         });
       }),
     ),
@@ -196,7 +212,8 @@ function buildSuiteReport(
   const ks = suiteKs(maxSamples, requestedKs);
   const tasks: SuiteTaskResult[] = entries.map((entry) => {
     const samples = results.get(entry)!.sort((a, b) => a.sample - b.sample);
-    const n = samples.length;
+    // Samples that were never graded (Ctrl-C, --bail) are not failures: pass@k counts the samples that ran.
+    const n = samples.filter((s) => s.error?.code !== "interrupted").length;
     const c = samples.filter((s) => s.status === "passed").length;
     const passAt: Record<string, number> = {};
     for (const k of ks) if (k <= n) passAt[`pass@${k}`] = passAtK(n, c, k);
@@ -204,7 +221,7 @@ function buildSuiteReport(
       task_id: entry.loaded.task.task_id,
       file: entry.loaded.displayPath,
       deliverable_type: entry.loaded.task.deliverable_type,
-      samples_total: n,
+      samples_total: samples.length,
       samples_passed: c,
       pass_at_k: passAt,
       ...(entry.problem ? { problem: entry.problem } : {}),

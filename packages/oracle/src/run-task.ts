@@ -17,6 +17,7 @@ import {
   type CaseWork,
   type Deliverable,
   type LoadedTask,
+  type NotRunCase,
   type Runner,
   type Sandbox,
   type TaskReport,
@@ -24,7 +25,9 @@ import {
   type TaskSummary,
   type Violation,
 } from "@skillrig/core";
+import type { Bail, CaseSelection } from "./case-selection.js";
 import { assertModesClaimed, chooseMode } from "./compare/compare-spec.js";
+import { withUserPaths } from "./snapshot-paths.js";
 
 export interface RunTaskOptions {
   loaded: LoadedTask;
@@ -34,6 +37,10 @@ export interface RunTaskOptions {
   /** Refuse the whole task, before anything runs, when any case is invalid. */
   strict?: boolean;
   signal?: AbortSignal;
+  /** Which cases run (`-k`, `--last-failed`, `--limit`); the others are left out of the report. Default: all. */
+  select?: CaseSelection;
+  /** Stop starting cases once it has counted enough failures (`--bail`); the cases it stopped are `not_run`. */
+  bail?: Bail;
 }
 
 export async function runTask(runner: Runner, options: RunTaskOptions): Promise<TaskReport> {
@@ -52,6 +59,11 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
 
   const type = task.deliverable_type;
   const run: TaskRun = { loaded, deliverable, sandbox, jobs, signal };
+  const works: CaseWork[] = task.tests
+    .map((testCase, index) => ({ run, testCase, index }))
+    .filter((work) => options.select?.(work.testCase, work.index) ?? true);
+  if (works.length < task.tests.length) run.selectedCases = works.length;
+  const notRun: NotRunCase[] = [];
   const info = { kind: "task" as const, id: task.task_id, startedAt: new Date() };
   const started = performance.now();
   const verdicts: Array<CaseVerdict | undefined> = new Array(task.tests.length);
@@ -66,7 +78,6 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       // Inside the try: when one plugin's setup fails, the others that did set up still tear down.
       await hooks.setUp.for(type).promise(run);
       await hooks.start.promise(run);
-      const works: CaseWork[] = task.tests.map((testCase, index) => ({ run, testCase, index }));
       const inputs: unknown[] = [];
       const invalid: Array<{ work: CaseWork; violations: Violation[] }> = [];
       for (const work of works) {
@@ -93,9 +104,14 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
           .map((work) =>
             limit(async () => {
               if (fatal) return;
+              if (options.bail?.stopped) {
+                notRun.push({ name: work.testCase.name, index: work.index, reason: options.bail.reason });
+                return;
+              }
               try {
-                const verdict = await runCase(runner, work, inputs[work.index]);
+                const verdict = withUserPaths(await runCase(runner, work, inputs[work.index]), deliverable);
                 verdicts[work.index] = verdict;
+                if (verdict.status !== "passed") options.bail?.failed();
                 await hooks.caseResult.promise(verdict, work);
               } catch (error) {
                 fatal ??= { error };
@@ -105,7 +121,14 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
       );
       if (fatal) throw fatal.error;
     } finally {
-      report = buildReport(run, verdicts, performance.now() - started, inputWarnings, hiddenTestsReachable);
+      notRun.sort((a, b) => a.index - b.index);
+      report = buildReport(
+        run,
+        { verdicts, selected: works.length, notRun },
+        performance.now() - started,
+        inputWarnings,
+        hiddenTestsReachable,
+      );
       await hooks.tearDown.for(type).promise(run, report);
     }
     ok = true;
@@ -276,24 +299,28 @@ function checkGradingLevel(sandbox: Sandbox): boolean {
 
 function buildReport(
   run: TaskRun,
-  verdicts: Array<CaseVerdict | undefined>,
+  graded: { verdicts: Array<CaseVerdict | undefined>; selected: number; notRun: NotRunCase[] },
   durationMs: number,
   inputWarnings: Set<string>,
   hiddenTestsReachable: boolean,
 ): TaskReport {
-  const cases = verdicts.filter((v): v is CaseVerdict => v !== undefined);
+  const cases = graded.verdicts.filter((v): v is CaseVerdict => v !== undefined);
   const reachable = hiddenTestsReachable ? [HIDDEN_TESTS_REACHABLE_WARNING(run.sandbox.isolation)] : [];
   const all = [...reachable, ...run.sandbox.warnings, ...inputWarnings];
   const warnings = all.length > 0 ? all : undefined;
   return {
     task_id: run.loaded.task.task_id,
     deliverable_type: run.loaded.task.deliverable_type,
-    summary: summarize(cases, run.loaded.task.tests.length),
+    summary: {
+      ...summarize(cases, graded.selected),
+      ...(graded.notRun.length > 0 ? { not_run: graded.notRun.length } : {}),
+    },
     cases,
     isolation: run.sandbox.isolation,
     ...(hiddenTestsReachable ? { hidden_tests_reachable: true as const } : {}),
     ...(warnings ? { warnings } : {}),
     duration_ms: Math.round(durationMs),
+    ...(graded.notRun.length > 0 ? { not_run: graded.notRun } : {}),
   };
 }
 

@@ -22,5 +22,5 @@ export type {
 export { toSuiteJson } from "./reporters/suite-json.js";
 export { toSuiteJunitXml } from "./reporters/suite-junit.js";
 export { formatSuiteSummary } from "./reporters/suite-summary.js";
-export { createSuiteProgress, formatProgress } from "./reporters/suite-progress.js";
+export { createSuiteProgress, formatFailure, formatProgress } from "./reporters/suite-progress.js";
 export type { SuiteProgressDisplay, SuiteProgressOptions } from "./reporters/suite-progress.js";

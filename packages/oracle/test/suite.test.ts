@@ -200,7 +200,11 @@ describe("runSuite (script deliverables through the real sandbox)", () => {
     expect(xml).toContain('name="sample 1: x=1"');
     expect(xml).toMatch(/<testsuite name="c" tests="1" failures="0" errors="1"/);
     const text = formatSuiteSummary(report);
-    expect(text).toContain("3 task(s), 1 not graded, 6 sample(s): 2 passed every case");
+    expect(text).toContain("3 task(s), 1 not graded, 3 not passing; 6 sample(s): 2 passed every case");
+    // Failing tasks first, the worst first (b passed none, c was not graded, a passed half), with per-task pass@k.
+    const rows = text.split("\n").filter((l) => /^[abc] /.test(l));
+    expect(rows.map((l) => l[0])).toEqual(["b", "c", "a"]);
+    expect(rows[2]).toMatch(/^a\s+2\/4\s+50\.0%\s+83\.3%\s+sample 1: /);
     expect(text).toContain("pass@1 25.0% (2 tasks)  pass@2 41.7% (2 tasks)");
   });
 });
@@ -215,7 +219,7 @@ describe("suite progress when the stream is not a terminal", () => {
       total: 4,
       samplesPassed: done - 1,
       elapsedMs: done * 1000,
-      last: { task_id: "t", sample: 0, status: "passed" },
+      last: { task_id: "t", sample: 0, status: "passed", result: { sample: 0, source: "s", status: "passed", duration_ms: 1 } },
     });
     for (const done of [1, 2, 3, 4]) progress.update(at(done));
     progress.done();

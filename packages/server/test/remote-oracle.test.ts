@@ -14,15 +14,16 @@ import { api, BACKENDS, makeProject, openBackend, startInProcess, type BackendUn
 const TOKEN = "remote-oracle-test-token-0123456789";
 
 /**
- * The per-run temp folder a script deliverable is copied into: `/tmp/skillrig-script-<random>` in a local report,
- * `<tmp>/skillrig-script-<random>` in the server's (which names none of its folders).
+ * The per-run temp folders a script deliverable is copied into or a sample's solution is written to:
+ * `/tmp/skillrig-script-<random>` in a local report, `<tmp>/skillrig-script-<random>` in the server's (which names
+ * none of its folders).
  */
-const SCRIPT_FOLDER = new RegExp(`(?:${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|<tmp>)/skillrig-script-[A-Za-z0-9]+`, "g");
+const RUN_FOLDER = new RegExp(`(?:${tmpdir().replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}|<tmp>)/skillrig-(script|samples)-[A-Za-z0-9]+`, "g");
 
-/** A report without what differs between any two runs, local or not: timings and the script's temp folder. */
+/** A report without what differs between any two runs, local or not: timings and those temp folders. */
 function comparable(report: unknown): unknown {
   const text = JSON.stringify(report, (key, value) => (key === "duration_ms" || key.endsWith("_at") ? undefined : value));
-  return JSON.parse(text.replace(SCRIPT_FOLDER, "TMP/skillrig-script-X"));
+  return JSON.parse(text.replace(RUN_FOLDER, "TMP/skillrig-$1-X"));
 }
 
 /** A task folder with a script deliverable that passes two cases and fails one. */
@@ -103,6 +104,21 @@ describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
     expect(remote.stderr).toMatch(/\[3\/3\]/);
   });
 
+  it("-k and --limit send only the selected cases (the task file's indexes kept); tracebacks name the user's file", async () => {
+    mkdirSync(join(tasks, "raising"), { recursive: true });
+    writeFileSync(join(tasks, "raising", "double.py"), "def main():\n    raise ValueError('no')\n\nmain()\n");
+    const args = ["test", "task.json", "--deliverable", "raising/double.py", "-k", "five or zero", "--limit", "1", "--json"];
+    const local = await cli(args, tasks);
+    const remote = await cli([...args, "--server", server.url], tasks, { SKILLRIG_SERVER_TOKEN: TOKEN });
+    expect(remote.code, remote.stderr).toBe(1);
+    expect(remote.code).toBe(local.code);
+    const report = JSON.parse(remote.stdout);
+    expect(report.cases.map((c: { name: string; index: number }) => [c.name, c.index])).toEqual([["five", 1]]);
+    expect(comparable(report)).toEqual(comparable(JSON.parse(local.stdout)));
+    expect(report.cases[0].details.stderr).toContain(`File "${join(tasks, "raising", "double.py")}", line 2, in main`);
+    expect(JSON.stringify(report)).not.toMatch(/\/runs\/[0-9a-f-]{36}\/deliverable\//);
+  });
+
   it("grades a suite on the server's workers with the same JSON and JUnit reports and exit code as a local run", async () => {
     const suite = suiteFolder();
     const args = (out: string) => [
@@ -130,7 +146,7 @@ describe.each(BACKENDS)("skillrig test --server (%s backend)", (backend) => {
       readFileSync(join(suite, which, "suite.junit.xml"), "utf8")
         .replace(/time="[0-9.]+"/g, 'time="T"')
         .replace(/timestamp="[^"]+"/g, 'timestamp="T"')
-        .replace(SCRIPT_FOLDER, "TMP/skillrig-script-X");
+        .replace(RUN_FOLDER, "TMP/skillrig-$1-X");
     expect(junit("remote")).toEqual(junit("local"));
     // Every sample was an oracle run on the server.
     const { body } = await api(server.url, TOKEN).json("GET", "/v1/jobs?limit=100");

@@ -31,6 +31,9 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
     expect(output.total_words).toBe(31);
     expect(output.top_words[0]).toEqual({ word: "the", count: 7 });
     expect(r.stderr).toContain("Gemini CLI 0.61.0");
+    // One header line says which engine runs and that a scripted mock plays the model; its answer needs no repair.
+    expect(r.stderr.split("\n")[0]).toBe("skill word-stats, engine gemini (mock model: examples/hello-skill/mock-model.scenario.json)");
+    expect(r.stderr).not.toContain("repaired");
     expect(r.stderr).toMatch(/artifact report_path \(report\): (\S+artifacts\/report\.md)/);
     const artifact = /artifact report_path \(report\): (\S+)/.exec(r.stderr)![1]!;
     expect(readFileSync(artifact, "utf8")).toContain("| the | 7 |");
@@ -49,6 +52,8 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
     );
     expect(result.status, JSON.stringify(result.error)).toBe("succeeded");
     expect(result.engine_version).toBe("0.169.0");
+    // The mock echoes what the command printed, not codex's framing of it: clean JSON, nothing repaired.
+    expect(result.warnings ?? []).not.toContainEqual(expect.stringContaining("repaired"));
     // The scripted model runs the skill's own command as rendered for this job, so the parameter applies.
     expect(result.output).toMatchObject({
       total_words: 31,

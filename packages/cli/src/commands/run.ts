@@ -7,10 +7,19 @@
  * Exit codes: 0 the job succeeded (or the dry run rendered), 1 the job failed, 2 invalid input, config or usage.
  */
 import { mkdtempSync, readFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
-import { SkillrigError, type EngineEvent, type JobRequest, type JobResult, type SkillInstall, type SkillManifest } from "@skillrig/core";
+import {
+  SkillrigError,
+  type Runner,
+  type EngineEvent,
+  type JobRequest,
+  type JobResult,
+  type SkillInstall,
+  type SkillManifest,
+} from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
@@ -99,6 +108,16 @@ function readPromptFile(file: string): string {
   }
 }
 
+/** One line before the job: the skill, the engine, and whether a mock model (a scripted scenario) plays the model. */
+function runHeader(runner: Runner, skill: string, engine: string, cwd: string): string {
+  const mock = runner.claimant("engine", engine)?.info?.mock_model;
+  const where = typeof mock === "string" && mock !== "an inline scenario" ? relative(cwd, resolve(runner.configDir, mock)) || mock : mock;
+  return `skill ${skill}, engine ${engine}${where ? ` (mock model: ${where})` : ""}`;
+}
+
+/** Errors in what was typed on the command line (not in the skill, its templates or the config). */
+const TYPED_REQUEST_ERRORS = new Set(["input_missing_file", "input_invalid", "parameter_invalid", "usage"]);
+
 function exitCodeOf(result: JobResult): number {
   if (result.status === "succeeded") return ExitCode.Success;
   // The shell's convention for a command ended by Ctrl-C.
@@ -181,6 +200,7 @@ export const runCommand: CommandModule = {
         };
 
         const runner = await ctx.runner();
+        ctx.out.info(runHeader(runner, skill.id, engine, ctx.cwd));
         // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
         // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
         const cancel = new AbortController();
@@ -222,7 +242,12 @@ export const runCommand: CommandModule = {
           process.off("SIGTERM", onSignal);
         });
         for (const w of result.warnings ?? []) ctx.out.warn(w);
-        if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
+        // A request the skill refuses (a bad --param value, a missing --file) is a usage error, as a mistyped option
+        // is: nothing ran, so nothing is recorded, and its run folder (which `skillrig runs` would list) goes.
+        const refused = result.status === "failed" && result.error !== undefined && TYPED_REQUEST_ERRORS.has(result.error.code);
+        if (refused) await rm(result.run_dir, { recursive: true, force: true });
+        else if (options.record !== false && !request.options?.dry_run)
+          await recordRun(ctx, "run", result, new Date(result.timings.started_at));
 
         if (ctx.out.json) {
           ctx.out.result(
@@ -248,7 +273,7 @@ export const runCommand: CommandModule = {
           for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
           // A plain skill's output is the agent's answer text: printed as is, not as a JSON string.
           ctx.out.result(result.output, typeof result.output === "string" ? result.output : undefined);
-        } else {
+        } else if (!refused) {
           ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
         }
         if (result.error && !ctx.out.json) {

@@ -14,8 +14,9 @@ import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
+import { SkillrigError, type LoadedTask, type Runner, type SkillrigPlugin } from "@skillrig/core";
 import {
+  Bail,
   ConsoleReporter,
   JsonReporter,
   JunitReporter,
@@ -26,13 +27,15 @@ import {
 } from "@skillrig/oracle/one-task";
 // A suite's modules are imported when a suite is graded (testSuite), not for one task.
 import type { SuiteReport } from "@skillrig/oracle/suite";
+import type { HtmlReportInput } from "@skillrig/oracle/html-report";
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
+import { testSelection } from "../test-selection.js";
 
-const REPORTERS = ["console", "json", "junit"] as const;
+const REPORTERS = ["console", "json", "junit", "html"] as const;
 
 interface TestOptions {
   deliverable?: string;
@@ -45,6 +48,10 @@ interface TestOptions {
   record?: boolean;
   server?: string;
   sandboxLevel?: SandboxLevel;
+  filter?: string;
+  bail?: number | true;
+  lastFailed?: boolean;
+  limit?: number;
 }
 
 const SANDBOX_LEVELS = ["auto", "namespaces", "rlimits", "none"] as const;
@@ -89,7 +96,7 @@ export const testCommand: CommandModule = {
       .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect)
       .option(
         "--out <dir>",
-        "folder for report files (one task: <task_id>.json, <task_id>.junit.xml; a suite: suite.json, suite.junit.xml)",
+        "folder for report files (one task: <task_id>.json, <task_id>.junit.xml, <task_id>.html; a suite: suite.json, suite.junit.xml, suite.html)",
       )
       .option(
         "-j, --jobs <n>",
@@ -97,6 +104,13 @@ export const testCommand: CommandModule = {
         parseJobs,
       )
       .option("--strict", "refuse a task, before running any of its cases, if any case is invalid")
+      .option(
+        "-k, --filter <expr>",
+        'grade only the cases whose task id or name contains these words: pytest\'s -k, e.g. -k "parse and not empty"',
+      )
+      .option("--bail [n]", "stop after n cases did not pass (default 1); what did not start is reported as not run", parseJobs)
+      .option("--last-failed", "grade only the cases that did not pass in the newest recorded run of these tasks (none recorded: all)")
+      .option("--limit <n>", "grade only the first n (selected) cases of each task", parseJobs)
       .option("--no-record", "do not record this run in the runs folder (skillrig runs, skillrig view)")
       .option(
         "--server <url>",
@@ -112,6 +126,9 @@ export const testCommand: CommandModule = {
         "\nA suite is more than one task file, a folder, or --samples. A folder is searched (recursively) for files named\n" +
           "task.json; a folder without any has the *.json files directly in it taken as task files. --samples paths are\n" +
           "relative to the samples file. Several lines with one task_id are several samples of that task.\n" +
+          "\n-k/--filter takes words matched, case-insensitively, as parts of a task id or a case name, joined by and, or,\n" +
+          "not and parentheses (quote a word with spaces). --last-failed reads the runs folder (skillrig runs list). The\n" +
+          "options combine: -k narrows, --last-failed narrows further, --limit keeps the first n of what is left.\n" +
           "\nExit codes: 0 everything passed, 1 something did not pass, 2 a task file, case or deliverable is invalid or\n" +
           "missing, or misuse.\n" +
           "With --json, stdout holds only the report: one task {task_id, summary, cases: [{name, status, duration_ms,\n" +
@@ -120,8 +137,18 @@ export const testCommand: CommandModule = {
       .action(async (paths: string[], options: TestOptions, command) => {
         const ctx = context(command);
         const requested = options.reporter ?? [];
-        if (requested.includes("junit") && !options.out) {
-          throw new SkillrigError("usage", "--reporter junit writes <task_id>.junit.xml and needs --out <dir>", { field: "--out" });
+        for (const [fileOnly, file] of [
+          ["junit", "<task_id>.junit.xml"],
+          ["html", "<task_id>.html"],
+        ] as const)
+          if (requested.includes(fileOnly) && !options.out) {
+            throw new SkillrigError("usage", `--reporter ${fileOnly} writes ${file} and needs --out <dir>`, { field: "--out" });
+          }
+        if (options.server !== undefined && options.bail !== undefined) {
+          throw new SkillrigError("usage", "--bail does not apply with --server: the server grades each task run whole", {
+            field: "--bail",
+            hint: "drop --bail, or grade here (without --server)",
+          });
         }
         if (options.sandboxLevel) {
           // Before the runner exists: the sandbox plugin reads sandbox.level when it is first asked for a sandbox.
@@ -197,6 +224,9 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const deliverable = await resolveDeliverable(options.deliverable!, loaded.task, ctx.cwd);
   const runner = await building;
   await checkReporters(runner, requested);
+  const selection = await testSelection(ctx, [loaded], options);
+  selection?.assertSelects([loaded]);
+  const select = selection?.of(loaded);
   const { stdout, stderr } = ctx.out.streams;
   const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
   const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
@@ -221,6 +251,7 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
           cwd: ctx.cwd,
           signal,
           progress: stderr,
+          select,
         })
       : runTask(runner, {
           loaded,
@@ -228,9 +259,12 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
           jobs: options.jobs ?? oracle.jobs,
           strict: options.strict ?? oracle.strict ?? false,
           signal,
+          select,
+          bail: bailOf(options),
         }),
   );
   await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toJsonReport(report), startedAt) : undefined);
+  if (chosen.has("html")) await writeHtmlReport(ctx, options.out!, `${report.task_id}.html`, { task: report });
   const s = report.summary;
   return s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure;
 }
@@ -249,8 +283,16 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
       : await deliverablesFromFolder(tasks, options.deliverable!, ctx.cwd);
     const runner = await ctx.runner();
     await checkReporters(runner, requested);
+    const selection = await testSelection(
+      ctx,
+      entries.map((e) => e.loaded),
+      options,
+    );
+    selection?.assertSelects(entries.map((e) => e.loaded));
+    // A task none of whose cases is selected is left out of the suite, as a deselected test is.
+    const graded = selection ? entries.filter((e) => selection.count(e.loaded) > 0) : entries;
     // Each task whose deliverable is missing is said up front; the others still run.
-    for (const entry of entries) if (entry.problem) stderr.write(`error[usage]: ${entry.problem}\n`);
+    for (const entry of graded) if (entry.problem) stderr.write(`error[usage]: ${entry.problem}\n`);
 
     const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
     const oracle = runner.config.oracle ?? {};
@@ -259,13 +301,15 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const grade = options.server ? (await import("../remote-run.js")).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint((signal) =>
       runSuite(runner, {
-        entries,
+        entries: graded,
         // With --server every sample is one oracle run on the server; how many run at once is its workers' affair.
         jobs: options.server ? REMOTE_IN_FLIGHT : (options.jobs ?? oracle.jobs ?? defaultJobs()),
         ...(grade ? { grade } : {}),
         ks: options.k,
         strict: options.strict ?? oracle.strict ?? false,
         signal,
+        ...(selection ? { select: (loaded: LoadedTask) => selection.of(loaded) } : {}),
+        bail: bailOf(options),
         onProgress: (p) => progress?.update(p),
       }),
     );
@@ -299,6 +343,21 @@ async function writeSuiteReports(
     else if (!options.json) stdout.write(jsonText);
   }
   if (options.chosen.has("junit")) await write("suite.junit.xml", `${toSuiteJunitXml(report)}\n`);
+  if (options.chosen.has("html")) await writeHtmlReport(options.ctx, options.out!, "suite.html", { suite: report });
+}
+
+/** `--reporter html`: one self-contained page (styles inline, no script, nothing fetched), failing cases first. */
+async function writeHtmlReport(ctx: CommandContext, out: string, name: string, report: HtmlReportInput): Promise<void> {
+  const { renderHtmlReport } = await import("@skillrig/oracle/html-report");
+  const dir = resolve(ctx.cwd, out);
+  await mkdir(dir, { recursive: true });
+  const file = join(dir, name);
+  await writeFile(file, renderHtmlReport(report));
+  ctx.out.streams.stderr.write(`wrote ${file}\n`);
+}
+
+function bailOf(options: TestOptions): Bail | undefined {
+  return options.bail === undefined ? undefined : new Bail(options.bail === true ? 1 : options.bail);
 }
 
 /** 2 when anything could not be judged for a reason of input (a missing deliverable, an invalid case), else 1 when any sample failed. */

@@ -6,6 +6,7 @@
  */
 import pc from "picocolors";
 import type { CaseStatus, CaseVerdict, Runner, SkillrigPlugin, TaskReport } from "@skillrig/core";
+import { oneLine, truncate } from "./text-table.js";
 import { tracebackOf } from "./traceback.js";
 
 export interface ConsoleReporterOptions {
@@ -73,11 +74,11 @@ export class ConsoleReporter implements SkillrigPlugin {
     let done = 0;
     const c = this.#colors.progress;
     runner.hooks.task.start.tap(this.name, (run) => {
-      total = run.loaded.task.tests.length;
+      total = run.selectedCases ?? run.loaded.task.tests.length;
       done = 0;
       const t = run.loaded.task;
       this.#progress.write(
-        `${c.bold(`task ${t.task_id}`)} (${t.deliverable_type}, ${total} case(s), ${run.jobs} at once, isolation ${run.sandbox.isolation})\n`,
+        `${c.bold(`task ${t.task_id}`)} (${t.deliverable_type}, ${total} case(s)${run.selectedCases !== undefined ? ` selected of ${t.tests.length}` : ""}, ${run.jobs} at once, isolation ${run.sandbox.isolation})\n`,
       );
     });
     runner.hooks.task.caseResult.tap(this.name, (verdict) => {
@@ -115,7 +116,7 @@ export function formatSummary(report: TaskReport, options: { color?: boolean } =
   );
   lines.splice(1, 0, widths.map((w) => "-".repeat(w)).join("  "));
   const s = report.summary;
-  const counts = `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.invalid} invalid`;
+  const counts = `${s.passed} passed, ${s.failed} failed, ${s.errored} errored, ${s.invalid} invalid${s.not_run ? `, ${s.not_run} not run` : ""}`;
   const out = [
     "",
     ...lines,
@@ -127,6 +128,8 @@ export function formatSummary(report: TaskReport, options: { color?: boolean } =
   for (const v of notPassed.slice(0, DETAILED_CASES)) out.push("", ...caseDetail(v, c));
   if (notPassed.length > DETAILED_CASES)
     out.push("", `... and ${notPassed.length - DETAILED_CASES} more case(s) that did not pass (the JSON report has them all)`);
+  if (report.not_run?.length)
+    out.push("", `${report.not_run[0]!.reason}: ${truncate(report.not_run.map((n) => n.name).join(", "), MESSAGE_WIDTH)}`);
   for (const w of report.warnings ?? []) out.push(c.yellow(`warning: ${w}`));
   return `${out.join("\n")}\n`;
 }
@@ -164,13 +167,4 @@ function inlineJson(value: unknown): string {
   } catch {
     return String(value);
   }
-}
-
-function oneLine(text: string): string {
-  return text.replace(/\s*\n\s*/g, " ⏎ ");
-}
-
-function truncate(text: string, width: number): string {
-  const chars = [...text];
-  return chars.length <= width ? text : `${chars.slice(0, width - 1).join("")}…`;
 }

@@ -3,7 +3,7 @@
  * message}]}`, documented by `@skillrig/oracle/task-report.schema.json`. Scripts depend on this shape (it is what
  * `skillrig test --json` prints); fields may be added, never removed.
  */
-import type { CaseVerdict, TaskReport, TaskSummary } from "@skillrig/core";
+import type { CaseVerdict, NotRunCase, TaskReport, TaskSummary } from "@skillrig/core";
 
 export interface JsonCase {
   name: string;
@@ -32,6 +32,8 @@ export interface JsonReport {
   hidden_tests_reachable?: true;
   warnings?: string[];
   duration_ms?: number;
+  /** Cases `--bail` stopped before they started; `summary.not_run` counts them. */
+  not_run?: NotRunCase[];
 }
 
 export function toJsonReport(report: TaskReport): JsonReport {
@@ -57,5 +59,6 @@ export function toJsonReport(report: TaskReport): JsonReport {
     ...(report.hidden_tests_reachable ? { hidden_tests_reachable: true as const } : {}),
     ...(report.warnings ? { warnings: report.warnings } : {}),
     ...(report.duration_ms !== undefined ? { duration_ms: report.duration_ms } : {}),
+    ...(report.not_run ? { not_run: report.not_run } : {}),
   };
 }

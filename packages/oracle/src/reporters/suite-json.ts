@@ -4,6 +4,7 @@
  *    summary, cases: [{name, status, duration_ms, expected, actual, message, ...}]}]}]}
  * Each case has the same shape as in the one-task report (json-report.ts). Fields may be added, never removed.
  */
+import type { NotRunCase } from "@skillrig/core";
 import type { SuiteReport } from "../run-suite.js";
 import { toJsonReport, type JsonCase } from "./json-report.js";
 
@@ -17,6 +18,8 @@ export interface SuiteJsonSample {
   isolation?: string;
   warnings?: string[];
   error?: { code: string; message: string } & Record<string, unknown>;
+  /** Cases of this sample that `--bail` stopped before they started. */
+  not_run?: NotRunCase[];
 }
 
 export function toSuiteJson(report: SuiteReport): unknown {
@@ -36,6 +39,7 @@ export function toSuiteJson(report: SuiteReport): unknown {
           ...(json?.isolation ? { isolation: json.isolation } : {}),
           ...(json?.warnings ? { warnings: json.warnings } : {}),
           ...(s.error ? { error: s.error } : {}),
+          ...(json?.not_run ? { not_run: json.not_run } : {}),
         };
       }),
     })),

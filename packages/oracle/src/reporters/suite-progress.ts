@@ -2,8 +2,11 @@
  * Progress a person can follow while a suite runs. On a terminal: one live line (redrawn by log-update, which
  * handles wrapping and clearing) with done/total, pass rate, elapsed time and ETA. Elsewhere (CI logs, a pipe): a
  * plain line every `intervalMs` (5 s by default) and one at the end, so a log shows steady progress, not 1,000 lines.
+ * Either way, each sample that did not pass is written as it lands (above the live line on a terminal): its task,
+ * sample, first failing case and a one-line reason.
  */
-import type { SuiteProgress } from "../run-suite.js";
+import type { SampleResult, SuiteProgress } from "../run-suite.js";
+import { oneLine, truncate } from "./text-table.js";
 
 export interface SuiteProgressOptions {
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -21,6 +24,8 @@ export interface SuiteProgressDisplay {
 
 /** Least time between two redraws of the live line. */
 const REDRAW_MS = 80;
+/** Longest failure line (a terminal's width when narrower). */
+const FAILURE_WIDTH = 200;
 
 export async function createSuiteProgress(options: SuiteProgressOptions): Promise<SuiteProgressDisplay> {
   const live = options.live ?? options.stream.isTTY === true;
@@ -33,6 +38,13 @@ export async function createSuiteProgress(options: SuiteProgressOptions): Promis
     return {
       update(progress) {
         last = progress;
+        const failure = formatFailure(progress.last, options.stream.columns);
+        if (failure) {
+          // Above the live line: clear it, write the failure (it stays), draw the line again below it.
+          render.clear();
+          options.stream.write(`${failure}\n`);
+          lastShown = Number.NEGATIVE_INFINITY;
+        }
         const now = performance.now();
         if (now - lastShown < REDRAW_MS && progress.done < progress.total) return;
         lastShown = now;
@@ -48,6 +60,8 @@ export async function createSuiteProgress(options: SuiteProgressOptions): Promis
   return {
     update(progress) {
       last = progress;
+      const failure = formatFailure(progress.last);
+      if (failure) options.stream.write(`${failure}\n`);
       const now = performance.now();
       if (now - lastShown < intervalMs) return;
       lastShown = now;
@@ -70,4 +84,27 @@ export function formatProgress(p: SuiteProgress): string {
 function seconds(ms: number): string {
   const s = Math.round(ms / 1000);
   return s >= 60 ? `${Math.floor(s / 60)}m${String(s % 60).padStart(2, "0")}s` : `${s}s`;
+}
+
+/**
+ * One line for a sample that did not pass: `✗ <task> sample <n> <case>: <status>: <reason> (+N more)`; nothing for
+ * one that passed, or was not run (canceled, `--bail`), which the summary counts.
+ */
+export function formatFailure(last: SuiteProgress["last"], columns?: number): string | undefined {
+  const result: SampleResult = last.result;
+  if (result.status === "passed") return undefined;
+  const width = Math.min(FAILURE_WIDTH, columns && columns > 20 ? columns - 1 : FAILURE_WIDTH);
+  const where = `✗ ${last.task_id} sample ${last.sample}`;
+  if (result.error) {
+    if (result.error.code === "interrupted") return undefined;
+    return truncate(`${where}: ${result.error.code}: ${oneLine(result.error.message)}`, width);
+  }
+  const bad = result.report?.cases.filter((c) => c.status !== "passed") ?? [];
+  const first = bad[0];
+  if (!first) return undefined;
+  const message = oneLine(first.message ?? "");
+  const reason = message.startsWith(`${first.status}:`) ? message : `${first.status}${message ? `: ${message}` : ""}`;
+  const more = bad.length > 1 ? ` (+${bad.length - 1} more failing case(s))` : "";
+  // The count goes first when the reason is cut, so the line always says how many cases failed.
+  return `${truncate(`${where} ${first.name}: ${reason}`, Math.max(20, width - more.length))}${more}`;
 }

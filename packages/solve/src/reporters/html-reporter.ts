@@ -6,16 +6,10 @@
  */
 import type { CaseVerdict, EngineEvent } from "@skillrig/core";
 import type { AttemptResult, EngineSummary, SolveReport, TaskResult } from "../report.js";
-import { anchorId, escapeHtml as e } from "./html-escape.js";
+import { anchorId, escapeHtml as e, htmlPage } from "@skillrig/oracle/html-report";
 
+// The shared report stylesheet (@skillrig/oracle's REPORT_CSS) comes first; these are solve's own rules.
 const CSS = `
-:root{--ok:#1a7f37;--bad:#cf222e;--warn:#9a6700;--muted:#57606a;--line:#d0d7de;--bg2:#f6f8fa}
-*{box-sizing:border-box}body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:0;color:#1f2328}
-header{padding:16px 24px;border-bottom:1px solid var(--line);background:var(--bg2)}h1{margin:0 0 4px;font-size:20px}
-main{padding:16px 24px;max-width:1400px}h2{font-size:17px;margin:28px 0 8px}h3{font-size:15px;margin:18px 0 6px}
-table{border-collapse:collapse;margin:6px 0}th,td{border:1px solid var(--line);padding:4px 8px;text-align:left;vertical-align:top}
-th{background:var(--bg2)}td.num{text-align:right;font-variant-numeric:tabular-nums}
-pre{background:var(--bg2);border:1px solid var(--line);padding:8px;overflow:auto;max-height:480px;white-space:pre-wrap;word-break:break-word;margin:4px 0}
 .s-passed{color:var(--ok);font-weight:600}.s-failed,.s-artifact_missing,.s-timeout,.s-error,.s-memory_limit,.s-output_limit{color:var(--bad);font-weight:600}
 .s-engine_failed,.s-grading_error,.s-invalid_test_format,.s-canceled{color:var(--warn);font-weight:600}
 td.cell-all{background:#dafbe1}td.cell-some{background:#fff8c5}td.cell-none{background:#ffebe9}
@@ -40,31 +34,18 @@ document.getElementById("only-failing").addEventListener("change", function (ev)
 
 export function toSolveHtml(report: SolveReport): string {
   const title = `skillrig solve: ${report.summary.passed}/${report.summary.attempts} attempts passed`;
-  return `<!DOCTYPE html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>${e(title)}</title>
-<style>${CSS}</style>
-</head>
-<body>
-<header>
-<h1>${e(title)}</h1>
-<div class="muted">${report.summary.tasks} task(s), ${report.engines.length} engine(s), ${report.attempts_per_task} attempt(s) each; started ${e(report.started_at)}, took ${(report.duration_ms / 1000).toFixed(1)} s</div>
-</header>
-<main>
-<div class="toolbar"><button type="button" id="expand-all">Expand all</button><button type="button" id="collapse-all">Collapse all</button><label><input type="checkbox" id="only-failing"> only attempts that did not pass</label></div>
+  return htmlPage({
+    title,
+    subtitle: `${report.summary.tasks} task(s), ${report.engines.length} engine(s), ${report.attempts_per_task} attempt(s) each; started ${report.started_at}, took ${(report.duration_ms / 1000).toFixed(1)} s`,
+    css: CSS,
+    body: `<div class="toolbar"><button type="button" id="expand-all">Expand all</button><button type="button" id="collapse-all">Collapse all</button><label><input type="checkbox" id="only-failing"> only attempts that did not pass</label></div>
 <h2>Engines</h2>
 ${enginesTable(report.engines)}
 <h2>Tasks against engines</h2>
 ${matrix(report)}
-${report.tasks.map((t) => taskSection(t, report)).join("\n")}
-</main>
-<script>${SCRIPT}</script>
-</body>
-</html>
-`;
+${report.tasks.map((t) => taskSection(t, report)).join("\n")}`,
+    script: SCRIPT,
+  });
 }
 
 function enginesTable(engines: EngineSummary[]): string {
