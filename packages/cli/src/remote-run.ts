@@ -29,8 +29,12 @@ export function serverAccess(url: string): ServerAccess {
   return { url, token: process.env[SERVER_TOKEN_ENV] || undefined };
 }
 
-/** Where a jobs server keeps an oracle run's upload (`<data>/runs/<job id>/deliverable`), as its tracebacks name it. */
-const SERVER_DELIVERABLE_DIR = /(?:\/[^/\s"'<>]+)*?\/runs\/[0-9a-f-]{36}\/deliverable(?=\/)/g;
+/**
+ * Where a jobs server keeps an oracle run's upload, as its tracebacks name it: `deliverable/...` relative to the job's
+ * run folder (a server names none of its folders, docs/server.md "No server paths"), or `<data>/runs/<job id>/
+ * deliverable` from a server before that rule.
+ */
+const SERVER_DELIVERABLE_DIR = /(?:(?:\/[^/\s"'<>]+)*?\/runs\/[0-9a-f-]{36}\/deliverable|(?<=^|[\s"'(])deliverable)(?=\/)/g;
 
 /** The server's report with the user's own deliverable folder in its messages and tracebacks. */
 function withLocalPaths(report: TaskReport, dir: string): TaskReport {
