@@ -7,9 +7,11 @@ import type { EngineAdapter } from "./adapter.js";
 import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } from "./options.js";
 import { runEngineJob } from "./run-engine-job.js";
 
-export type EnginePluginClass<O extends BaseEngineOptions> = new (
-  options?: O,
-) => SkillrigPlugin & { readonly options: O; readonly auth: "api_key" | "none" };
+export type EnginePluginClass<O extends BaseEngineOptions> = {
+  new (options?: O): SkillrigPlugin & { readonly options: O; readonly auth: "api_key" | "none" };
+  /** Whether a job needs an API key (the adapter's `auth`), readable without options. */
+  readonly auth: "api_key" | "none";
+};
 
 export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: string, adapter: EngineAdapter<O>): EnginePluginClass<O> {
   if (adapter.auth !== "none" && !adapter.defaultApiKeyEnv) {
@@ -22,6 +24,7 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
     readonly name = pluginName;
     readonly options: O;
     /** Whether a job needs an API key (the adapter's `auth`). */
+    static readonly auth = adapter.auth ?? "api_key";
     readonly auth = adapter.auth ?? "api_key";
     constructor(options?: O) {
       this.options = validate(options ?? {});

@@ -106,7 +106,7 @@ function describePreflight<O extends BaseEngineOptions>(settings: EngineTestSett
   const unsetKey = "SKILLRIG_UNSET_KEY_FOR_TEST";
   describe(`${engine} engine: problems found before the CLI runs`, () => {
     // An engine that needs no key (auth: "none") is never asked for one: the case does not apply to it.
-    if (new Plugin().auth !== "none") {
+    if (Plugin.auth !== "none") {
       it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
         const { result } = await runGreeting(settings, { api_key_env: unsetKey } as TestEngineOptions<O>);
         expect(jobFailure(result).code).toBe("engine_auth_failed");
