@@ -134,7 +134,12 @@ function registerKitHook(roots: string[], fromDir: string): void {
   const key = JSON.stringify(data);
   if (registeredKitHooks.has(key)) return;
   registeredKitHooks.add(key);
-  register("./plugin-kit-hook.js", { parentURL: import.meta.url, data });
+  try {
+    register("./plugin-kit-hook.js", { parentURL: import.meta.url, data });
+  } catch {
+    // A host where hooks cannot be registered (a Node without them in this thread): the plugin then resolves its
+    // imports as Node does, and a missing @skillrig/* package is named in its load error.
+  }
 }
 
 /** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
