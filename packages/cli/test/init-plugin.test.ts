@@ -114,16 +114,17 @@ describe("skillrig init --plugin", () => {
 
   it("refuses a kind it does not know and a name npm would refuse, saying what to pass", () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-init-plugin-"));
-    const kind = skillrig(["init", "--plugin", "reporter", "x", "--json"], root);
-    expect(kind.code).toBe(2);
-    expect(JSON.parse(kind.stdout).error).toMatchObject({
+    const usageError = (args: string[]) => {
+      const r = skillrig(["init", "--plugin", ...args, "--json"], root);
+      expect(r.code).toBe(2);
+      return JSON.parse(r.stdout).error;
+    };
+    expect(usageError(["reporter", "x"])).toMatchObject({
       code: "usage",
       field: "--plugin",
       message: '--plugin must be one of engine, deliverable, not "reporter"',
     });
-    const name = skillrig(["init", "--plugin", "engine", "My Engine", "--json"], root);
-    expect(name.code).toBe(2);
-    expect(JSON.parse(name.stdout).error).toMatchObject({
+    expect(usageError(["engine", "My Engine"])).toMatchObject({
       code: "usage",
       field: "name",
       hint: "skillrig init --plugin engine @acme/skillrig-engine-mine",

@@ -38,6 +38,16 @@ function run(command: string[], cwd: string) {
 
 const skillrig = (args: string[], cwd: string) => run([bin, ...args], cwd);
 
+/** `skillrig test` of a task of the plugin's type with `tests`, against an entry file holding `deliverable`: [case, status]. */
+function grade(plugin: string, task: { deliverable_type: string; entrypoint: string }, tests: unknown[], deliverable: string) {
+  const folder = join(project, task.deliverable_type);
+  write(join(project, "skillrig.config.json"), JSON.stringify({ plugins: [plugin] }));
+  write(join(folder, "task.json"), JSON.stringify({ contract_version: "1.0", task_id: "t", ...task, tests }));
+  write(join(folder, "answer", task.entrypoint), deliverable);
+  const r = skillrig(["test", join(folder, "task.json"), "--deliverable", join(folder, "answer"), "--json"], project);
+  return (JSON.parse(r.stdout).cases as { name: string; status: string }[]).map((c) => [c.name, c.status]);
+}
+
 const blocks = READMES.flatMap(tsBlocks);
 const FILE_HEADER = /^\/\/ (@acme\/[a-z0-9-]+)\/([\w./-]+\.ts)$/;
 let project: string;
@@ -143,49 +153,33 @@ console.log(JSON.stringify({ type: "done" }));
   });
 
   it("the process deliverable example grades a Node CLI task", () => {
-    write(join(project, "skillrig.config.json"), JSON.stringify({ plugins: ["@acme/skillrig-deliverable-node-cli"] }));
-    write(
-      join(project, "node-task/task.json"),
-      JSON.stringify({
-        contract_version: "1.0",
-        task_id: "upper",
-        deliverable_type: "node-cli",
-        entrypoint: "upper.js",
-        tests: [
-          { name: "shouts", input: { argv: ["hi", "there"] }, expected: { stdout: "HI THERE" } },
-          { name: "wrong", input: { argv: ["x"] }, expected: { stdout: "y" } },
-        ],
-      }),
+    const statuses = grade(
+      "@acme/skillrig-deliverable-node-cli",
+      { deliverable_type: "node-cli", entrypoint: "upper.js" },
+      [
+        { name: "shouts", input: { argv: ["hi", "there"] }, expected: { stdout: "HI THERE" } },
+        { name: "wrong", input: { argv: ["x"] }, expected: { stdout: "y" } },
+      ],
+      'console.log(process.argv.slice(2).join(" ").toUpperCase());\n',
     );
-    write(join(project, "node-tool/upper.js"), 'console.log(process.argv.slice(2).join(" ").toUpperCase());\n');
-    const r = skillrig(["test", "node-task/task.json", "--deliverable", "node-tool", "--json"], project);
-    const report = JSON.parse(r.stdout);
-    expect(report.cases.map((c: { name: string; status: string }) => [c.name, c.status])).toEqual([
+    expect(statuses).toEqual([
       ["shouts", "passed"],
       ["wrong", "failed"],
     ]);
   });
 
   it("the defineDeliverable example grades a lookup table, and refuses a case that breaks its input rule", () => {
-    write(join(project, "skillrig.config.json"), JSON.stringify({ plugins: ["@acme/skillrig-deliverable-lookup"] }));
-    write(
-      join(project, "lookup-task/task.json"),
-      JSON.stringify({
-        contract_version: "1.0",
-        task_id: "capitals",
-        deliverable_type: "lookup-table",
-        entrypoint: "table.json",
-        tests: [
-          { name: "france", input: "France", expected: "Paris" },
-          { name: "peru", input: "Peru", expected: "Lima" },
-          { name: "not a key", input: 7, expected: "x" },
-        ],
-      }),
+    const statuses = grade(
+      "@acme/skillrig-deliverable-lookup",
+      { deliverable_type: "lookup-table", entrypoint: "table.json" },
+      [
+        { name: "france", input: "France", expected: "Paris" },
+        { name: "peru", input: "Peru", expected: "Lima" },
+        { name: "not a key", input: 7, expected: "x" },
+      ],
+      JSON.stringify({ France: "Paris", Peru: "Cusco" }),
     );
-    write(join(project, "lookup-answer/table.json"), JSON.stringify({ France: "Paris", Peru: "Cusco" }));
-    const r = skillrig(["test", "lookup-task/task.json", "--deliverable", "lookup-answer", "--json"], project);
-    const report = JSON.parse(r.stdout);
-    expect(report.cases.map((c: { name: string; status: string }) => [c.name, c.status])).toEqual([
+    expect(statuses).toEqual([
       ["france", "passed"],
       ["peru", "failed"],
       ["not a key", "invalid_test_format"],
