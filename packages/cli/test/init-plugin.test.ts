@@ -4,23 +4,15 @@
  * tarballs would place them) it builds with tsc and its own vitest test passes, and linked into a project as
  * `npm i -D ../NAME` links it, the real `skillrig` runs it: a skill job on the engine, a task graded by the type.
  */
-import { spawnSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPO, runCommand, runNode, skillrig } from "./processes.js";
 
-const REPO = resolve(import.meta.dirname, "../../..");
-const bin = join(REPO, "packages/cli/dist/bin.js");
 const CORE_VERSION: string = JSON.parse(readFileSync(join(REPO, "packages/core/package.json"), "utf8")).version;
 const [MAJOR, MINOR] = CORE_VERSION.split(".");
 const RANGE = MAJOR === "0" ? `^0.${MINOR}.0` : `^${MAJOR}.0.0`;
-
-function run(command: string[], cwd: string) {
-  const r = spawnSync(process.execPath, command, { cwd, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-const skillrig = (args: string[], cwd: string) => run([bin, ...args], cwd);
 
 /** Links each of the package's dependencies to this workspace's copy (what `npm i` of their tarballs would place). */
 function installAgainstWorkspace(dir: string): void {
@@ -47,9 +39,9 @@ function projectWith(root: string, pkg: string, folder: string, config: Record<s
   return dir;
 }
 
-function scaffold(kind: string, pkg: string, folder: string) {
+async function scaffold(kind: string, pkg: string, folder: string) {
   const root = mkdtempSync(join(tmpdir(), `skillrig-init-plugin-${kind}-`));
-  const r = skillrig(["init", "--plugin", kind, pkg, "--json"], root);
+  const r = await skillrig(["init", "--plugin", kind, pkg, "--json"], root);
   expect(r.code, r.stdout + r.stderr).toBe(0);
   const created = JSON.parse(r.stdout);
   expect(created).toMatchObject({ kind, name: pkg, folder, dir: join(root, folder) });
@@ -68,22 +60,29 @@ function scaffold(kind: string, pkg: string, folder: string) {
   expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(`npm i -D ${pkg}`);
 
   installAgainstWorkspace(dir);
-  const build = run([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
+  const build = await runNode([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
   expect(build.code, build.stdout + build.stderr).toBe(0);
-  const test = run([join(REPO, "node_modules/vitest/vitest.mjs"), "run", "--root", dir], dir);
+  const test = await runNode([join(REPO, "node_modules/vitest/vitest.mjs"), "run", "--root", dir], dir);
   expect(test.code, test.stdout + test.stderr).toBe(0);
   // biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its summary
   expect(test.stdout.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+\d+ passed \(\d+\)/);
-  return { root, dir };
+  // What npm would publish: the built code and the README, not the tests or the sources.
+  const pack = await runCommand("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], dir);
+  expect(pack.code, pack.stderr).toBe(0);
+  const packed = (JSON.parse(pack.stdout)[0].files as { path: string }[]).map((f) => f.path);
+  expect(packed).toEqual(expect.arrayContaining(["package.json", "README.md", "dist/index.js", "dist/index.d.ts"]));
+  expect(packed.filter((path) => path.startsWith("test/") || path.startsWith("src/") || path.startsWith("node_modules/"))).toEqual([]);
+  return { root, dir, packed };
 }
 
 describe("skillrig init --plugin", () => {
-  it("scaffolds an engine plugin whose test passes and whose engine runs a skill job through skillrig", () => {
-    const { root, dir } = scaffold("engine", "@acme/skillrig-engine-hello", "skillrig-engine-hello");
+  it("scaffolds an engine plugin whose test passes and whose engine runs a skill job through skillrig", async () => {
+    const { root, dir, packed } = await scaffold("engine", "@acme/skillrig-engine-hello", "skillrig-engine-hello");
+    expect(packed).toContain("bin/agent.mjs");
     const project = projectWith(root, "@acme/skillrig-engine-hello", "skillrig-engine-hello", { skills: { roots: ["skills"] } });
     cpSync(join(dir, "test/fixtures/skills"), join(project, "skills"), { recursive: true });
 
-    const listed = skillrig(["plugins", "--json"], project);
+    const listed = await skillrig(["plugins", "--json"], project);
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).plugins[0]).toEqual({
       name: "@acme/skillrig-engine-hello",
@@ -96,35 +95,35 @@ describe("skillrig init --plugin", () => {
       },
       claims: ["engine:hello"],
     });
-    const job = skillrig(["run", "echo-inputs", "--engine", "hello", "--input", "name=Ada", "--json"], project);
+    const job = await skillrig(["run", "echo-inputs", "--engine", "hello", "--input", "name=Ada", "--json"], project);
     expect(job.code, job.stdout + job.stderr).toBe(0);
     expect(JSON.parse(job.stdout)).toMatchObject({ status: "succeeded", output: { name: "Ada" } });
-  });
+  }, 600_000);
 
-  it("scaffolds a deliverable type whose test passes and which grades its fixture task through skillrig", () => {
-    const { root, dir } = scaffold("deliverable", "skillrig-deliverable-shout", "skillrig-deliverable-shout");
+  it("scaffolds a deliverable type whose test passes and which grades its fixture task through skillrig", async () => {
+    const { root, dir } = await scaffold("deliverable", "skillrig-deliverable-shout", "skillrig-deliverable-shout");
     const project = projectWith(root, "skillrig-deliverable-shout", "skillrig-deliverable-shout", {});
-    const r = skillrig(
+    const r = await skillrig(
       ["test", join(dir, "test/fixtures/task.json"), "--deliverable", join(dir, "test/fixtures/solution"), "--json"],
       project,
     );
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).summary).toMatchObject({ total: 3, passed: 3 });
-  });
+  }, 600_000);
 
-  it("refuses a kind it does not know and a name npm would refuse, saying what to pass", () => {
+  it("refuses a kind it does not know and a name npm would refuse, saying what to pass", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-init-plugin-"));
-    const usageError = (args: string[]) => {
-      const r = skillrig(["init", "--plugin", ...args, "--json"], root);
+    const usageError = async (args: string[]) => {
+      const r = await skillrig(["init", "--plugin", ...args, "--json"], root);
       expect(r.code).toBe(2);
       return JSON.parse(r.stdout).error;
     };
-    expect(usageError(["reporter", "x"])).toMatchObject({
+    expect(await usageError(["reporter", "x"])).toMatchObject({
       code: "usage",
       field: "--plugin",
       message: '--plugin must be one of engine, deliverable, not "reporter"',
     });
-    expect(usageError(["engine", "My Engine"])).toMatchObject({
+    expect(await usageError(["engine", "My Engine"])).toMatchObject({
       code: "usage",
       field: "name",
       hint: "skillrig init --plugin engine @acme/skillrig-engine-mine",

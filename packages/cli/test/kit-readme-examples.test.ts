@@ -5,14 +5,12 @@
  * runs a skill job with a tiny CLI, the deliverable types grade tasks, and a test file among the blocks runs with
  * vitest. A block that cannot run alone says `// fragment:` on its first line, and the list of those is pinned here.
  */
-import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { REPO, runNode, skillrig } from "./processes.js";
 
-const REPO = resolve(import.meta.dirname, "../../..");
-const bin = join(REPO, "packages/cli/dist/bin.js");
 const READMES = ["packages/engine-kit/README.md", "packages/deliverable-kit/README.md"];
 
 interface Block {
@@ -31,20 +29,13 @@ function write(file: string, text: string, mode = 0o644): void {
   writeFileSync(file, text, { mode });
 }
 
-function run(command: string[], cwd: string) {
-  const r = spawnSync(process.execPath, command, { cwd, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
-
-const skillrig = (args: string[], cwd: string) => run([bin, ...args], cwd);
-
 /** `skillrig test` of a task of the plugin's type with `tests`, against an entry file holding `deliverable`: [case, status]. */
-function grade(plugin: string, task: { deliverable_type: string; entrypoint: string }, tests: unknown[], deliverable: string) {
+async function grade(plugin: string, task: { deliverable_type: string; entrypoint: string }, tests: unknown[], deliverable: string) {
   const folder = join(project, task.deliverable_type);
   write(join(project, "skillrig.config.json"), JSON.stringify({ plugins: [plugin] }));
   write(join(folder, "task.json"), JSON.stringify({ contract_version: "1.0", task_id: "t", ...task, tests }));
   write(join(folder, "answer", task.entrypoint), deliverable);
-  const r = skillrig(["test", join(folder, "task.json"), "--deliverable", join(folder, "answer"), "--json"], project);
+  const r = await skillrig(["test", join(folder, "task.json"), "--deliverable", join(folder, "answer"), "--json"], project);
   return (JSON.parse(r.stdout).cases as { name: string; status: string }[]).map((c) => [c.name, c.status]);
 }
 
@@ -75,7 +66,7 @@ beforeAll(() => {
 });
 
 describe("the kits' README examples", () => {
-  it("every ts block names its file, or says it is a fragment (and these are the only fragments)", () => {
+  it("every ts block names its file, or says it is a fragment (and these are the only fragments)", async () => {
     const other = blocks.filter((b) => !FILE_HEADER.test(b.header) && !b.header.startsWith("// fragment:"));
     expect(other.map((b) => `${b.readme}: ${b.header}`)).toEqual([]);
     expect(blocks.filter((b) => b.header.startsWith("// fragment:")).map((b) => b.readme)).toEqual([
@@ -89,7 +80,7 @@ describe("the kits' README examples", () => {
     ]);
   });
 
-  it("the engine example runs a skill job with its CLI, needing no key, with its own option", () => {
+  it("the engine example runs a skill job with its CLI, needing no key, with its own option", async () => {
     const cli = join(project, "tools/echo-cli");
     // A tiny CLI with the example's stream: it says the job's "name" input back (upper case with --loud).
     write(
@@ -131,7 +122,7 @@ console.log(JSON.stringify({ type: "done" }));
       JSON.stringify({ plugins: [["@acme/skillrig-engine-echo", { binary: cli, loud: true }]], skills: { roots: ["skills"] } }),
     );
 
-    const listed = skillrig(["plugins", "--json"], project);
+    const listed = await skillrig(["plugins", "--json"], project);
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
     expect(JSON.parse(listed.stdout).plugins[0]).toMatchObject({
       name: "@acme/skillrig-engine-echo",
@@ -139,21 +130,21 @@ console.log(JSON.stringify({ type: "done" }));
       claims: ["engine:echo"],
     });
 
-    const job = skillrig(["run", "say-name", "--engine", "echo", "--input", "name=Ada", "--json"], project);
+    const job = await skillrig(["run", "say-name", "--engine", "echo", "--input", "name=Ada", "--json"], project);
     expect(job.code, job.stdout + job.stderr).toBe(0);
     const result = JSON.parse(job.stdout);
     expect(result).toMatchObject({ status: "succeeded", output: { said: "ADA" }, engine_version: "1.0.0" });
-  });
+  }, 600_000);
 
-  it("the engine's replay test block passes with vitest", () => {
+  it("the engine's replay test block passes with vitest", async () => {
     const folder = join(project, "packages/skillrig-engine-echo");
-    const r = run([join(REPO, "node_modules/vitest/vitest.mjs"), "run", "--root", folder], folder);
+    const r = await runNode([join(REPO, "node_modules/vitest/vitest.mjs"), "run", "--root", folder], folder);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(r.stdout).toMatch(/1 passed/);
-  });
+  }, 600_000);
 
-  it("the process deliverable example grades a Node CLI task", () => {
-    const statuses = grade(
+  it("the process deliverable example grades a Node CLI task", async () => {
+    const statuses = await grade(
       "@acme/skillrig-deliverable-node-cli",
       { deliverable_type: "node-cli", entrypoint: "upper.js" },
       [
@@ -166,10 +157,10 @@ console.log(JSON.stringify({ type: "done" }));
       ["shouts", "passed"],
       ["wrong", "failed"],
     ]);
-  });
+  }, 600_000);
 
-  it("the defineDeliverable example grades a lookup table, and refuses a case that breaks its input rule", () => {
-    const statuses = grade(
+  it("the defineDeliverable example grades a lookup table, and refuses a case that breaks its input rule", async () => {
+    const statuses = await grade(
       "@acme/skillrig-deliverable-lookup",
       { deliverable_type: "lookup-table", entrypoint: "table.json" },
       [
@@ -184,5 +175,5 @@ console.log(JSON.stringify({ type: "done" }));
       ["peru", "failed"],
       ["not a key", "invalid_test_format"],
     ]);
-  });
+  }, 600_000);
 });

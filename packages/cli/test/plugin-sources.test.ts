@@ -4,20 +4,13 @@
  * its kit; a `.ts` plugin file loads as `skillrig.config.ts` does; `skillrig plugins` says where each plugin came
  * from; and the skill `init` writes runs on an engine that is not one of the bundled CLIs.
  */
-import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { REPO, runNode, skillrig } from "./processes.js";
 
-const REPO = resolve(import.meta.dirname, "../../..");
-const bin = join(REPO, "packages/cli/dist/bin.js");
 const CLI_VERSION = JSON.parse(readFileSync(join(REPO, "packages/cli/package.json"), "utf8")).version;
-
-function skillrig(args: string[], cwd: string) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
 
 function write(file: string, text: string): void {
   mkdirSync(dirname(file), { recursive: true });
@@ -65,18 +58,18 @@ interface PluginsReport {
 }
 
 describe("plugins from outside node_modules", () => {
-  it("a package linked from a sibling folder with no node_modules loads with the project's core and kit", () => {
+  it("a package linked from a sibling folder with no node_modules loads with the project's core and kit", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
     const plugin = siblingPlugin(root);
     const dir = project(root, { plugins: ["my-plugin"] });
     symlinkSync("../../my-plugin", join(dir, "node_modules/my-plugin"));
 
     // Control: Node alone resolves the plugin's imports from its real folder, where there is no @skillrig/core.
-    const plain = spawnSync(process.execPath, ["--input-type=module", "-e", 'await import("my-plugin")'], { cwd: dir, encoding: "utf8" });
-    expect(plain.status).not.toBe(0);
+    const plain = await runNode(["--input-type=module", "-e", 'await import("my-plugin")'], dir);
+    expect(plain.code).not.toBe(0);
     expect(plain.stderr).toContain("Cannot find package '@skillrig/core'");
 
-    const r = skillrig(["plugins", "--json"], dir);
+    const r = await skillrig(["plugins", "--json"], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     const mine = (JSON.parse(r.stdout) as PluginsReport).plugins[0]!;
     expect(mine).toEqual({
@@ -86,7 +79,7 @@ describe("plugins from outside node_modules", () => {
     });
   });
 
-  it("a linked plugin with its own copy of core still gets the project's one copy", () => {
+  it("a linked plugin with its own copy of core still gets the project's one copy", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
     const plugin = siblingPlugin(root);
     // The author installed the plugin's dev dependencies: a core of its own (here a stand-in that is another class).
@@ -98,15 +91,15 @@ describe("plugins from outside node_modules", () => {
     const dir = project(root, { plugins: ["my-plugin"] });
     symlinkSync("../../my-plugin", join(dir, "node_modules/my-plugin"));
 
-    const r = skillrig(["plugins", "--json"], dir);
+    const r = await skillrig(["plugins", "--json"], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as PluginsReport).plugins[0]!.claims).toEqual(["deliverable:shout", "reporter:one-core"]);
   });
 
-  it("a .ts plugin file loads as skillrig.config.ts does, and the skill init writes runs on its engine", () => {
+  it("a .ts plugin file loads as skillrig.config.ts does, and the skill init writes runs on its engine", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-ts-plugin-"));
     const dir = join(root, "project");
-    expect(skillrig(["init", "project", "--json"], root).code).toBe(0);
+    expect((await skillrig(["init", "project", "--json"], root)).code).toBe(0);
     project(root, { plugins: ["./plugins/line-engine.ts"], skills: { roots: ["skills"] } });
     write(
       join(dir, "plugins/line-engine.ts"),
@@ -134,7 +127,7 @@ export default definePlugin(() => ({
 `,
     );
 
-    const listed = skillrig(["plugins", "--json"], dir);
+    const listed = await skillrig(["plugins", "--json"], dir);
     expect(listed.code, listed.stdout + listed.stderr).toBe(0);
     const plugins = (JSON.parse(listed.stdout) as PluginsReport).plugins;
     expect(plugins[0]).toEqual({
@@ -144,23 +137,23 @@ export default definePlugin(() => ({
     });
     expect(plugins.slice(1).map((p) => p.source)).toContainEqual({ kind: "bundled", package: "@skillrig/cli", version: CLI_VERSION });
 
-    const human = skillrig(["plugins"], dir);
+    const human = await skillrig(["plugins"], dir);
     expect(human.stdout).toContain("line-engine  [engine:lines]\n      from a file: ./plugins/line-engine.ts");
     expect(human.stdout).toContain(`from bundled with @skillrig/cli@${CLI_VERSION}`);
 
-    const run = skillrig(["run", "line-count", "--engine", "lines", "--file", "text=samples/notes.txt", "--json"], dir);
+    const run = await skillrig(["run", "line-count", "--engine", "lines", "--file", "text=samples/notes.txt", "--json"], dir);
     expect(run.code, run.stdout + run.stderr).toBe(0);
     const result = JSON.parse(run.stdout);
     expect(result.status).toBe("succeeded");
     expect(result.output).toMatchObject({ lines: 3 });
-  });
+  }, 600_000);
 
-  it("a plugin package installed in node_modules says so with its version", () => {
+  it("a plugin package installed in node_modules says so with its version", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-installed-"));
     const dir = project(root, { plugins: ["my-plugin"] });
     const installed = join(dir, "node_modules/my-plugin");
     siblingPlugin(join(dir, "node_modules"), "2.0.0");
-    const r = skillrig(["plugins", "--json"], dir);
+    const r = await skillrig(["plugins", "--json"], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
     expect((JSON.parse(r.stdout) as PluginsReport).plugins[0]!.source).toEqual({
       kind: "package",
