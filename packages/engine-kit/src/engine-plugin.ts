@@ -8,9 +8,9 @@ import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } f
 import { runEngineJob } from "./run-engine-job.js";
 
 export type EnginePluginClass<O extends BaseEngineOptions> = {
-  new (options?: O): SkillrigPlugin & { readonly options: O; readonly auth: "api_key" | "none" };
-  /** Whether a job needs an API key (the adapter's `auth`), readable without options. */
-  readonly auth: "api_key" | "none";
+  new (options?: O): SkillrigPlugin & { readonly options: O; readonly auth?: "api_key" | "none" };
+  /** Whether a job needs an API key (the adapter's `auth`), readable without options; unset means it does. */
+  readonly auth?: "api_key" | "none";
 };
 
 export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: string, adapter: EngineAdapter<O>): EnginePluginClass<O> {
