@@ -79,6 +79,25 @@ describe("plugins from outside node_modules", () => {
     });
   });
 
+  it("a linked plugin that imports a package installed nowhere is refused naming it and what to install", async () => {
+    const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
+    const plugin = siblingPlugin(root);
+    write(
+      join(plugin, "index.js"),
+      'import { scenario } from "@skillrig/mock-model";\nexport default () => ({ name: "x", apply() {} });\n',
+    );
+    const dir = project(root, { plugins: ["my-plugin"] });
+    symlinkSync("../../my-plugin", join(dir, "node_modules/my-plugin"));
+    const r = await skillrig(["plugins", "--json"], dir);
+    expect(r.code).toBe(2);
+    expect(JSON.parse(r.stdout).error).toMatchObject({
+      code: "invalid_config",
+      pointer: "/plugins/0",
+      message: expect.stringContaining(`plugin "my-plugin" (plugins[0]) failed to load: Cannot find package '@skillrig/mock-model'`),
+      hint: "install @skillrig/mock-model in the project (npm i -D @skillrig/mock-model), or in the plugin's own dependencies",
+    });
+  });
+
   it("a linked plugin with its own copy of core still gets the project's one copy", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
     const plugin = siblingPlugin(root);

@@ -195,6 +195,9 @@ async function importPlugin({ specifier, options, url, where }: LocatedEntry): P
     // A TypeScript plugin file is loaded as skillrig.config.ts is (jiti), without a build step.
     mod = (isTypeScriptFile(url) ? await importTypeScript(fileURLToPath(url)) : await import(url)) as Record<string, unknown>;
   } catch (error) {
+    // A package the plugin imports that is installed nowhere it looks: say what to install, and where.
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
+    const name = missing && !missing.startsWith(".") && !missing.startsWith("/") ? packageNameOf(missing) : undefined;
     throw new SkillrigError(
       "invalid_config",
       `plugin "${specifier}" (plugins[${where.index}]) failed to load: ${(error as Error).message}`,
@@ -202,6 +205,9 @@ async function importPlugin({ specifier, options, url, where }: LocatedEntry): P
         file: where.file,
         pointer: where.pointer,
         cause: error,
+        ...(name
+          ? { hint: `install ${name} in the project (npm i -D ${name}), or in the plugin's own dependencies`, details: { missing: name } }
+          : {}),
       },
     );
   }
