@@ -8,7 +8,7 @@ import { mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO, runNode, skillrig } from "./processes.js";
+import { REPO, runCommand, runNode, skillrig } from "./processes.js";
 
 const CLI_VERSION = JSON.parse(readFileSync(join(REPO, "packages/cli/package.json"), "utf8")).version;
 
@@ -61,8 +61,14 @@ describe("plugins from outside node_modules", () => {
   it("a package linked from a sibling folder with no node_modules loads with the project's core and kit", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
     const plugin = siblingPlugin(root);
+    // As a plugin author does it: npm links the folder (and writes "file:../my-plugin" into package.json).
+    write(join(root, "project/package.json"), JSON.stringify({ name: "project", private: true }));
+    const npm = await runCommand("npm", ["i", "-D", "../my-plugin", "--offline", "--no-audit", "--no-fund"], join(root, "project"));
+    expect(npm.code, npm.stderr).toBe(0);
+    expect(JSON.parse(readFileSync(join(root, "project/package.json"), "utf8")).devDependencies).toEqual({
+      "my-plugin": "file:../my-plugin",
+    });
     const dir = project(root, { plugins: ["my-plugin"] });
-    symlinkSync("../../my-plugin", join(dir, "node_modules/my-plugin"));
 
     // Control: Node alone resolves the plugin's imports from its real folder, where there is no @skillrig/core.
     const plain = await runNode(["--input-type=module", "-e", 'await import("my-plugin")'], dir);
