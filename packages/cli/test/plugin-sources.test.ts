@@ -104,7 +104,7 @@ describe("plugins from outside node_modules", () => {
     });
   });
 
-  it("a linked plugin with its own copy of core still gets the project's one copy", async () => {
+  it("a linked plugin with its own copy of core keeps it (Node's resolution comes first)", async () => {
     const root = mkdtempSync(join(tmpdir(), "skillrig-sibling-"));
     const plugin = siblingPlugin(root);
     // The author installed the plugin's dev dependencies: a core of its own (here a stand-in that is another class).
@@ -118,7 +118,7 @@ describe("plugins from outside node_modules", () => {
 
     const r = await skillrig(["plugins", "--json"], dir);
     expect(r.code, r.stdout + r.stderr).toBe(0);
-    expect((JSON.parse(r.stdout) as PluginsReport).plugins[0]!.claims).toEqual(["deliverable:shout", "reporter:one-core"]);
+    expect((JSON.parse(r.stdout) as PluginsReport).plugins[0]!.claims).toEqual(["deliverable:shout", "reporter:two-cores"]);
   });
 
   it("a .ts plugin file loads as skillrig.config.ts does, and the skill init writes runs on its engine", async () => {

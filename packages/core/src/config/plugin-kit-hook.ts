@@ -4,10 +4,11 @@
  * a plugin file given by path. Node resolves a module's imports from its real path, so such a plugin looks for
  * `@skillrig/core` and the kits beside its own sources, where there are none (or a second copy of them).
  *
- * For a `@skillrig/*` import made from inside one of those plugin folders, this resolves the specifier from the
- * project first (the folder of the config file, where the project installed skillrig), then from skillrig's own
- * installation, and only then as Node would have (the plugin's own node_modules). So the plugin gets the project's
- * one copy of core and its kits; every other import, and every other importer, is untouched.
+ * For a `@skillrig/*` import made from inside one of those plugin folders that Node cannot resolve there, this resolves
+ * it from the project (the folder of the config file, where the project installed skillrig), then from skillrig's
+ * own installation. So a plugin folder without node_modules gets the project's one copy of core and its kits; a
+ * folder with its own copies keeps them (errors are recognised across copies by their brand); every other import,
+ * and every other importer, is untouched.
  */
 interface KitHookData {
   /** file: URLs of plugin folders (each ending with "/") whose `@skillrig/*` imports are redirected. */
@@ -26,15 +27,18 @@ export function initialize(value: KitHookData): void {
 }
 
 export async function resolve(specifier: string, context: ResolveContext, nextResolve: NextResolve) {
-  const parent = context.parentURL;
-  if (specifier.startsWith("@skillrig/") && parent !== undefined && data.roots.some((root) => parent.startsWith(root))) {
+  try {
+    return await nextResolve(specifier, context);
+  } catch (error) {
+    const parent = context.parentURL;
+    if (!specifier.startsWith("@skillrig/") || parent === undefined || !data.roots.some((root) => parent.startsWith(root))) throw error;
     for (const parentURL of data.from) {
       try {
         return await nextResolve(specifier, { ...context, parentURL });
       } catch {
-        // Not installed there: try the next place, then the plugin's own resolution.
+        // Not installed there either: try the next place.
       }
     }
+    throw error;
   }
-  return nextResolve(specifier, context);
 }
