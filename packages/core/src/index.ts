@@ -45,6 +45,7 @@ export {
 } from "./config/config-section.js";
 export type { ConfigSection, SectionSource } from "./config/config-section.js";
 export { resolvePlugins } from "./config/resolve-plugins.js";
+export type { PluginSource } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";
 export { resolveCaseLimits, DEFAULT_LIMITS, DISK_ENTRY_LIMIT, timeBackstopMs } from "./limits.js";

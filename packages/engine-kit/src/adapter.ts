@@ -20,8 +20,8 @@ export interface EngineRunContext<O extends BaseEngineOptions = BaseEngineOption
   baseUrl?: string;
   /** The API key value, read from `options.api_key_env` (or the mock's dummy key). */
   apiKey?: string;
-  /** Name of the variable holding the key (`options.api_key_env` or the adapter's default). */
-  apiKeyEnv: string;
+  /** Name of the variable holding the key (`options.api_key_env` or the adapter's default); none for an `auth: "none"` engine without either. */
+  apiKeyEnv?: string;
   /** The skill's output schema, when it has one. */
   outputSchema?: JsonSchema;
   /** A file the final answer may be written to (by the CLI or by the model following the prompt's contract). */
@@ -92,8 +92,14 @@ export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> 
   contextFileName: string;
   /** The engine's own option properties (JSON Schema), beside the shared ones. */
   optionProperties: Record<string, unknown>;
-  /** Variable the API key is read from when `api_key_env` is not set. */
-  defaultApiKeyEnv: string;
+  /**
+   * Whether the CLI needs an API key: `"api_key"` (the default) fails a job at once as `auth` when the key's
+   * variable is not set (and no `mock_scenario` plays the model); `"none"` is for a CLI that needs no key (no
+   * model at all, or a local one): its jobs are never asked for one, and a key is passed only when it is set.
+   */
+  auth?: "api_key" | "none";
+  /** Variable the API key is read from when `api_key_env` is not set; required unless `auth` is `"none"`. */
+  defaultApiKeyEnv?: string;
   /** The executable when `binary` is not set. */
   defaultBinary(): string;
   /** Version string from `<binary> --version` stdout. */

@@ -7,13 +7,25 @@ import type { EngineAdapter } from "./adapter.js";
 import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } from "./options.js";
 import { runEngineJob } from "./run-engine-job.js";
 
-export type EnginePluginClass<O extends BaseEngineOptions> = new (options?: O) => SkillrigPlugin & { readonly options: O };
+export type EnginePluginClass<O extends BaseEngineOptions> = {
+  new (options?: O): SkillrigPlugin & { readonly options: O; readonly auth?: "api_key" | "none" };
+  /** Whether a job needs an API key (the adapter's `auth`), readable without options; unset means it does. */
+  readonly auth?: "api_key" | "none";
+};
 
 export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: string, adapter: EngineAdapter<O>): EnginePluginClass<O> {
+  if (adapter.auth !== "none" && !adapter.defaultApiKeyEnv) {
+    throw new Error(
+      `engine adapter "${adapter.engine}" of ${pluginName} has no defaultApiKeyEnv: name the variable its API key is read from, or say auth: "none" for a CLI that needs no key`,
+    );
+  }
   const validate = createOptionsValidator<O>(pluginName, engineOptionsSchema(adapter.optionProperties));
   return class EnginePlugin implements SkillrigPlugin {
     readonly name = pluginName;
     readonly options: O;
+    /** Whether a job needs an API key (the adapter's `auth`). */
+    static readonly auth = adapter.auth ?? "api_key";
+    readonly auth = adapter.auth ?? "api_key";
     constructor(options?: O) {
       this.options = validate(options ?? {});
     }

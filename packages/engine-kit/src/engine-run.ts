@@ -70,7 +70,7 @@ export async function prepareEngineRun<O extends BaseEngineOptions>(input: RunEn
   const apiKeyEnv = options.api_key_env ?? adapter.defaultApiKeyEnv;
   let mock: MockModel | undefined;
   let baseUrl = options.base_url;
-  let apiKey = process.env[apiKeyEnv];
+  let apiKey = apiKeyEnv === undefined ? undefined : process.env[apiKeyEnv];
   if (options.mock_scenario !== undefined) {
     mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir), dialects: adapter.mockDialects });
     baseUrl = adapter.mockBaseUrl(mock.url);

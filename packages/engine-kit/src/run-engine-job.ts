@@ -20,9 +20,9 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
   const run = await prepareEngineRun(input);
   const { adapter, ctx, work } = run;
   try {
-    // Every engine needs its key, through a proxy (base_url) too: without one codex fails with "Missing
-    // environment variable" and gemini asks for a login. Both are the same failure: auth.
-    if (!ctx.apiKey) {
+    // An engine that needs a key needs it through a proxy (base_url) too: without one codex fails with "Missing
+    // environment variable" and gemini asks for a login. Both are the same failure: auth. (`auth: "none"`: never asked.)
+    if (adapter.auth !== "none" && !ctx.apiKey) {
       const message = `${adapter.displayName} has no API key: the environment variable ${ctx.apiKeyEnv} is not set (set it, name another with the "api_key_env" option, or use "mock_scenario" to run offline)`;
       return { ok: false, failure: { kind: "auth", message } };
     }

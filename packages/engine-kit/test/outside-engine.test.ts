@@ -58,7 +58,18 @@ const adapter: EngineAdapter = {
   classify: (run, parser) => (run.exitCode === 0 && parser.completed() ? undefined : { kind: "crash", message: `exit ${run.exitCode}` }),
 };
 
-function job(mock_scenario: unknown) {
+// A CLI that needs no model: no key is asked for (auth: "none"); the same adapter without it is refused as auth.
+const countAdapter = (auth: EngineAdapter["auth"]): EngineAdapter => ({
+  ...adapter,
+  engine: "line",
+  displayName: "Count CLI",
+  auth,
+  defaultApiKeyEnv: auth === "none" ? undefined : "COUNT_KEY_NEVER_SET",
+  defaultBinary: () => resolve(import.meta.dirname, "fixtures/count-cli.mjs"),
+  invocation: (ctx) => ({ args: [ctx.prompt], env: {} }),
+});
+
+function job(mock_scenario: unknown, jobAdapter: EngineAdapter = adapter) {
   const root = mkdtempSync(join(tmpdir(), "engine-kit-outside-"));
   const events: EngineEvent[] = [];
   const request = {
@@ -85,7 +96,7 @@ function job(mock_scenario: unknown) {
     prompt: { text: "greet Ada", source: "test" },
     runtime: { env: {}, readOnly: [], context: {} },
   } as unknown as JobExecuteRequest;
-  return { root, events, run: () => runEngineJob({ adapter, request, options: { mock_scenario } as never, configDir: root }) };
+  return { root, events, run: () => runEngineJob({ adapter: jobAdapter, request, options: { mock_scenario } as never, configDir: root }) };
 }
 
 describe("an outside engine with its own API dialect", () => {
@@ -109,5 +120,21 @@ describe("an outside engine with its own API dialect", () => {
       message: "Line CLI was stopped: the line API rejected the key (HTTP 401); it and its child processes were killed",
     });
     expect(processesUsing(root)).toEqual([]);
+  });
+
+  it('runs a CLI that needs no key (auth: "none") with no key variable set and no mock model', async () => {
+    expect(process.env.COUNT_KEY_NEVER_SET).toBeUndefined();
+    const outcome = await job(undefined, countAdapter("none")).run();
+    if (!outcome.ok) expect.fail(JSON.stringify(outcome.failure));
+    expect(outcome.output).toEqual({ words: 2 });
+    expect(outcome.engineVersion).toBe("1.0.0");
+  });
+
+  it("refuses the same CLI as auth when its adapter needs a key that is not set", async () => {
+    const outcome = await job(undefined, countAdapter("api_key")).run();
+    expect(outcome.ok ? undefined : outcome.failure).toEqual({
+      kind: "auth",
+      message: expect.stringContaining("Count CLI has no API key: the environment variable COUNT_KEY_NEVER_SET is not set"),
+    });
   });
 });

@@ -13,6 +13,7 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 
 const TEMPLATES = resolve(import.meta.dirname, "../../templates/init");
+const PLUGIN_TEMPLATES = resolve(import.meta.dirname, "../../templates/plugin");
 
 /** Scaffolded files that get a `$schema`, and the package export holding that schema. */
 const SCHEMA_OF: Record<string, { pkg: string; subpath: string }> = {
@@ -24,27 +25,38 @@ const SCHEMA_OF: Record<string, { pkg: string; subpath: string }> = {
 
 interface InitOptions {
   force?: boolean;
+  plugin?: string;
 }
 
 export const initCommand: CommandModule = {
   register(program, context, setExit) {
     program
       .command("init")
-      .description("Scaffold skillrig.config.json, an example task and an example skill in a folder")
-      .argument("[dir]", "the project folder (default: the working directory)", ".")
+      .description("Scaffold skillrig.config.json, an example task and an example skill in a folder; or, with --plugin, a plugin package")
+      .argument("[dir]", "the project folder (default: the working directory); with --plugin, the plugin's package name", ".")
       .option("--force", "overwrite files that already exist")
+      .option("--plugin <kind>", "scaffold a publishable plugin package instead: engine or deliverable, in ./<name>")
       .action(async (dirArg: string, options: InitOptions, command) => {
         const ctx = context(command);
+        if (options.plugin !== undefined) {
+          const scaffold = scaffoldPlugin(ctx.cwd, options.plugin, dirArg, options.force === true);
+          ctx.out.result(
+            scaffold,
+            [
+              `Created the ${scaffold.kind} plugin package ${scaffold.name} in ./${scaffold.folder}:`,
+              ...scaffold.created.map((file) => `  ${file}`),
+              "",
+              "Next:",
+              ...scaffold.next.map((line) => `  ${line}`),
+            ].join("\n"),
+          );
+          setExit(ExitCode.Success);
+          return;
+        }
         const dir = resolve(ctx.cwd, dirArg);
         const files = listTemplates(TEMPLATES);
+        refuseOverwrite(dir, files, options.force === true);
         const existing = files.filter((file) => existsSync(join(dir, file)));
-        if (existing.length > 0 && !options.force) {
-          throw new SkillrigError("usage", `init would overwrite ${existing.length} existing file(s) in ${dir}: ${existing.join(", ")}`, {
-            field: "--force",
-            violations: existing.map((file) => ({ file: join(dir, file), message: "already exists" })),
-            hint: "move them away, run init in an empty folder, or pass --force to overwrite them",
-          });
-        }
         for (const file of files) {
           const target = join(dir, file);
           mkdirSync(dirname(target), { recursive: true });
@@ -58,7 +70,7 @@ export const initCommand: CommandModule = {
           ...cd,
           "npx skillrig test tasks/add-numbers/task.json --deliverable tasks/add-numbers/solution.py",
           "npx skillrig skills validate skills/line-count",
-          'npm i -D @skillrig/engine-gemini @google/gemini-cli   # then add "@skillrig/engine-gemini" to plugins in skillrig.config.json',
+          "npm i -D @skillrig/engine-gemini @google/gemini-cli   # or any engine plugin; then add it to plugins in skillrig.config.json",
           "GEMINI_API_KEY=... npx skillrig run line-count --engine gemini --file text=samples/notes.txt",
         ];
         ctx.out.result(
@@ -78,6 +90,75 @@ export const initCommand: CommandModule = {
       });
   },
 };
+
+function refuseOverwrite(dir: string, files: string[], force: boolean): void {
+  const existing = files.filter((file) => existsSync(join(dir, file)));
+  if (existing.length > 0 && !force) {
+    throw new SkillrigError("usage", `init would overwrite ${existing.length} existing file(s) in ${dir}: ${existing.join(", ")}`, {
+      field: "--force",
+      violations: existing.map((file) => ({ file: join(dir, file), message: "already exists" })),
+      hint: "move them away, run init in an empty folder, or pass --force to overwrite them",
+    });
+  }
+}
+
+const PLUGIN_KINDS = ["engine", "deliverable"] as const;
+// npm's rule for a package name (lower case, URL-safe, optionally scoped).
+const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
+
+/**
+ * `init --plugin engine|deliverable NAME`: a publishable plugin package in ./<NAME without its scope>, from
+ * templates/plugin/<kind>. Its @skillrig ranges are `^<major>.0.0` of the core this CLI runs with (the packages are
+ * released together), so the plugin installs beside this release and the next minors.
+ */
+function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean) {
+  if (!(PLUGIN_KINDS as readonly string[]).includes(kind)) {
+    throw new SkillrigError("usage", `--plugin must be one of ${PLUGIN_KINDS.join(", ")}, not "${kind}"`, { field: "--plugin" });
+  }
+  if (name === "." || !PACKAGE_NAME.test(name) || name.length > 214) {
+    throw new SkillrigError("usage", `init --plugin ${kind} needs the plugin's package name (lower case, npm's rules), not "${name}"`, {
+      field: "name",
+      hint: `skillrig init --plugin ${kind} @acme/skillrig-${kind}-mine`,
+    });
+  }
+  const folder = name.split("/").at(-1)!;
+  const id = folder.replace(/^skillrig-(?:engine-|deliverable-)?/, "").replace(/[^a-z0-9-]/g, "-") || kind;
+  const words = id.split("-").filter(Boolean);
+  const pascal = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
+  const range = coreRange();
+  const values: Record<string, string> = {
+    __NAME__: name,
+    __FOLDER__: folder,
+    __ENGINE__: id,
+    __TYPE__: id,
+    __DISPLAY__: `${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ")} CLI`,
+    __PLUGIN__: /^[A-Za-z]/.test(pascal) ? `${pascal}Plugin` : `Plugin${pascal}`,
+    __OPTIONS__: /^[A-Za-z]/.test(pascal) ? `${pascal}Options` : `Options${pascal}`,
+    __CORE_RANGE__: range,
+    __KIT_RANGE__: range,
+  };
+  const root = join(PLUGIN_TEMPLATES, kind);
+  const templates = listTemplates(root);
+  const files = templates.map((file) => file.replace(/\.tmpl$/, ""));
+  const dir = resolve(cwd, folder);
+  refuseOverwrite(dir, files, force);
+  for (const [i, template] of templates.entries()) {
+    const target = join(dir, files[i]!);
+    mkdirSync(dirname(target), { recursive: true });
+    const text = readFileSync(join(root, template), "utf8").replace(/__[A-Z_]+__/g, (key) => values[key] ?? key);
+    writeFileSync(target, text, { mode: statSync(join(root, template)).mode & 0o777 });
+  }
+  const next = [`cd ${folder}`, "npm install", "npm test", `cd ../my-project && npm i -D ../${folder}   # then add "${name}" to plugins`];
+  return { kind, name, folder, dir, created: files, next };
+}
+
+/** `^<major>.0.0` of the @skillrig/core this CLI runs with (`^0.<minor>.0` before 1.0, where a minor may break). */
+function coreRange(): string {
+  const file = createRequire(import.meta.url).resolve("@skillrig/core/package.json");
+  const { version } = JSON.parse(readFileSync(file, "utf8")) as { version: string };
+  const [major = "0", minor = "0"] = version.split(".");
+  return major === "0" ? `^0.${minor}.0` : `^${major}.0.0`;
+}
 
 /** Every file under `root`, as forward-slash paths relative to it, sorted. */
 function listTemplates(root: string, prefix = ""): string[] {

@@ -20,7 +20,8 @@ import {
   type SectionSource,
 } from "./config-section.js";
 import type { SkillrigConfig } from "./define-config.js";
-import { resolvePlugins } from "./resolve-plugins.js";
+import { loadPlugins, type PluginSource } from "./resolve-plugins.js";
+import { importTypeScript } from "./typescript-module.js";
 
 export const CONFIG_FILE_NAMES = [
   "skillrig.config.ts",
@@ -38,6 +39,8 @@ export interface LoadedConfig {
   dir: string;
   /** The config's plugins, resolved and validated with the config (`createRunner` applies these). */
   plugins?: SkillrigPlugin[];
+  /** Where each of `plugins` came from, in the same order (`skillrig plugins` shows it). */
+  pluginSources?: PluginSource[];
   /** Every section the config was validated against: the host's and its plugins'. */
   sections?: ConfigSection[];
 }
@@ -125,7 +128,7 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
     file = findConfigFile(cwd);
   }
   const hostSections = checkConfigSections((options.sections ?? []).map((section) => ({ section })));
-  if (file === undefined) return { config: {}, dir: cwd, plugins: [], sections: hostSections };
+  if (file === undefined) return { config: {}, dir: cwd, plugins: [], pluginSources: [], sections: hostSections };
   const raw = await readConfigFile(file);
   assertConfigObject(raw, file);
   // A top-level key nobody has contributed yet may be a plugin's section: judged once the plugins are resolved.
@@ -134,11 +137,12 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
   if (early.some((v) => v.pointer === "/plugins" || (v.pointer ?? "").startsWith("/plugins/"))) throwViolations(early, file, hostSections);
   const dir = dirname(file);
   const config = raw as SkillrigConfig;
-  const plugins = await resolvePlugins(config.plugins ?? [], dir, file);
+  const resolved = await loadPlugins(config.plugins ?? [], dir, file);
+  const plugins = resolved.map((r) => r.plugin);
   const sections = checkConfigSections([...hostSections.map((section) => ({ section })), ...pluginSections(plugins, file)], file);
   const violations = configViolations(config, sections, precompiled, file);
   if (violations.length > 0) throwViolations(violations, file, sections);
-  return { config, file, dir, plugins, sections };
+  return { config, file, dir, plugins, pluginSources: resolved.map((r) => r.source), sections };
 }
 
 /** Each plugin's `configSections`, with its index in the config for errors; a plugin's malformed list is named. */
@@ -180,9 +184,7 @@ async function readConfigFile(file: string): Promise<unknown> {
   }
   try {
     // jiti loads TypeScript and ESM config files without a build step (as vitest and nuxt do).
-    const { createJiti } = await import("jiti");
-    const jiti = createJiti(import.meta.url, { moduleCache: false, fsCache: false });
-    const mod = (await jiti.import(file)) as { default?: unknown };
+    const mod = await importTypeScript(file);
     return mod && typeof mod === "object" && "default" in mod ? mod.default : mod;
   } catch (error) {
     throw new SkillrigError("invalid_config", `cannot load config file ${file}: ${(error as Error).message}`, { file, cause: error });

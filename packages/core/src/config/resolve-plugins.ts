@@ -1,19 +1,55 @@
 /**
  * Turns the config's plugin entries into plugin instances. Package names and ./paths are resolved
- * from the config file's folder (the user's project), not from skillrig's own install, and imported.
+ * from the config file's folder (the user's project), not from skillrig's own install, and imported:
+ * a `.ts` file with the loader that loads `skillrig.config.ts`. Each plugin comes with where it was found
+ * (`PluginSource`, for `skillrig plugins`).
  */
-import { pathToFileURL } from "node:url";
-import { join } from "node:path";
+import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { isBuiltin, register } from "node:module";
+import { dirname, isAbsolute, join, relative, sep } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { isSkillrigError, SkillrigError } from "../errors.js";
 import { isPlugin, type SkillrigPlugin } from "../plugin.js";
 import type { PluginEntry } from "./define-config.js";
+import { importTypeScript, isTypeScriptFile } from "./typescript-module.js";
+
+/** Where a plugin of the config came from. */
+export type PluginSource =
+  /** A plugin object written in the config file itself. */
+  | { kind: "inline" }
+  /** A package installed in a `node_modules` folder (npm, pnpm, yarn). */
+  | { kind: "package"; package: string; version?: string; path: string }
+  /** A package whose `node_modules` entry links to a folder outside every `node_modules` (`npm i -D ../x`, `file:`, `npm link`). */
+  | { kind: "linked"; package: string; version?: string; path: string; link: string }
+  /** A module file named by path (`./plugins/my-engine.ts`). */
+  | { kind: "path"; path: string };
+
+export interface ResolvedPlugin {
+  plugin: SkillrigPlugin;
+  source: PluginSource;
+}
 
 export async function resolvePlugins(entries: PluginEntry[], fromDir: string, file?: string): Promise<SkillrigPlugin[]> {
-  const plugins: SkillrigPlugin[] = [];
+  return (await loadPlugins(entries, fromDir, file)).map((resolved) => resolved.plugin);
+}
+
+interface LocatedEntry {
+  specifier: string;
+  options: Record<string, unknown> | undefined;
+  url: string;
+  source: PluginSource;
+  /** The folder whose `@skillrig/*` imports the kit hook resolves from the project (outside every node_modules). */
+  ownRoot?: string;
+  where: { file?: string; pointer: string; index: number };
+}
+
+/** The plugins of a config, each with its source: every entry located, the kit hook registered if needed, then imported. */
+export async function loadPlugins(entries: PluginEntry[], fromDir: string, file?: string): Promise<ResolvedPlugin[]> {
+  const located: (LocatedEntry | ResolvedPlugin)[] = [];
   for (const [index, entry] of entries.entries()) {
     const pointer = `/plugins/${index}`;
     if (isPlugin(entry)) {
-      plugins.push(entry);
+      located.push({ plugin: entry, source: { kind: "inline" } });
       continue;
     }
     const [specifier, options] =
@@ -29,24 +65,30 @@ export async function resolvePlugins(entries: PluginEntry[], fromDir: string, fi
         },
       );
     }
-    plugins.push(await importPlugin(specifier, options, fromDir, { file, pointer, index }));
+    located.push(await locatePlugin(specifier, options, fromDir, { file, pointer, index }));
   }
+  registerKitHook(
+    located.flatMap((entry) => ("ownRoot" in entry && entry.ownRoot !== undefined ? [entry.ownRoot] : [])),
+    fromDir,
+  );
+  const plugins: ResolvedPlugin[] = [];
+  for (const entry of located) plugins.push("plugin" in entry ? entry : { plugin: await importPlugin(entry), source: entry.source });
   return plugins;
 }
 
-async function importPlugin(
+async function locatePlugin(
   specifier: string,
   options: Record<string, unknown> | undefined,
   fromDir: string,
   where: { file?: string; pointer: string; index: number },
-): Promise<SkillrigPlugin> {
+): Promise<LocatedEntry> {
   // Loaded here, not with core: a config without plugins never needs it.
   const { resolve: resolveModule } = await import("import-meta-resolve");
+  const isPath = specifier.startsWith(".") || specifier.startsWith("/") || specifier.startsWith("file:");
   let url: string;
   try {
     url = resolveModule(specifier, pathToFileURL(join(fromDir, "noop.js")).href);
   } catch (error) {
-    const isPath = specifier.startsWith(".") || specifier.startsWith("/");
     throw new SkillrigError(
       "plugin_not_found",
       isPath
@@ -61,10 +103,101 @@ async function importPlugin(
       },
     );
   }
+  const base = { specifier, options, url, where };
+  if (!url.startsWith("file:")) return { ...base, source: { kind: "package", package: specifier, path: url } };
+  const path = fileURLToPath(url);
+  if (isPath) {
+    return { ...base, source: { kind: "path", path }, ownRoot: isInside(path, fromDir) ? undefined : packageRootOf(path) };
+  }
+  const name = packageNameOf(specifier);
+  const entry = installedEntry(name, fromDir);
+  if (entry === undefined) return { ...base, source: { kind: "package", package: name, path } };
+  const real = realpathSync(entry);
+  const version = versionAt(real);
+  if (!lstatSync(entry).isSymbolicLink() || real.split(sep).includes("node_modules")) {
+    return { ...base, source: { kind: "package", package: name, ...(version ? { version } : {}), path: entry } };
+  }
+  return { ...base, source: { kind: "linked", package: name, ...(version ? { version } : {}), path: real, link: entry }, ownRoot: real };
+}
+
+/**
+ * Registers the kit hook (`plugin-kit-hook.ts`) for these plugin folders, once per set of folders and project:
+ * nothing is registered for plugins installed in node_modules, which resolve the project's copies already.
+ */
+const registeredKitHooks = new Set<string>();
+function registerKitHook(roots: string[], fromDir: string): void {
+  if (roots.length === 0 || typeof register !== "function") return;
+  const data = {
+    roots: roots.map((root) => `${pathToFileURL(root).href}/`),
+    from: [pathToFileURL(join(fromDir, "noop.js")).href, import.meta.url],
+  };
+  const key = JSON.stringify(data);
+  if (registeredKitHooks.has(key)) return;
+  registeredKitHooks.add(key);
+  try {
+    register("./plugin-kit-hook.js", { parentURL: import.meta.url, data });
+  } catch {
+    // A host where hooks cannot be registered (a Node without them in this thread): the plugin then resolves its
+    // imports as Node does, and a missing @skillrig/* package is named in its load error.
+  }
+}
+
+/** `@scope/name/sub` -> `@scope/name`; `name/sub` -> `name`. */
+function packageNameOf(specifier: string): string {
+  const parts = specifier.split("/");
+  return specifier.startsWith("@") ? parts.slice(0, 2).join("/") : parts[0]!;
+}
+
+/** The `node_modules/<name>` entry Node finds first from `fromDir` (a link is not followed), or undefined. */
+function installedEntry(name: string, fromDir: string): string | undefined {
+  if (isBuiltin(name)) return undefined;
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    const candidate = join(dir, "node_modules", ...name.split("/"));
+    try {
+      lstatSync(candidate);
+      return candidate;
+    } catch {
+      // not here: look one folder up
+    }
+    if (dirname(dir) === dir) return undefined;
+  }
+}
+
+function versionAt(packageDir: string): string | undefined {
+  try {
+    const version = (JSON.parse(readFileSync(join(packageDir, "package.json"), "utf8")) as { version?: unknown }).version;
+    return typeof version === "string" ? version : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The nearest folder above `file` with a package.json, else the file's own folder. */
+function packageRootOf(file: string): string {
+  for (let dir = dirname(realpathSync(file)); ; dir = dirname(dir)) {
+    try {
+      lstatSync(join(dir, "package.json"));
+      return dir;
+    } catch {
+      if (dirname(dir) === dir) return dirname(realpathSync(file));
+    }
+  }
+}
+
+function isInside(path: string, dir: string): boolean {
+  const rel = relative(realpathSync(dir), realpathSync(path));
+  return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) && !rel.split(sep).includes("node_modules");
+}
+
+async function importPlugin({ specifier, options, url, where }: LocatedEntry): Promise<SkillrigPlugin> {
   let mod: Record<string, unknown>;
   try {
-    mod = (await import(url)) as Record<string, unknown>;
+    // A TypeScript plugin file is loaded as skillrig.config.ts is (jiti), without a build step.
+    mod = (isTypeScriptFile(url) ? await importTypeScript(fileURLToPath(url)) : await import(url)) as Record<string, unknown>;
   } catch (error) {
+    // A package the plugin imports that is installed nowhere it looks: say what to install, and where.
+    const missing = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
+    const name = missing && !missing.startsWith(".") && !missing.startsWith("/") ? packageNameOf(missing) : undefined;
     throw new SkillrigError(
       "invalid_config",
       `plugin "${specifier}" (plugins[${where.index}]) failed to load: ${(error as Error).message}`,
@@ -72,6 +205,9 @@ async function importPlugin(
         file: where.file,
         pointer: where.pointer,
         cause: error,
+        ...(name
+          ? { hint: `install ${name} in the project (npm i -D ${name}), or in the plugin's own dependencies`, details: { missing: name } }
+          : {}),
       },
     );
   }

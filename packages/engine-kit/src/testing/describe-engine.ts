@@ -105,11 +105,14 @@ function describePreflight<O extends BaseEngineOptions>(settings: EngineTestSett
   const { engine, displayName, plugin: Plugin } = settings;
   const unsetKey = "SKILLRIG_UNSET_KEY_FOR_TEST";
   describe(`${engine} engine: problems found before the CLI runs`, () => {
-    it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
-      const { result } = await runGreeting(settings, { api_key_env: unsetKey } as TestEngineOptions<O>);
-      expect(jobFailure(result).code).toBe("engine_auth_failed");
-      expect(jobFailure(result).message).toContain(`${displayName} has no API key: the environment variable ${unsetKey} is not set`);
-    });
+    // An engine that needs no key (auth: "none") is never asked for one: the case does not apply to it.
+    if (Plugin.auth !== "none") {
+      it("a missing API key fails at once as engine_auth_failed naming the variable", async () => {
+        const { result } = await runGreeting(settings, { api_key_env: unsetKey } as TestEngineOptions<O>);
+        expect(jobFailure(result).code).toBe("engine_auth_failed");
+        expect(jobFailure(result).message).toContain(`${displayName} has no API key: the environment variable ${unsetKey} is not set`);
+      });
+    }
 
     it("a binary that does not exist is engine_not_found naming the path and the option", async () => {
       const { result } = await runGreeting(settings, {

@@ -1,0 +1,132 @@
+/**
+ * `skillrig init --plugin engine|deliverable NAME`: the scaffolded package is publishable as it is (files, exports,
+ * core as a peer at this release's major), installed against this workspace's packages (links, as `npm i` of
+ * tarballs would place them) it builds with tsc and its own vitest test passes, and linked into a project as
+ * `npm i -D ../NAME` links it, the real `skillrig` runs it: a skill job on the engine, a task graded by the type.
+ */
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { REPO, runCommand, runNode, skillrig } from "./processes.js";
+
+const CORE_VERSION: string = JSON.parse(readFileSync(join(REPO, "packages/core/package.json"), "utf8")).version;
+const [MAJOR, MINOR] = CORE_VERSION.split(".");
+const RANGE = MAJOR === "0" ? `^0.${MINOR}.0` : `^${MAJOR}.0.0`;
+
+/** Links each of the package's dependencies to this workspace's copy (what `npm i` of their tarballs would place). */
+function installAgainstWorkspace(dir: string): void {
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  const wanted = Object.keys({ ...manifest.dependencies, ...manifest.devDependencies, ...manifest.peerDependencies });
+  for (const name of wanted) {
+    const source = name.startsWith("@skillrig/")
+      ? join(REPO, "packages", name.slice("@skillrig/".length))
+      : join(REPO, "node_modules", name);
+    mkdirSync(join(dir, "node_modules", name, ".."), { recursive: true });
+    symlinkSync(source, join(dir, "node_modules", name));
+  }
+}
+
+/** A project with skillrig's packages installed and the plugin linked from its sibling folder. */
+function projectWith(root: string, pkg: string, folder: string, config: Record<string, unknown>): string {
+  const dir = join(root, "project");
+  mkdirSync(join(dir, "node_modules/@skillrig"), { recursive: true });
+  for (const name of ["core", "engine-kit", "deliverable-kit"])
+    symlinkSync(join(REPO, "packages", name), join(dir, "node_modules/@skillrig", name));
+  mkdirSync(join(dir, "node_modules", pkg, ".."), { recursive: true });
+  symlinkSync(join(root, folder), join(dir, "node_modules", pkg));
+  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: [pkg], ...config }));
+  return dir;
+}
+
+async function scaffold(kind: string, pkg: string, folder: string) {
+  const root = mkdtempSync(join(tmpdir(), `skillrig-init-plugin-${kind}-`));
+  const r = await skillrig(["init", "--plugin", kind, pkg, "--json"], root);
+  expect(r.code, r.stdout + r.stderr).toBe(0);
+  const created = JSON.parse(r.stdout);
+  expect(created).toMatchObject({ kind, name: pkg, folder, dir: join(root, folder) });
+  const dir = join(root, folder);
+  const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  expect(manifest).toMatchObject({
+    name: pkg,
+    type: "module",
+    files: expect.arrayContaining(["dist", "README.md"]),
+    exports: { ".": { types: "./dist/index.d.ts", import: "./dist/index.js" } },
+    peerDependencies: { "@skillrig/core": RANGE },
+    scripts: { build: "tsc -p tsconfig.json", test: "vitest run" },
+  });
+  expect(manifest.dependencies?.["@skillrig/core"]).toBeUndefined();
+  expect(JSON.stringify(manifest)).not.toContain("workspace:");
+  expect(readFileSync(join(dir, "README.md"), "utf8")).toContain(`npm i -D ${pkg}`);
+
+  installAgainstWorkspace(dir);
+  const build = await runNode([join(REPO, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], dir);
+  expect(build.code, build.stdout + build.stderr).toBe(0);
+  const test = await runNode([join(REPO, "node_modules/vitest/vitest.mjs"), "run", "--root", dir], dir);
+  expect(test.code, test.stdout + test.stderr).toBe(0);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: vitest colours its summary
+  expect(test.stdout.replace(/\x1b\[[0-9;]*m/g, "")).toMatch(/Tests\s+\d+ passed \(\d+\)/);
+  // What npm would publish: the built code and the README, not the tests or the sources.
+  const pack = await runCommand("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], dir);
+  expect(pack.code, pack.stderr).toBe(0);
+  const packed = (JSON.parse(pack.stdout)[0].files as { path: string }[]).map((f) => f.path);
+  expect(packed).toEqual(expect.arrayContaining(["package.json", "README.md", "dist/index.js", "dist/index.d.ts"]));
+  expect(packed.filter((path) => path.startsWith("test/") || path.startsWith("src/") || path.startsWith("node_modules/"))).toEqual([]);
+  return { root, dir, packed };
+}
+
+describe("skillrig init --plugin", () => {
+  it("scaffolds an engine plugin whose test passes and whose engine runs a skill job through skillrig", async () => {
+    const { root, dir, packed } = await scaffold("engine", "@acme/skillrig-engine-hello", "skillrig-engine-hello");
+    expect(packed).toContain("bin/agent.mjs");
+    const project = projectWith(root, "@acme/skillrig-engine-hello", "skillrig-engine-hello", { skills: { roots: ["skills"] } });
+    cpSync(join(dir, "test/fixtures/skills"), join(project, "skills"), { recursive: true });
+
+    const listed = await skillrig(["plugins", "--json"], project);
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    expect(JSON.parse(listed.stdout).plugins[0]).toEqual({
+      name: "@acme/skillrig-engine-hello",
+      source: {
+        kind: "linked",
+        package: "@acme/skillrig-engine-hello",
+        version: "0.1.0",
+        path: dir,
+        link: join(project, "node_modules/@acme/skillrig-engine-hello"),
+      },
+      claims: ["engine:hello"],
+    });
+    const job = await skillrig(["run", "echo-inputs", "--engine", "hello", "--input", "name=Ada", "--json"], project);
+    expect(job.code, job.stdout + job.stderr).toBe(0);
+    expect(JSON.parse(job.stdout)).toMatchObject({ status: "succeeded", output: { name: "Ada" } });
+  }, 600_000);
+
+  it("scaffolds a deliverable type whose test passes and which grades its fixture task through skillrig", async () => {
+    const { root, dir } = await scaffold("deliverable", "skillrig-deliverable-shout", "skillrig-deliverable-shout");
+    const project = projectWith(root, "skillrig-deliverable-shout", "skillrig-deliverable-shout", {});
+    const r = await skillrig(
+      ["test", join(dir, "test/fixtures/task.json"), "--deliverable", join(dir, "test/fixtures/solution"), "--json"],
+      project,
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
+    expect(JSON.parse(r.stdout).summary).toMatchObject({ total: 3, passed: 3 });
+  }, 600_000);
+
+  it("refuses a kind it does not know and a name npm would refuse, saying what to pass", async () => {
+    const root = mkdtempSync(join(tmpdir(), "skillrig-init-plugin-"));
+    const usageError = async (args: string[]) => {
+      const r = await skillrig(["init", "--plugin", ...args, "--json"], root);
+      expect(r.code).toBe(2);
+      return JSON.parse(r.stdout).error;
+    };
+    expect(await usageError(["reporter", "x"])).toMatchObject({
+      code: "usage",
+      field: "--plugin",
+      message: '--plugin must be one of engine, deliverable, not "reporter"',
+    });
+    expect(await usageError(["engine", "My Engine"])).toMatchObject({
+      code: "usage",
+      field: "name",
+      hint: "skillrig init --plugin engine @acme/skillrig-engine-mine",
+    });
+  });
+});

@@ -1,0 +1,33 @@
+/**
+ * Runs a command to its end without blocking the test worker's event loop (a long spawnSync starves vitest's RPC,
+ * which then reports a timeout); the built `skillrig` of this repository as a command.
+ */
+import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+
+export const REPO = resolve(import.meta.dirname, "../../..");
+const BIN = join(REPO, "packages/cli/dist/bin.js");
+
+export interface Ended {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function runCommand(command: string, args: string[], cwd: string): Promise<Ended> {
+  return new Promise((done, fail) => {
+    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk: string) => (stderr += chunk));
+    child.on("error", fail);
+    child.on("close", (code) => done({ code, stdout, stderr }));
+  });
+}
+
+/** `node <args>` in `cwd`. */
+export const runNode = (args: string[], cwd: string) => runCommand(process.execPath, args, cwd);
+
+/** The real `skillrig` of this repository in `cwd`. */
+export const skillrig = (args: string[], cwd: string) => runNode([BIN, ...args], cwd);
