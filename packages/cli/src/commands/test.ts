@@ -31,6 +31,7 @@ import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
+import { loadRemoteRun } from "../server-package.js";
 
 const REPORTERS = ["console", "json", "junit"] as const;
 
@@ -211,7 +212,7 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
 
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
-  const remote = options.server ? await import("../remote-run.js") : undefined;
+  const remote = options.server ? await loadRemoteRun() : undefined;
   const report = await withSigint((signal) =>
     remote && options.server
       ? remote.runTaskOnServer(runner, {
@@ -256,7 +257,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const oracle = runner.config.oracle ?? {};
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
     const startedAt = new Date();
-    const grade = options.server ? (await import("../remote-run.js")).remoteSampleGrader(options.server) : undefined;
+    const grade = options.server ? (await loadRemoteRun()).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint((signal) =>
       runSuite(runner, {
         entries,
