@@ -118,7 +118,10 @@ export function newProject(registry: Registry, dir: string, scopes: string[] = [
   writeFileSync(join(dir, ".npmrc"), scopes.map((scope) => `${scope}:registry=${registry.url}\n`).join(""));
   // A kept project keeps its package.json: what it lists stays installed (npm would prune the rest).
   if (!existsSync(join(dir, "package.json"))) {
-    writeFileSync(join(dir, "package.json"), `${JSON.stringify({ name: "release-check-app", version: "1.0.0", private: true }, null, 2)}\n`);
+    writeFileSync(
+      join(dir, "package.json"),
+      `${JSON.stringify({ name: "release-check-app", version: "1.0.0", private: true }, null, 2)}\n`,
+    );
   }
   return dir;
 }

@@ -144,9 +144,8 @@ export interface PublishedRelease {
 
 /**
  * Copies the repository into `work/repo`, installs its node_modules from pnpm's store, runs `changeset version`
- * and `changeset publish` there against the
- * registry, and checks the manifests before and after. Throws with every problem found, each naming the package
- * and the field.
+ * and `changeset publish` there against the registry, and checks the manifests before and after. Throws with
+ * every problem found, each naming the package and the field.
  */
 export async function publishRelease(registry: Registry, work: string): Promise<PublishedRelease> {
   const copy = copyRepository(join(work, "repo"));
