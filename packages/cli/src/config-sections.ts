@@ -7,15 +7,16 @@
 import { composeConfigSchema, type ConfigSection } from "@skillrig/core";
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
 import { sandboxConfigSection } from "@skillrig/sandbox/config-section";
-import { serverConfigSection } from "@skillrig/server/config-section";
 import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { solveConfigSection } from "@skillrig/solve/config-section";
+import { serverConfigSection } from "./server-package.js";
 
 export const builtinConfigSections: readonly ConfigSection[] = [
   oracleConfigSection,
   runConfigSection,
   sandboxConfigSection,
-  serverConfigSection,
+  // The server is an optional peer: its own section when installed, else a stand-in (server-package.ts).
+  await serverConfigSection(),
   skillsConfigSection,
   solveConfigSection,
 ];

@@ -7,7 +7,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { REPO } from "./support/packed-release.js";
+import { REPO } from "./support/release.js";
 import { run, start, userEnv } from "./support/processes.js";
 
 interface Entry {

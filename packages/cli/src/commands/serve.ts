@@ -1,7 +1,8 @@
 import { SkillrigError } from "@skillrig/core";
-import { startServer, type ServerOverrides } from "@skillrig/server";
+import type { ServerOverrides } from "@skillrig/server";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { withServer } from "../server-package.js";
 
 interface ServeOptions {
   host?: string;
@@ -76,6 +77,8 @@ export const serveCommand: CommandModule = {
           }
           overrides.role = options.role;
         }
+        // Before the runner: without @skillrig/server installed this is a coded error naming what to install.
+        const { startServer } = await withServer("skillrig serve", () => import("@skillrig/server"));
         const runner = await ctx.runner();
         // Jobs run in worker threads that build their runner as this one was built: the config plus these built-ins.
         const workers = options.workers === false ? undefined : { builtinsModule: new URL("../builtins.js", import.meta.url).href };

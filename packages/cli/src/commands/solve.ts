@@ -15,6 +15,7 @@ import { ExitCode } from "../exit-codes.js";
 import { recordRun, reserveRunFolder, runsDirOf } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
+import { loadRemoteRun } from "../server-package.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
@@ -140,7 +141,7 @@ export const solveCommand: CommandModule = {
             }),
             attempts: options.attempts ?? defaults.attempts ?? 1,
             jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
-            ...(options.server ? { execution: (await import("../remote-run.js")).remoteSolveExecution(runner, options.server) } : {}),
+            ...(options.server ? { execution: (await loadRemoteRun()).remoteSolveExecution(runner, options.server) } : {}),
             timeoutMs: options.timeout,
             onProgress: (event) => {
               heartbeat.touch();

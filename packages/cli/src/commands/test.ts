@@ -34,6 +34,7 @@ import { ExitCode } from "../exit-codes.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
 import { testSelection } from "../test-selection.js";
+import { loadRemoteRun } from "../server-package.js";
 
 const REPORTERS = ["console", "json", "junit", "html"] as const;
 
@@ -241,7 +242,7 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
 
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
-  const remote = options.server ? await import("../remote-run.js") : undefined;
+  const remote = options.server ? await loadRemoteRun() : undefined;
   const report = await withSigint((signal) =>
     remote && options.server
       ? remote.runTaskOnServer(runner, {
@@ -298,7 +299,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const oracle = runner.config.oracle ?? {};
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
     const startedAt = new Date();
-    const grade = options.server ? (await import("../remote-run.js")).remoteSampleGrader(options.server) : undefined;
+    const grade = options.server ? (await loadRemoteRun()).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint((signal) =>
       runSuite(runner, {
         entries: graded,

@@ -1,0 +1,56 @@
+/**
+ * @skillrig/server is an optional peer of the CLI: it brings fastify, SQLite (a native build), BullMQ and ioredis,
+ * which a project that only runs `skillrig test` should not install. `skillrig serve` and `--server URL` load it
+ * through here, and a project without it gets a coded error saying what to install, not a module-not-found trace.
+ */
+import { type ConfigSection, defineConfigSection, SkillrigError } from "@skillrig/core";
+
+const SERVER = "@skillrig/server";
+
+/** True when `error` is Node's "Cannot find package '@skillrig/server'" (not a module missing inside the server). */
+function serverMissing(error: unknown): boolean {
+  const { code, message } = (error ?? {}) as { code?: unknown; message?: unknown };
+  return code === "ERR_MODULE_NOT_FOUND" && typeof message === "string" && message.includes(`'${SERVER}'`);
+}
+
+function notInstalled(what: string): SkillrigError {
+  return new SkillrigError("plugin_not_found", `${what} needs ${SERVER}, which is not installed in this project`, {
+    hint: `npm i -D ${SERVER}@^1 (the jobs server is an optional peer of @skillrig/cli)`,
+  });
+}
+
+/** `load()` (an import of the server or of a module that imports it), with a missing server named for `what`. */
+export async function withServer<T>(what: string, load: () => Promise<T>): Promise<T> {
+  try {
+    return await load();
+  } catch (error) {
+    if (serverMissing(error)) throw notInstalled(what);
+    throw error;
+  }
+}
+
+/**
+ * The `server` config section: the server's own when it is installed; otherwise a stand-in that keeps the key
+ * known (a config written for `skillrig serve` still loads for `skillrig test`) and checks only that it is an
+ * object. Nothing reads it then: `skillrig serve` stops first with the error above.
+ */
+export async function serverConfigSection(): Promise<ConfigSection> {
+  try {
+    return (await import("@skillrig/server/config-section")).serverConfigSection;
+  } catch (error) {
+    if (!serverMissing(error)) throw error;
+    return defineConfigSection({
+      section: "server",
+      owner: `${SERVER} (not installed)`,
+      schema: {
+        type: "object",
+        description: `The jobs server's settings; checked when ${SERVER} is installed (npm i -D ${SERVER}).`,
+      },
+    });
+  }
+}
+
+/** remote-run.ts (the client of a jobs server, which imports @skillrig/server), for `--server URL`. */
+export function loadRemoteRun(): Promise<typeof import("./remote-run.js")> {
+  return withServer("--server URL", () => import("./remote-run.js"));
+}
