@@ -13,7 +13,7 @@ import { join } from "node:path";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { run, start, userEnv } from "./support/processes.js";
-import { install, newProject, type Registry, startRegistry } from "./support/registry.js";
+import { install, newProject, publishFolder, type Registry, startRegistry } from "./support/registry.js";
 import { type PublishedRelease, publishRelease, REPO } from "./support/release.js";
 
 const ROOT = join(tmpdir(), "skillrig-registry-check");
@@ -263,4 +263,42 @@ export default definePlugin((options = {}) => {
     expect(result.status).toBe("failed");
     expect(result.error).toMatchObject({ code: "engine_auth_failed", message: "acme rejected the API key", field: "api_key" });
   }, 600_000);
+});
+
+describe("a plugin scaffolded by `skillrig init --plugin`, published to the team's registry", () => {
+  const pkg = "@acme/skillrig-engine-hello";
+  let scaffold: string;
+
+  beforeAll(async () => {
+    // The author's loop as docs/plugin-api.md "Writing a plugin" tells it: scaffold with the installed CLI, install,
+    // publish (prepublishOnly builds and runs the scaffold's own test, so a failing test stops the publish).
+    const created = await skillrig(app, "init", "--plugin", "engine", pkg, "--json");
+    expect(created.code, created.stdout + created.stderr).toBe(0);
+    scaffold = newProject(registry, JSON.parse(created.stdout).dir);
+    const installed = await install(scaffold, "npm install");
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    await publishFolder(registry, scaffold);
+  }, 1_200_000);
+
+  it("installs from the registry into another project beside the CLI, and runs a skill job there", async () => {
+    const other = newProject(registry, join(work, "other"), ["@skillrig", "@acme"]);
+    const installed = await install(other, `npm i -D @skillrig/cli ${pkg}`);
+    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
+    // The published package: the built code and the stand-in CLI, no sources or tests; core is the project's one copy.
+    const published = join(other, "node_modules", pkg);
+    expect(existsSync(join(published, "dist/index.js"))).toBe(true);
+    expect(existsSync(join(published, "src"))).toBe(false);
+    expect(existsSync(join(published, "node_modules/@skillrig/core"))).toBe(false);
+
+    cpSync(join(scaffold, "test/fixtures/skills"), join(other, "skills"), { recursive: true });
+    writeJson(join(other, "skillrig.config.json"), { plugins: [pkg], skills: { roots: ["skills"] } });
+    const listed = await skillrig(other, "plugins", "--json");
+    expect(listed.code, listed.stdout + listed.stderr).toBe(0);
+    const [plugin] = JSON.parse(listed.stdout).plugins;
+    expect(plugin).toMatchObject({ name: pkg, source: { kind: "package", package: pkg, version: "0.1.0" }, claims: ["engine:hello"] });
+    expect(plugin.source.path).toContain(`node_modules/${pkg}`);
+    const job = await skillrig(other, "run", "echo-inputs", "--engine", "hello", "--input", "name=Ada", "--json");
+    expect(job.code, job.stdout + job.stderr).toBe(0);
+    expect(JSON.parse(job.stdout)).toMatchObject({ status: "succeeded", output: { name: "Ada" } });
+  }, 900_000);
 });

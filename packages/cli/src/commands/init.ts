@@ -146,7 +146,9 @@ function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean)
     const target = join(dir, files[i]!);
     mkdirSync(dirname(target), { recursive: true });
     const text = readFileSync(join(root, template), "utf8").replace(/__[A-Z_]+__/g, (key) => values[key] ?? key);
-    writeFileSync(target, text, { mode: statSync(join(root, template)).mode & 0o777 });
+    // The stand-in CLI under bin/ is executable whatever mode the template arrived with: npm publishes every file
+    // that is not a package's own `bin` as 0644, so the installed CLI's templates have lost the bit.
+    writeFileSync(target, text, { mode: files[i]!.startsWith("bin/") ? 0o755 : 0o644 });
   }
   const next = [`cd ${folder}`, "npm install", "npm test", `cd ../my-project && npm i -D ../${folder}   # then add "${name}" to plugins`];
   return { kind, name, folder, dir, created: files, next };

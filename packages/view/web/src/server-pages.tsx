@@ -438,9 +438,9 @@ export function SubmitJob({ skillId }: { skillId: string }) {
   if (!skill.data) return <Loading what="the skill" />;
   const s = skill.data;
   const served = (engines.data?.engines ?? []).map((e) => e.name);
-  // The skill's engines in its order, or, when it lists none (any engine may run it), every served engine.
-  const offered = s.engines.length > 0 ? s.engines : served;
-  const usable = offered.filter((e) => served.length === 0 || served.includes(e));
+  // The server lists for each skill the engines it can run it with (every one of its engines for a skill that runs
+  // on any; none when no plugin of the skill's engines is loaded): exactly those are offered.
+  const usable = s.engines.filter((e) => served.length === 0 || served.includes(e));
   const plain = s.kind === "plain";
   const submit = async (event: Event) => {
     event.preventDefault();
@@ -504,6 +504,11 @@ export function SubmitJob({ skillId }: { skillId: string }) {
                 </option>
               ))}
             </select>
+            {usable.length === 0 ? (
+              <p class="error" role="alert">
+                no engine on this server can run this skill: none of the engines it names has a plugin here
+              </p>
+            ) : null}
           </div>
         </fieldset>
         {plain ? (
