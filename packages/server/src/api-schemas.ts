@@ -121,6 +121,29 @@ const job = {
       description:
         "An oracle run or solve attempt that finished: its cases' verdicts (null otherwise). A job whose cases did not all pass still has status `succeeded` (the machinery worked): the verdict is here.",
     },
+    inputs: {
+      type: "object",
+      nullable: true,
+      required: ["input", "parameter", "files"],
+      description:
+        "GET /v1/jobs/{id} of a skill job only (not in the list): what the job really got, once its inputs are resolved (null before; always null for an oracle run or a solve attempt, whose request holds hidden expected values). A file input's value is its `uploads/<field>` path in the run folder.",
+      properties: {
+        input: { type: "object", additionalProperties: true },
+        parameter: { type: "object", additionalProperties: true, description: "With the schema's defaults applied" },
+        files: {
+          type: "array",
+          items: {
+            type: "object",
+            required: ["field", "name", "size"],
+            properties: {
+              field: { type: "string" },
+              name: { type: "string", description: "The name the file was given (else its field)" },
+              size: { type: "integer", description: "Bytes" },
+            },
+          },
+        },
+      },
+    },
     links: { type: "object", additionalProperties: { type: "string" } },
   },
 } as const;

@@ -1,4 +1,6 @@
 /** How a stored job is shown over HTTP. */
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { SkillrigError, type CaseVerdict, type TaskSummary } from "@skillrig/core";
 import { summarize } from "@skillrig/oracle";
 import { canSee, type Caller } from "./auth.js";
@@ -58,6 +60,39 @@ export function caseSummary(job: Pick<JobRecord, "kind" | "status" | "result">):
   // never graded (its engine failed) still counts its scored cases in the total, none of them passed.
   if (job.kind === "oracle" && result.summary) return result.summary;
   return summarize(result.cases, Math.max(result.cases.length, result.score?.total ?? 0));
+}
+
+/** What a skill job really got to run: its input, its parameters with the schema's defaults, each file input's name and size. */
+export interface JobInputs {
+  input: Record<string, unknown>;
+  parameter: Record<string, unknown>;
+  files: Array<{ field: string; name: string; size: number }>;
+}
+
+/**
+ * A skill job's inputs from its run folder's run.json `resolved` (written once the inputs are resolved), without
+ * server paths; null before that, and always for an oracle run or a solve attempt: their request holds the hidden
+ * expected values, which a client never gets back.
+ */
+export async function jobInputs(job: Pick<JobRecord, "kind" | "run_dir">): Promise<JobInputs | null> {
+  if (job.kind !== "skill" || !job.run_dir) return null;
+  let resolved: unknown;
+  try {
+    resolved = (JSON.parse(await readFile(join(job.run_dir, "run.json"), "utf8")) as { resolved?: unknown }).resolved;
+  } catch {
+    return null; // not written yet (queued, waiting for its upload), or being rewritten
+  }
+  if (!isRecord(resolved) || !isRecord(resolved.input) || !isRecord(resolved.parameter)) return null;
+  const files = (Array.isArray(resolved.files) ? resolved.files : []).filter(isRecord).map((f) => ({
+    field: String(f.field),
+    name: String(f.name),
+    size: typeof f.bytes === "number" ? f.bytes : 0,
+  }));
+  return forClient(job, { input: resolved.input, parameter: resolved.parameter, files });
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** A value about the job (result, event, error) as a client sees it: no path names the server's folders. */

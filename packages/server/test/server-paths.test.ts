@@ -54,6 +54,8 @@ describe("the API names no server folder, and says each run's verdict", () => {
 
   it("a skill job, an oracle run that fails a case, and one that cannot run: no server path anywhere in their API output", async () => {
     const skill = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "essay" } });
+    // Waiting for its upload: nothing resolved yet.
+    expect((await client.json("GET", `/v1/jobs/${skill.body.id}`)).body.inputs).toBeNull();
     await client.upload(`/v1/jobs/${skill.body.id}/upload`, craftZip([{ name: "text_file", data: "one two" }]));
 
     const oracle = await client.json("POST", "/v1/oracle/runs", { task: TASK });
@@ -89,6 +91,19 @@ describe("the API names no server folder, and says each run's verdict", () => {
       const at = all.indexOf(folder === tmpdir() || folder === realpathSync(tmpdir()) ? `${folder}/skillrig-` : folder);
       expect(at, `the API answered a server path (${folder}): ...${all.slice(Math.max(0, at - 200), at + 200)}...`).toBe(-1);
     }
+    // The skill job's page shows what it really got: the file by name and size, the inline value, the defaults;
+    // an oracle run's request holds hidden expected values, so it has none. (Both answers were searched above.)
+    const skillJob = (await client.json("GET", `/v1/jobs/${skill.body.id}`)).body;
+    expect(skillJob.inputs).toEqual({
+      input: { text_file: "uploads/text_file", label: "essay" },
+      parameter: { delay_ms: 0, uppercase: false },
+      files: [{ field: "text_file", name: "text_file", size: 7 }],
+    });
+    expect(JSON.stringify(skillJob.inputs)).not.toContain(server.settings.dataDir);
+    expect((await client.json("GET", `/v1/jobs/${oracle.body.id}`)).body.inputs).toBeNull();
+    // Only the single job says it, not the list.
+    const listed = (await client.json("GET", "/v1/jobs")).body.jobs.find((j: { id: string }) => j.id === skill.body.id);
+    expect(listed).not.toHaveProperty("inputs");
     // What replaced them still says where, relative to the job.
     const result = (await client.json("GET", `/v1/jobs/${skill.body.id}/result`)).body;
     expect(result.run_dir).toBe(".");
@@ -114,6 +129,7 @@ describe("the API names no server folder, and says each run's verdict", () => {
       kind: "solve",
       status: "succeeded",
       summary: { total: 2, passed: 0, failed: 0, errored: 0, invalid: 0 },
+      inputs: null,
     });
     // A skill job has no cases: no summary.
     const quick = await client.json("POST", "/v1/jobs", { skill_id: "quick-echo", engine: "echo", input: { message: "hi" } });

@@ -490,6 +490,15 @@ describe("skillrig view in Chromium", () => {
     await page.locator("h1 .status", { hasText: "running" }).waitFor();
     await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
     await page.getByText("counted 5 words").waitFor();
+    // What the job really got, from the server's GET /v1/jobs/{id} `inputs`, shown as a recorded job's are: the file
+    // by name and size (the form zips it under its field's name, the only name the server is given), the inline
+    // value, the parameters as resolved.
+    const inputs = page.locator("details.section", { hasText: "inputs" }).first();
+    await inputs.locator('li[data-field="text_file"]').waitFor();
+    expect(await inputs.locator('li[data-field="text_file"]').innerText()).toBe("text_file: text_file (23 bytes)");
+    expect(await inputs.locator("pre").innerText()).toContain('"label": "notes"');
+    const parameters = page.locator("details.section", { hasText: "parameters (defaults applied)" });
+    expect(JSON.parse(await parameters.locator("pre").innerText())).toEqual({ delay_ms: 3000, uppercase: true });
     const report = page.locator('.artifact[data-artifact="report.txt"]');
     await report.getByRole("button", { name: "preview" }).click();
     await report.getByText("NOTES: 5 words").waitFor();
@@ -514,6 +523,11 @@ describe("skillrig view in Chromium", () => {
     await page.waitForURL(/#\/server\/job\//);
     await page.locator("h1 .status", { hasText: "succeeded" }).waitFor();
     await page.getByText("upload extracted: text_file, stopwords").waitFor();
+    // No parameter was filled in: the page shows the schema's defaults the job ran with, and both files.
+    const parameters = page.locator("details.section", { hasText: "parameters (defaults applied)" });
+    await parameters.locator("pre").waitFor();
+    expect(JSON.parse(await parameters.locator("pre").innerText())).toEqual({ delay_ms: 0, uppercase: false });
+    expect(await page.locator('li[data-field="stopwords"]').innerText()).toBe("stopwords: stopwords (3 bytes)");
   });
 
   it("offers every served engine for a skill that lists none (runner.json without engines runs on any)", async () => {

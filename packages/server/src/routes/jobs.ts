@@ -10,7 +10,7 @@ import { isTerminal, type JobRecord } from "../job-store.js";
 import { createOracleRun, createSkillJob, createSolveAttempt } from "../job-submission.js";
 import { parseListQuery, type ListParameters } from "../job-listing.js";
 import { receiveUpload } from "../job-upload.js";
-import { forClient, jobView, requireJob } from "../job-view.js";
+import { forClient, jobInputs, jobView, requireJob } from "../job-view.js";
 import type { ServerContext } from "../server-context.js";
 import * as route from "./job-route-schemas.js";
 
@@ -34,7 +34,9 @@ export function jobRoutes(app: FastifyInstance, context: ServerContext): void {
   });
   app.get<ById>("/v1/jobs/:id", { schema: route.getJobRoute }, async (request) => {
     const job = await requireJob(context, request.params.id, request.caller);
-    return jobView(job, job.status === "queued" ? await context.queue.store.queuedAhead(job.id) : undefined);
+    const view = jobView(job, job.status === "queued" ? await context.queue.store.queuedAhead(job.id) : undefined);
+    // Only here, not in the list: each job's run.json would be one more file read per listed job.
+    return { ...view, inputs: await jobInputs(job) };
   });
   app.post<ById & { Body: Buffer }>(
     "/v1/jobs/:id/upload",

@@ -6,7 +6,7 @@ import { useEffect, useState } from "preact/hooks";
 import { type ApiError, getJson, postBytes, postJson } from "./api.js";
 import { CaseTable, type CaseLike, ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
 import { duration, isObject, when } from "./format.js";
-import { JobDetail, TaskVerdict, type TestReport, useFetch } from "./runs-pages.js";
+import { JobDetail, type JobInputs, TaskVerdict, type TestReport, useFetch } from "./runs-pages.js";
 
 /** A finished oracle run's or solve attempt's cases by outcome (the server's `summary`; null otherwise). */
 interface JobSummary {
@@ -28,7 +28,29 @@ interface JobView {
   duration_ms: number | null;
   reason?: string | null;
   error?: { code: string; message: string } | null;
+  /** A skill job's resolved inputs (GET /v1/jobs/{id} only; null until resolved, and for graded jobs). */
+  inputs?: ServerJobInputs | null;
 }
+
+/** What the server says a skill job really got: its run.json `resolved`, files by name and size. */
+interface ServerJobInputs {
+  input: Record<string, unknown>;
+  parameter: Record<string, unknown>;
+  files: Array<{ field: string; name: string; size: number }>;
+}
+
+/** The server's inputs as the recorded job page shows them (no link: the server does not serve a job's uploads). */
+function inputsOfServerJob(inputs: ServerJobInputs | null | undefined): JobInputs | undefined {
+  if (!inputs) return undefined;
+  const fileFields = new Set(inputs.files.map((f) => f.field));
+  return {
+    files: inputs.files.map((f) => ({ field: f.field, name: f.name, bytes: f.size })),
+    values: Object.fromEntries(Object.entries(inputs.input).filter(([k]) => !fileFields.has(k))),
+    parameter: inputs.parameter,
+    resolved: true,
+  };
+}
+
 interface SkillSummary {
   id: string;
   name?: string;
@@ -155,16 +177,18 @@ export function ServerJob({ id }: { id: string }) {
   const [job, setJob] = useState<JobView | undefined>();
   const [events, setEvents] = useState<TimelineEvent[]>([]);
   const [result, setResult] = useState<Record<string, unknown> | undefined>();
+  const [inputs, setInputs] = useState<ServerJobInputs | null | undefined>();
   const [error, setError] = useState<Error | undefined>();
   const base = `/api/server/jobs/${encodeURIComponent(id)}`;
   useEffect(() => {
     // The stream can say the job ended before the job's first answer arrives (a fast job); that answer is then
     // older than the stream, and the stream, closed on the final status, would never correct it.
     let streamed: string | undefined;
-    getJson<JobView>(base).then(
-      (answer) => setJob(streamed !== undefined && TERMINAL.has(streamed) ? { ...answer, status: streamed } : answer),
-      setError,
-    );
+    getJson<JobView>(base).then((answer) => {
+      setJob(streamed !== undefined && TERMINAL.has(streamed) ? { ...answer, status: streamed } : answer);
+      setInputs((prev) => prev ?? answer.inputs);
+    }, setError);
+    setInputs(undefined);
     setEvents([]);
     return followJob(id, (p) => {
       const event: TimelineEvent =
@@ -181,6 +205,11 @@ export function ServerJob({ id }: { id: string }) {
     if (!finished) return;
     getJson<Record<string, unknown>>(`${base}/result`).then(setResult, (e: Error) =>
       setResult({ error: { code: (e as ApiError).code, message: e.message } }),
+    );
+    // The inputs are resolved once the job runs: a page opened before that asks again now that it has finished.
+    getJson<JobView>(base).then(
+      (answer) => setInputs((prev) => prev ?? answer.inputs),
+      () => undefined,
     );
   }, [finished, base]);
   const cancel = () => postJson(`${base}/cancel`, {}).catch(setError);
@@ -214,6 +243,7 @@ export function ServerJob({ id }: { id: string }) {
       ) : (
         <JobDetail
           result={{ ...(result ?? {}), skill_id: job?.skill_id ?? undefined, engine: job?.engine ?? undefined, status: job?.status }}
+          inputs={inputsOfServerJob(inputs)}
           events={events}
           artifactUrl={(a, dl) => `${base}/artifacts/${encodeURIComponent(a.field)}${dl ? "?download=1" : ""}`}
         />
