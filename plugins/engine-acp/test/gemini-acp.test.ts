@@ -56,7 +56,9 @@ describe("Gemini CLI in ACP mode through engine-acp", () => {
       seccomp: true,
     });
     // Gemini sends the shell call first in its permission request (answered by the policy), then its result.
-    const command = "awk '/```bash/{f=1;next} /```/{if(f)exit} f' .agents/skills/word-stats/SKILL.md | sh";
+    // The command the scenario has the model send (read from it, so the test follows the example's scenario).
+    const scenario = JSON.parse(readFileSync(join(EXAMPLE, "mock-model.scenario.json"), "utf8"));
+    const command: string = scenario.turns[0].shell.command;
     const call = events.find((e) => e.type === "tool_call");
     expect(call).toMatchObject({ type: "tool_call", tool: "run_shell_command", args: { title: command }, status: "pending" });
     expect(events).toContainEqual(
