@@ -66,40 +66,41 @@ describe("skillrig test: selecting cases", () => {
   const runs = join(dir, "runs");
   const env = { SKILLRIG_RUNS_DIR: runs };
 
-  it("-k selects cases by task id and case name with and/not, in every sample; a task with none selected is left out", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "small and not two", "--json", "--no-record"], dir, env);
+  it("-k selects cases by task id and case name with and/not, in every sample; a task with none selected is left out", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "small and not two", "--json", "--no-record"], dir, env);
     expect(r.code, r.stderr).toBe(0);
     const report = JSON.parse(r.stdout) as SuiteJson;
     expect(caseNames(report)).toEqual({ alpha: [["small one"], ["small one"]], beta: [["small one"]] });
     expect(report.summary).toMatchObject({ cases: 3, cases_passed: 3, samples_passed: 3 });
 
     const byTask = JSON.parse(
-      skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "beta or (alpha and big)", "--json", "--no-record"], dir, env).stdout,
+      (await skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "beta or (alpha and big)", "--json", "--no-record"], dir, env))
+        .stdout,
     ) as SuiteJson;
     expect(caseNames(byTask)).toEqual({ alpha: [["big"], ["big"]], beta: [["small one", "small two", "big"]] });
     const quoted = JSON.parse(
-      skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", '"one" and beta', "--json", "--no-record"], dir, env).stdout,
+      (await skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", '"one" and beta', "--json", "--no-record"], dir, env)).stdout,
     ) as SuiteJson;
     expect(caseNames(quoted)).toEqual({ beta: [["small one"]] });
   });
 
-  it("a pattern that selects nothing, or does not parse, is a usage error naming it, and nothing is recorded", () => {
-    const none = skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "zzz"], dir, env);
+  it("a pattern that selects nothing, or does not parse, is a usage error naming it, and nothing is recorded", async () => {
+    const none = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "zzz"], dir, env);
     expect(none.code).toBe(2);
     expect(none.stderr).toContain('error[usage]: -k "zzz" selects no case of the 2 task(s) given');
-    const one = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--filter", "zzz"], dir, env);
+    const one = await skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--filter", "zzz"], dir, env);
     expect(one.code).toBe(2);
     expect(one.stderr).toContain('-k "zzz" selects no case of the 1 task(s) given');
-    const broken = skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "small and (big"], dir, env);
+    const broken = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "-k", "small and (big"], dir, env);
     expect(broken.code).toBe(2);
     expect(broken.stderr).toContain('-k "small and (big": expected ) at its end');
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
   });
 
-  it("--limit n grades the first n cases of each task, after -k", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--limit", "1", "--json", "--no-record"], dir, env);
+  it("--limit n grades the first n cases of each task, after -k", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--limit", "1", "--json", "--no-record"], dir, env);
     expect(caseNames(JSON.parse(r.stdout) as SuiteJson)).toEqual({ alpha: [["small one"], ["small one"]], beta: [["small one"]] });
-    const after = skillrig(
+    const after = await skillrig(
       ["test", "tasks", "--samples", "samples.jsonl", "-k", "not one", "--limit", "1", "--json", "--no-record"],
       dir,
       env,
@@ -107,16 +108,16 @@ describe("skillrig test: selecting cases", () => {
     expect(caseNames(JSON.parse(after.stdout) as SuiteJson)).toEqual({ alpha: [["small two"], ["small two"]], beta: [["small two"]] });
   });
 
-  it("--last-failed re-runs only what did not pass in the newest recorded run of the same tasks; with none, says so and runs all", () => {
+  it("--last-failed re-runs only what did not pass in the newest recorded run of the same tasks; with none, says so and runs all", async () => {
     const own = join(dir, "lf-runs");
     const lf = { SKILLRIG_RUNS_DIR: own };
     // Without --json: the notice is an info line on stderr, which --json keeps quiet.
-    const first = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--last-failed"], dir, lf);
+    const first = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--last-failed"], dir, lf);
     expect(first.code).toBe(1);
     expect(first.stderr).toContain(`--last-failed: no recorded run of these tasks in ${own}; running every case`);
     expect(first.stdout).toContain("8/9 cases passed");
 
-    const again = skillrig(
+    const again = await skillrig(
       ["test", "tasks", "--samples", "samples.jsonl", "--last-failed", "--reporter", "json", "--out", "lf-out"],
       dir,
       lf,
@@ -128,8 +129,8 @@ describe("skillrig test: selecting cases", () => {
 
     // One task whose last run passed: nothing to narrow to, so every case runs (as pytest does).
     writeFileSync(join(dir, "beta.py"), solution(3));
-    expect(skillrig(["test", "tasks/beta.json", "--deliverable", "beta.py"], dir, lf).code).toBe(0);
-    const passed = skillrig(["test", "tasks/beta.json", "--deliverable", "beta.py", "--last-failed"], dir, lf);
+    expect((await skillrig(["test", "tasks/beta.json", "--deliverable", "beta.py"], dir, lf)).code).toBe(0);
+    const passed = await skillrig(["test", "tasks/beta.json", "--deliverable", "beta.py", "--last-failed"], dir, lf);
     expect(passed.stderr).toMatch(/--last-failed: nothing failed in the last run of these tasks \(\S+-test-beta-\w+\); running every case/);
     expect(passed.stdout).toContain("beta: 3 case(s): 3 passed");
   });
@@ -139,8 +140,8 @@ describe("skillrig test: --bail", () => {
   const dir = suiteProject();
   const env = { SKILLRIG_RUNS_DIR: join(dir, "runs") };
 
-  it("one task: stops after the first failure; the cases it did not start are reported not run, not passed", () => {
-    const r = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--bail", "--jobs", "1", "--json"], dir, env);
+  it("one task: stops after the first failure; the cases it did not start are reported not run, not passed", async () => {
+    const r = await skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--bail", "--jobs", "1", "--json"], dir, env);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.summary).toEqual({ total: 3, passed: 0, failed: 1, errored: 0, invalid: 0, not_run: 2 });
@@ -149,7 +150,7 @@ describe("skillrig test: --bail", () => {
       { name: "small two", index: 1, reason: "not run: --bail 1 stopped the run after 1 failure(s)" },
       { name: "big", index: 2, reason: "not run: --bail 1 stopped the run after 1 failure(s)" },
     ]);
-    const console = skillrig(
+    const console = await skillrig(
       ["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--bail", "2", "--jobs", "1", "--no-record"],
       dir,
       env,
@@ -158,8 +159,8 @@ describe("skillrig test: --bail", () => {
     expect(console.stdout).toContain("not run: --bail 2 stopped the run after 2 failure(s): big");
   });
 
-  it("a suite: stops after the first failing case; samples not started are not graded, and pass@k counts only samples that ran", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--bail", "--jobs", "1", "--json"], dir, env);
+  it("a suite: stops after the first failing case; samples not started are not graded, and pass@k counts only samples that ran", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--bail", "--jobs", "1", "--json"], dir, env);
     expect(r.code).toBe(1);
     const report = JSON.parse(r.stdout) as SuiteJson;
     const [alpha, beta] = report.tasks;
@@ -174,8 +175,8 @@ describe("skillrig test: --bail", () => {
     expect(report.pass_at_k["pass@1"]).toEqual({ value: 0.5, tasks: 1 });
   });
 
-  it("is refused with --server, before anything runs or is recorded", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--bail", "--server", "http://127.0.0.1:9"], dir, env);
+  it("is refused with --server, before anything runs or is recorded", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--bail", "--server", "http://127.0.0.1:9"], dir, env);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error[usage]: --bail does not apply with --server");
   });
@@ -184,8 +185,8 @@ describe("skillrig test: --bail", () => {
 describe("skillrig test: the suite's console", () => {
   const dir = suiteProject();
 
-  it("a table of tasks with per-task pass@k, failing tasks first; each failure on its own line as it lands", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--jobs", "2", "--no-record", "--k", "2"], dir);
+  it("a table of tasks with per-task pass@k, failing tasks first; each failure on its own line as it lands", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--jobs", "2", "--no-record", "--k", "2"], dir);
     expect(r.code).toBe(1);
     const lines = r.stdout.split("\n");
     const header = lines.findIndex((l) => /^task\s+samples passed\s+pass@1\s+pass@2\s+first failure$/.test(l));
@@ -205,8 +206,8 @@ describe("skillrig test: messages name the user's files, not the snapshot", () =
     ["raises.py", /File "(\/[^"]+)", line 2, in helper\n\s+raise ValueError/],
     ["syntax.py", /File "(\/[^"]+)", line 1\n\s+def scale\(x\)/],
   ] as const) {
-    it(`a deliverable that ${file === "raises.py" ? "raises" : "has a syntax error"}: the traceback names ${file} where the user has it`, () => {
-      const r = skillrig(["test", "tasks/alpha.json", "--deliverable", file, "--json", "--no-record"], dir);
+    it(`a deliverable that ${file === "raises.py" ? "raises" : "has a syntax error"}: the traceback names ${file} where the user has it`, async () => {
+      const r = await skillrig(["test", "tasks/alpha.json", "--deliverable", file, "--json", "--no-record"], dir);
       expect(r.code).toBe(1);
       const report = JSON.parse(r.stdout) as { cases: Array<{ message: string; details: Record<string, string> }> };
       for (const c of report.cases) {
@@ -214,14 +215,14 @@ describe("skillrig test: messages name the user's files, not the snapshot", () =
         expect(text).not.toMatch(/skillrig-(host|sample|function)-|\/deliverable\//);
         expect(expected.exec(c.details.traceback!)?.[1]).toBe(join(dir, file));
       }
-      const console = skillrig(["test", "tasks/alpha.json", "--deliverable", file, "--no-record"], dir);
+      const console = await skillrig(["test", "tasks/alpha.json", "--deliverable", file, "--no-record"], dir);
       expect(console.stdout).toContain(`File "${join(dir, file)}", line`);
     });
   }
 });
 
 describe("usage errors are refused before anything is recorded", () => {
-  it("five typos of test, solve and run: exit 2 each, and no row in skillrig runs list", () => {
+  it("five typos of test, solve and run: exit 2 each, and no row in skillrig runs list", async () => {
     const dir = suiteProject();
     const runs = join(dir, "runs");
     const env = { SKILLRIG_RUNS_DIR: runs };
@@ -234,10 +235,10 @@ describe("usage errors are refused before anything is recorded", () => {
       [["run", "word-stats", "--engine", "gemini", "--file", "text=no-such-notes.txt"], hello],
     ];
     for (const [args, cwd] of typos) {
-      const r = skillrig(args, cwd, env);
+      const r = await skillrig(args, cwd, env);
       expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(2);
     }
-    const list = skillrig(["runs", "list", "--json"], dir, env);
+    const list = await skillrig(["runs", "list", "--json"], dir, env);
     expect(list.code, list.stderr).toBe(0);
     expect(JSON.parse(list.stdout)).toMatchObject({ runs: [] });
     expect(existsSync(runs) ? readdirSync(runs) : []).toEqual([]);
@@ -247,14 +248,14 @@ describe("usage errors are refused before anything is recorded", () => {
 describe("skillrig test --reporter html", () => {
   const dir = suiteProject();
 
-  it("one task and a suite: one self-contained file each, failing cases first with input, expected, actual and diff", () => {
-    const one = skillrig(
+  it("one task and a suite: one self-contained file each, failing cases first with input, expected, actual and diff", async () => {
+    const one = await skillrig(
       ["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html", "--out", "out", "--no-record"],
       dir,
     );
     expect(one.code).toBe(1);
     expect(one.stderr).toContain(`wrote ${join(dir, "out", "alpha.html")}`);
-    const suite = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "out", "--no-record"], dir);
+    const suite = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "out", "--no-record"], dir);
     expect(suite.code).toBe(1);
     const html = readFileSync(join(dir, "out", "suite.html"), "utf8");
     // Self-contained: no script, nothing loaded from anywhere.
@@ -266,7 +267,10 @@ describe("skillrig test --reporter html", () => {
   });
 
   it("the suite's page renders in Chromium from disk: no request, failing task and case first, numbers as in the report", async () => {
-    const suite = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "browser", "--no-record"], dir);
+    const suite = await skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "--reporter", "html", "--out", "browser", "--no-record"],
+      dir,
+    );
     expect(suite.code).toBe(1);
     // solve's Chromium helper (playwright-core is its dev dependency): every request the page makes is a problem.
     const { withPage } = await import("../../solve/test/browser.js");
@@ -286,8 +290,8 @@ describe("skillrig test --reporter html", () => {
     });
   }, 120_000);
 
-  it("--reporter html without --out is a usage error", () => {
-    const r = skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html"], dir);
+  it("--reporter html without --out is a usage error", async () => {
+    const r = await skillrig(["test", "tasks/alpha.json", "--deliverable", "wrong.py", "--reporter", "html"], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--reporter html writes <task_id>.html and needs --out <dir>");
   });

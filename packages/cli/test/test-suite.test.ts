@@ -34,8 +34,8 @@ describe("skillrig test with a suite", () => {
     "by-id/HumanEval/0.py": solution(2),
   });
 
-  it("--samples --json: stdout is only the report, with per-sample per-case verdicts and pass@k; progress on stderr", () => {
-    const r = skillrig(["test", "tasks", "--samples", "samples.jsonl", "--json", "--jobs", "2"], dir);
+  it("--samples --json: stdout is only the report, with per-sample per-case verdicts and pass@k; progress on stderr", async () => {
+    const r = await skillrig(["test", "tasks", "--samples", "samples.jsonl", "--json", "--jobs", "2"], dir);
     expect(r.code, r.stderr).toBe(1);
     const report = JSON.parse(r.stdout);
     expect(report.summary).toMatchObject({ tasks: 2, samples: 4, samples_passed: 3, samples_failed: 1, cases: 12 });
@@ -50,8 +50,8 @@ describe("skillrig test with a suite", () => {
     expect(r.stderr).toMatch(/graded 4\/4 samples \(100%\), 75\.0% passed/);
   });
 
-  it("--deliverable DIR: the task without a deliverable is named, the others are graded, exit 2", () => {
-    const r = skillrig(["test", "tasks/HumanEval_0.json", "tasks/HumanEval_1.json", "--deliverable", "by-id", "--json"], dir);
+  it("--deliverable DIR: the task without a deliverable is named, the others are graded, exit 2", async () => {
+    const r = await skillrig(["test", "tasks/HumanEval_0.json", "tasks/HumanEval_1.json", "--deliverable", "by-id", "--json"], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(
       "error[usage]: no deliverable for task HumanEval/1: neither by-id/HumanEval/1.py nor by-id/HumanEval/1/ exists",
@@ -60,8 +60,8 @@ describe("skillrig test with a suite", () => {
     expect(report.summary).toMatchObject({ tasks: 2, tasks_not_graded: 1, samples: 1, samples_passed: 1 });
   });
 
-  it("console and JUnit: a summary with pass@k, and one <testsuite> per task", () => {
-    const r = skillrig(
+  it("console and JUnit: a summary with pass@k, and one <testsuite> per task", async () => {
+    const r = await skillrig(
       ["test", "tasks", "--samples", "samples.jsonl", "--reporter", "console", "--reporter", "junit", "--out", "reports"],
       dir,
     );
@@ -73,27 +73,27 @@ describe("skillrig test with a suite", () => {
     expect(xml).toContain('<testcase name="sample 1: scale(1)" classname="HumanEval/0"');
   });
 
-  it("a malformed samples line is an error naming its line, before anything runs", () => {
+  it("a malformed samples line is an error naming its line, before anything runs", async () => {
     const bad = writeTree({
       "t/task.json": scaleTask("a", 2),
       "s.jsonl": `${JSON.stringify({ task_id: "a", solution: "x" })}\n{"task_id": "a", "solution": }\n`,
     });
-    const r = skillrig(["test", "t", "--samples", "s.jsonl"], bad);
+    const r = await skillrig(["test", "t", "--samples", "s.jsonl"], bad);
     expect(r.code).toBe(2);
     expect(r.stderr).toMatch(/^error\[usage\]: samples file s\.jsonl line 2: not valid JSON/);
     expect(r.stderr).not.toContain("graded");
   });
 
-  it("one task and one deliverable keep the one-task report", () => {
-    const r = skillrig(["test", "tasks/HumanEval_0.json", "--deliverable", "by-id/HumanEval/0.py", "--json"], dir);
+  it("one task and one deliverable keep the one-task report", async () => {
+    const r = await skillrig(["test", "tasks/HumanEval_0.json", "--deliverable", "by-id/HumanEval/0.py", "--json"], dir);
     expect(r.code).toBe(0);
     const report = JSON.parse(r.stdout);
     expect(report.task_id).toBe("HumanEval/0");
     expect(report.cases.map((c: { status: string }) => c.status)).toEqual(["passed", "passed", "passed"]);
   });
 
-  it("--help says how folders are searched", () => {
-    const r = skillrig(["test", "--help"], dir);
+  it("--help says how folders are searched", async () => {
+    const r = await skillrig(["test", "--help"], dir);
     expect(r.stdout).toContain("A folder is searched (recursively) for files named\ntask.json");
   });
 });
@@ -138,7 +138,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     return readFileSync(log, "utf8").split("\n").filter(Boolean);
   }
 
-  it("--version and --help load no plugin, no core and no command module", () => {
+  it("--version and --help load no plugin, no core and no command module", async () => {
     for (const args of [["--version"], ["--help"]]) {
       const loaded = loadedBy(args);
       expect(
@@ -152,7 +152,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     }
   });
 
-  it("grading a task loads no skill-protocol module and none of its template, YAML, file-sniffing or view-server libraries", () => {
+  it("grading a task loads no skill-protocol module and none of its template, YAML, file-sniffing or view-server libraries", async () => {
     const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     expect(loaded.some((url) => /deliverable-function\/dist\/index\.js$/.test(url))).toBe(true);
     expect(
@@ -160,7 +160,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     ).toEqual([]);
   });
 
-  it("grading a task that passes compiles no schema and loads neither ajv, execa nor diff", () => {
+  it("grading a task that passes compiles no schema and loads neither ajv, execa nor diff", async () => {
     const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     // The precompiled validators ran in their place: the task's and the config's.
     expect(loaded.some((url) => url.endsWith("/oracle/dist/task.schema.validate.js"))).toBe(true);
@@ -169,7 +169,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect(loaded.filter((url) => /\/(ajv|ajv-formats)\/dist\/(?!runtime\/)|\/(execa|diff)\//.test(url))).toEqual([]);
   });
 
-  it("grading one task loads none of a suite's modules, lossless-json as its one-file build and only the tapable hooks core uses", () => {
+  it("grading one task loads none of a suite's modules, lossless-json as its one-file build and only the tapable hooks core uses", async () => {
     const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     expect(loaded.some((url) => url.endsWith("/oracle/dist/one-task.js"))).toBe(true);
     expect(
@@ -186,7 +186,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect(loaded.filter((url) => /\/tapable\/lib\/(index|MultiHook|SyncLoopHook|AsyncParallelHook)\.js$/.test(url))).toEqual([]);
   });
 
-  it("--version alone is answered without the command line's parser, and says what main says", () => {
+  it("--version alone is answered without the command line's parser, and says what main says", async () => {
     const loaded = loadedBy(["--version"]).filter((url) => /\/(packages|plugins|node_modules)\//.test(url));
     expect(loaded.map((url) => url.replace(/.*\/packages\//, ""))).toEqual(["cli/dist/bin.js"]);
     const fast = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
@@ -197,7 +197,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect([fast.status, viaMain.status]).toEqual([0, 0]);
   });
 
-  it("a command loads its own module and not the others'", () => {
+  it("a command loads its own module and not the others'", async () => {
     const loaded = loadedBy(["plugins", "--help"]);
     expect(loaded.some((url) => url.endsWith("/commands/plugins.js"))).toBe(true);
     expect(loaded.filter((url) => /commands\/(test|run|solve|serve|skills)\.js$/.test(url))).toEqual([]);

@@ -5,7 +5,7 @@
  * them (support/api-client.ts) with a fresh generation in a folder of its own, and that client drives a skill job
  * (create, upload, follow, result, artifact) and an oracle run end to end over loopback.
  */
-import { execFileSync } from "node:child_process";
+import { execFile } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
@@ -57,7 +57,7 @@ describe("a client generated from the served OpenAPI document", () => {
     expect(generated).toMatch(/Job: \{/);
   });
 
-  it("typechecks: a client written against the fresh generation compiles with tsc --strict", () => {
+  it("typechecks: a client written against the fresh generation compiles with tsc --strict", async () => {
     // Inside the package's node_modules so openapi-fetch resolves from it; a folder of its own, removed after.
     const cache = join(here, "..", "node_modules", ".cache");
     mkdirSync(cache, { recursive: true });
@@ -80,12 +80,12 @@ describe("a client generated from the served OpenAPI document", () => {
         noUncheckedIndexedAccess: true,
       };
       writeFileSync(join(dir, "tsconfig.json"), JSON.stringify({ compilerOptions, files: ["support/api-client.ts"] }));
-      let output = "";
-      try {
-        execFileSync(process.execPath, [TSC, "-p", join(dir, "tsconfig.json")], { encoding: "utf8", stdio: "pipe" });
-      } catch (error) {
-        output = `${(error as { stdout?: string }).stdout ?? ""}${(error as { stderr?: string }).stderr ?? ""}`;
-      }
+      // Asynchronous: tsc on a loaded machine can block a worker past vitest's fixed 60 s RPC timeout if run with execFileSync.
+      const output = await new Promise<string>((done) =>
+        execFile(process.execPath, [TSC, "-p", join(dir, "tsconfig.json")], { encoding: "utf8" }, (error, stdout, stderr) =>
+          done(error ? `${stdout}${stderr}` || String(error) : ""),
+        ),
+      );
       expect(output, "tsc found type errors in the client").toBe("");
     } finally {
       rmSync(dir, { recursive: true, force: true });
