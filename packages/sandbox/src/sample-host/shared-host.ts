@@ -411,9 +411,9 @@ interface Channel {
  * Listens at `path` for the pair's one connection (the socket is made the pair uid's alone, 0600, in its 0700
  * folder); what the pair writes goes to `output`. A second connection is never served: the listener closes on the
  * first one, and the pair removed the path before anything of the sample ran. Undefined when it cannot listen there
- * (the host then relays the pair's stdin and stdout, as without a channel).
+ * (the host then relays the pair's stdin and stdout, as without a channel). Exported for its tests only.
  */
-function openChannel(spec: { path: string; uid: number }, output: PassThrough): Channel | undefined {
+export function openChannel(spec: { path: string; uid: number }, output: PassThrough): Channel | undefined {
   const server = createServer({ allowHalfOpen: true });
   let socket: Socket | undefined;
   let ended = false;
@@ -473,12 +473,16 @@ function openChannel(spec: { path: string; uid: number }, output: PassThrough): 
   return {
     input,
     drain(done) {
-      stopListening();
-      if (!socket || closed) {
+      if (closed) {
         destroy();
         done();
         return;
       }
+      // No connection yet is not "never connected": the host reports a pair's end on its own channel, and a pair
+      // that connected, wrote its last line (a load error) and exited quickly can still be in the accept queue. The
+      // listener stays open for it until the grace passes; closing it now would drop the connection and what it
+      // holds, and the runner would see a harness that "ended before it loaded" instead of the load error.
+      if (socket) stopListening();
       const grace = setTimeout(() => {
         destroy();
         done();

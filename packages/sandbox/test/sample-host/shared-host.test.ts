@@ -2,14 +2,42 @@
  * The shared sample host's stream is untrusted: a host that misbehaves is stopped, and what it served ends as
  * "runtime lost" (so the samples move to hosts of their own rather than take the blame).
  */
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { connect } from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, test } from "vitest";
 import { availableLevels, createSandbox, sampleUidSupportOf } from "../../src/create-sandbox.js";
-import { SharedHost } from "../../src/sample-host/shared-host.js";
+import { openChannel, SharedHost } from "../../src/sample-host/shared-host.js";
 import { removeModules, writeModule } from "./samples.js";
 
 afterAll(removeModules);
+
+describe("a sample's channel", () => {
+  test("a pair that connected, wrote its last line and ended before the runner accepted it is read to the end", async () => {
+    // The host reports a pair's end on its own channel; a pair that fails to load (a syntax error) connects, writes
+    // its load error and exits at once, and its connection can still wait in the accept queue when the end arrives.
+    // Draining in the same tick as the connect is exactly that order. Before the fix, the listener was closed and
+    // the line lost: the runner said the harness "ended before it loaded" instead of naming the syntax error.
+    const dir = await mkdtemp(join(tmpdir(), "skillrig-channel-"));
+    try {
+      const output = new PassThrough();
+      const read: Buffer[] = [];
+      output.on("data", (chunk: Buffer) => read.push(chunk));
+      const channel = openChannel({ path: join(dir, "channel.sock"), uid: process.getuid?.() ?? 0 }, output);
+      expect(channel).toBeDefined();
+      const pair = connect(join(dir, "channel.sock"));
+      pair.on("error", () => {});
+      pair.end('{"op": "load_error", "kind": "syntax_error"}\n');
+      await new Promise<void>((resolve) => channel!.drain(resolve));
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(Buffer.concat(read).toString("utf8")).toBe('{"op": "load_error", "kind": "syntax_error"}\n');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
 
 const hostHere = process.getuid?.() === 0 && availableLevels().some((l) => l.level === "namespaces" && l.available);
 
