@@ -562,9 +562,14 @@ describe("skillrig view in Chromium", () => {
         page.on("requestfinished", ended);
         page.on("requestfailed", ended);
       });
+    // Only the first GET is held: the page asks again once the job has ended (for its resolved inputs), after the
+    // stream is over, and that answer goes through as it is.
+    let held = false;
     await page.route(
       (url) => jobGet.test(url.pathname),
       async (route) => {
+        if (held) return route.continue();
+        held = true;
         const id = decodeURIComponent(jobGet.exec(new URL(route.request().url()).pathname)![1]!);
         const ended = streamEnded(id);
         const response = await route.fetch();
