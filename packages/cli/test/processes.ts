@@ -14,9 +14,10 @@ export interface Ended {
   stderr: string;
 }
 
-export function runCommand(command: string, args: string[], cwd: string): Promise<Ended> {
+/** `command args` in `cwd`, with the environment plus `env`, to its end. */
+export function runCommand(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ended> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
