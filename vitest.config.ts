@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
+import { LongestFirstSequencer } from "./vitest.sequencer.js";
 
 // The shared-fixtures tier (`*.shared.test.ts`) reads real material kept beside the repository
 // (../shared/fixtures). The repository stands alone: the default tier uses copies under each package's
@@ -24,11 +25,16 @@ export default defineConfig({
     testTimeout: 120_000,
     hookTimeout: 120_000,
     pool: "forks",
-    // Two test files at once. vitest's default on a 2-core machine is one (cores - 1), but most of a file's time here
-    // is spent waiting on the processes it starts (the CLI, python3, bubblewrap, engines, servers), so a second file
-    // fills that time; no test may depend on a quiet machine anyway (each is checked with a CPU hog beside it).
-    maxWorkers: 2,
+    // Four test files at once. vitest's default on a 2-core machine is one (cores - 1), but most of a file's time is
+    // spent waiting on the processes it starts (the CLI, python3, bubblewrap, engines, servers, npm) and on the
+    // time limits hostile fixtures run into (a hostile-corpus shard: 292 s of wall time for 50 s of CPU on a loaded
+    // machine), so other files fill that time. The two bounds tests that failed at four beside a CPU hog (the agent
+    // jail's fork bomb beside a second jail, the engine workspace filler) now hold at any load: the bomb holds its
+    // processes until its neighbours ran, the filler must be stopped short of what it wants. docs/ci.md has the
+    // measurements. SKILLRIG_TEST_WORKERS overrides it (1 on a machine where the tests must not overlap).
+    maxWorkers: Number(process.env.SKILLRIG_TEST_WORKERS) || 4,
     minWorkers: 1,
-    reporters: process.env.CI ? ["default"] : ["default"],
+    reporters: ["default"],
+    sequence: { sequencer: LongestFirstSequencer },
   },
 });

@@ -3,7 +3,7 @@
  * pnpm bench: runs every suite, prints one Markdown table per suite on stdout (progress on stderr), and writes
  * the figures, with every sample, to bench-results/latest.json (and the tables to latest.md).
  *
- *   node dist/main.js [--quick] [--only function,process,jobs,suites] [--suite-tasks N] [--out <dir>]
+ *   node dist/main.js [--quick] [--only function,process,jobs,suites,flood,meter,startup] [--suite-tasks N] [--out <dir>]
  */
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -14,9 +14,12 @@ import { describeMachine } from "./machine.js";
 import { resolvePython } from "./python.js";
 import { type Goal, type Section, goalsSection, renderSection } from "./report.js";
 import { type BenchSettings, sizes } from "./settings.js";
+import { engineFlood } from "./suites/engine-flood.js";
 import { functionCases } from "./suites/function-cases.js";
 import { jobOverhead } from "./suites/job-overhead.js";
+import { meteringProxyLatency } from "./suites/metering-proxy.js";
 import { processCases } from "./suites/process-cases.js";
+import { startup } from "./suites/startup.js";
 import { suiteGrading } from "./suites/suite-grading.js";
 
 const SUITES = {
@@ -24,6 +27,9 @@ const SUITES = {
   process: processCases,
   jobs: jobOverhead,
   suites: suiteGrading,
+  flood: engineFlood,
+  meter: meteringProxyLatency,
+  startup,
 } as const;
 type SuiteName = keyof typeof SUITES;
 

@@ -47,7 +47,7 @@ describe("examples/skill-evals: skillrig eval on three engines, offline", () => 
       const grading = (id: string, configuration: string) =>
         readJson<Grading>(join(iteration, `eval-${id}`, configuration, engine, "grading.json"));
       const withSkill = grading("1", "with_skill");
-      expect(withSkill.summary, `${engine}: ${JSON.stringify(withSkill)}`).toMatchObject({ passed: 4, total: 4, pass_rate: 1 });
+      expect(withSkill.summary, `${engine}: ${JSON.stringify(withSkill)}`).toMatchObject({ passed: 8, total: 8, pass_rate: 1 });
       const without = grading("1", "without_skill");
       // The hand ranking is valid JSON and has July, but gets the tie wrong (the script re-ranks the CSV) and the
       // answer never says "July 2025" (the judge's command reads it).
@@ -59,12 +59,35 @@ describe("examples/skill-evals: skillrig eval on three engines, offline", () => 
         ["file_contains", true],
         ["script", false],
         ["judge", false],
+        // How it got there: no skill, no script; nothing destructive, few steps.
+        ["skill_activated", false],
+        ["tool_used", false],
+        ["tool_not_used", true],
+        ["step_count", true],
       ]);
       expect(without.assertion_results[2]!.evidence).toContain("2025-11");
       expect(grading("ranking-function", "with_skill").summary.pass_rate, engine).toBe(1);
       const naive = grading("ranking-function", "without_skill");
       expect(naive.summary.pass_rate, engine).toBe(0);
       expect(naive.assertion_results[0]!.evidence).toMatch(/4\/5 cases passed; first failure: tie/);
+    }
+  });
+
+  it("trajectory assertions name the job events that decided, the same on every engine", () => {
+    for (const engine of ENGINES) {
+      const dir = join(iteration, "eval-1", "with_skill", engine);
+      const results = readJson<Grading>(join(dir, "grading.json")).assertion_results;
+      const events = readFileSync(join(readJson<RunAnswer>(join(dir, "answer.json")).job_dir, "logs", "events.jsonl"), "utf8").split("\n");
+      const eventOf = (kind: string) => {
+        const evidence = results.find((r) => r.graded_by === kind)!.evidence;
+        const n = Number(/event (\d+)/.exec(evidence)?.[1]);
+        return { evidence, event: JSON.parse(events[n - 1] ?? "null") as Record<string, unknown> | null };
+      };
+      const script = eventOf("tool_used");
+      expect(script.event, `${engine}: ${script.evidence}`).toMatchObject({ type: "tool_call" });
+      expect(JSON.stringify(script.event)).toContain("scripts/top_months.py");
+      const activated = eventOf("skill_activated");
+      expect(activated.event, `${engine}: ${activated.evidence}`).toMatchObject({ type: "skill_activated", skill: "top-months" });
     }
   });
 
@@ -92,7 +115,7 @@ describe("examples/skill-evals: skillrig eval on three engines, offline", () => 
     expect(benchmark.metadata.engines).toEqual([...ENGINES]);
     expect(benchmark.runs).toHaveLength(2 * 2 * ENGINES.length);
     const summary = benchmark.run_summary;
-    // with_skill: 1 and 1; without_skill: 0.5 (two of four) and 0.
+    // with_skill: 1 and 1; without_skill: 0.5 (four of eight) and 0.
     expect(summary.with_skill?.pass_rate.mean).toBe(1);
     expect(summary.without_skill?.pass_rate.mean).toBe(0.25);
     expect(summary.delta?.pass_rate).toBe(0.75);

@@ -11,13 +11,14 @@ export async function builtinSections(): Promise<readonly ConfigSection[]> {
 }
 
 export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlugin[]> {
-  const [sandbox, oracle, script, cli, fn, skills] = await Promise.all([
+  const [sandbox, oracle, script, cli, fn, skills, assertionKinds] = await Promise.all([
     import("@skillrig/sandbox"),
     import("@skillrig/oracle/one-task"),
     import("@skillrig/deliverable-script"),
     import("@skillrig/deliverable-cli"),
     import("@skillrig/deliverable-function"),
     import("@skillrig/skills/plugin"),
+    import("@skillrig/evals/assertion-kinds"),
   ]);
   return [
     oracle.compareModesPlugin(),
@@ -25,6 +26,7 @@ export async function builtinPlugins(_loaded: LoadedConfig): Promise<SkillrigPlu
     cli.default(),
     fn.default(),
     skills.skillProtocolPlugin(),
+    assertionKinds.builtinAssertionKinds(),
     sandbox.default(), // last: the default sandbox answers only when no other plugin does
   ];
 }

@@ -5,13 +5,16 @@
  * `config.schema.json` at this package's root is core's base schema composed with these (scripts/write-config-schema.mjs).
  */
 import { composeConfigSchema, type ConfigSection } from "@skillrig/core";
+import { evalsConfigSection } from "@skillrig/evals/config-section";
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
 import { sandboxConfigSection } from "@skillrig/sandbox/config-section";
-import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
+import { costConfigSection, runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { solveConfigSection } from "@skillrig/solve/config-section";
 import { serverConfigSection } from "./server-package.js";
 
 export const builtinConfigSections: readonly ConfigSection[] = [
+  evalsConfigSection,
+  costConfigSection,
   oracleConfigSection,
   runConfigSection,
   sandboxConfigSection,

@@ -19,7 +19,7 @@ import {
   type Runner,
   type TaskReport,
 } from "@skillrig/core";
-import { narrowTask, sampleStatus, withUserPaths, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
+import { narrowTask, sampleStatus, withCompleteness, withUserPaths, type CaseSelection, type RunSuiteOptions } from "@skillrig/oracle";
 import { runOracleRemotely, runSolveAttemptRemotely, type ServerAccess } from "@skillrig/server";
 import { checkReference, notRun, type AttemptResult, type SolveExecution } from "@skillrig/solve";
 
@@ -78,7 +78,9 @@ export async function runTaskOnServer(runner: Runner, options: RemoteTaskOptions
       },
     });
     const local = resolve(options.cwd, options.deliverable);
-    report = withLocalPaths(narrowed.restore(report), (await isDirectory(local)) ? local : dirname(local));
+    // A server's report that lacks verdicts (a truncated results stream) is marked incomplete, never read as a pass.
+    const checked = withCompleteness(narrowed.restore(report), total, `the oracle run on ${options.server}`);
+    report = withLocalPaths(checked, (await isDirectory(local)) ? local : dirname(local));
     return report;
   } finally {
     const ok = report !== undefined;
@@ -95,11 +97,10 @@ export function remoteSampleGrader(server: string): NonNullable<RunSuiteOptions[
   return async ({ loaded, deliverable, signal, select }) => {
     try {
       const narrowed = narrowTask(loaded, select);
-      const report = withLocalPaths(
-        narrowed.restore(await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal })),
-        deliverable.dir,
-      );
-      return { status: sampleStatus(report.summary), report };
+      const remote = await runOracleRemotely({ ...access, task: narrowed.loaded, deliverable: uploadPath(deliverable), signal });
+      const checked = withCompleteness(narrowed.restore(remote), narrowed.loaded.task.tests.length, `the oracle run on ${server}`);
+      const report = withLocalPaths(checked, deliverable.dir);
+      return { status: sampleStatus(report.summary, report.incomplete), report };
     } catch (error) {
       // Canceled (Ctrl-C) on the server before it could report: as a local run reports a sample it did not run.
       if (signal?.aborted) return { status: "error", error: { code: "interrupted", message: "canceled before it was graded" } };

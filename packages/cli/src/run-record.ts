@@ -3,19 +3,10 @@
  * @skillrig/view's runs-folder.ts), so `skillrig runs` and `skillrig view` can show it later. One call per
  * command; the record's name, status and pass counts are read from the report's own shape.
  */
-import type { Runner } from "@skillrig/core";
+import { runsFolderOf, type Runner } from "@skillrig/core";
 import { join, resolve } from "node:path";
 import type { NewRecord, RunKind } from "@skillrig/view";
 import type { CommandContext } from "./context.js";
-
-/**
- * The project's runs folder: $SKILLRIG_RUNS_DIR when set (CI, tests), else `runs_dir` of the config (relative
- * to it), else .skillrig/runs beside it.
- */
-export function runsDirOf(runner: Pick<Runner, "config" | "configDir">, env: NodeJS.ProcessEnv = process.env): string {
-  if (env.SKILLRIG_RUNS_DIR) return resolve(env.SKILLRIG_RUNS_DIR);
-  return resolve(runner.configDir, runner.config.runs_dir ?? ".skillrig/runs");
-}
 
 /** The cached Python environments' folder (skills.python.env_dir), which `runs clean` also prunes. */
 export function pythonEnvDirOf(runner: Pick<Runner, "config" | "configDir">): string {
@@ -70,12 +61,18 @@ export function describeReport(kind: RunKind, report: Report): Omit<NewRecord, "
   if (tasks.length > 0) {
     // A suite: every sample of every task counts once; a sample passes when all of its cases pass.
     const samples = tasks.flatMap((t) => list(t.samples));
+    if (samples.some((s) => isObject(s.incomplete))) {
+      const counted = samples.filter((s) => list(s.cases).length > 0 && list(s.cases).every((c) => c.status === "passed")).length;
+      return { name, status: "error", passed: counted, total: samples.length };
+    }
     const passed = samples.filter((s) => list(s.cases).length > 0 && list(s.cases).every((c) => c.status === "passed")).length;
     return { name, status: samples.length > 0 && passed === samples.length ? "passed" : "failed", passed, total: samples.length };
   }
   const summary = isObject(report.summary) ? report.summary : {};
   const passed = Number(summary.passed ?? 0);
   const total = Number(summary.total ?? 0);
+  // A report that ended early (`incomplete`) is recorded as an error: runs list/show and the viewer never read it as complete.
+  if (isObject(report.incomplete)) return { name, status: "error", passed, total };
   return { name, status: total > 0 && passed === total ? "passed" : "failed", passed, total };
 }
 
@@ -101,7 +98,7 @@ export async function recordRun(
         : Date.now() - startedAt.getTime();
   const record: NewRecord = { kind, startedAt, durationMs, ...described };
   const { recordExistingFolder, writeRunRecord } = await loadView();
-  const runsDir = kind === "run" && typeof report.run_dir === "string" ? report.run_dir : runsDirOf(runner);
+  const runsDir = kind === "run" && typeof report.run_dir === "string" ? report.run_dir : runsFolderOf(runner);
   let dir: string;
   try {
     dir =
@@ -131,5 +128,5 @@ export interface RunFolderReservation {
 /** Names the run folder before the run starts, so what the run creates lands inside it (and is cleaned with it). */
 export async function reserveRunFolder(ctx: CommandContext, kind: RunKind, name: string, startedAt: Date): Promise<RunFolderReservation> {
   const id = (await loadView()).newRunId(kind, name, startedAt);
-  return { id, jobsDir: join(runsDirOf(await ctx.runner()), id, "jobs") };
+  return { id, jobsDir: join(runsFolderOf(await ctx.runner()), id, "jobs") };
 }

@@ -1,9 +1,9 @@
 /**
- * @skillrig/server is an optional peer of the CLI: it brings fastify, SQLite (a native build), BullMQ and ioredis,
+ * @skillrig/server is an optional peer of the CLI: it brings fastify, a SQLite driver, BullMQ and ioredis,
  * which a project that only runs `skillrig test` should not install. `skillrig serve` and `--server URL` load it
  * through here, and a project without it gets a coded error saying what to install, not a module-not-found trace.
  */
-import { type ConfigSection, defineConfigSection, SkillrigError } from "@skillrig/core";
+import { addDevDependencyCommand, type ConfigSection, defineConfigSection, SkillrigError } from "@skillrig/core";
 
 const SERVER = "@skillrig/server";
 
@@ -15,7 +15,8 @@ function serverMissing(error: unknown): boolean {
 
 function notInstalled(what: string): SkillrigError {
   return new SkillrigError("plugin_not_found", `${what} needs ${SERVER}, which is not installed in this project`, {
-    hint: `npm i -D ${SERVER}@^1 (the jobs server is an optional peer of @skillrig/cli)`,
+    // In the project's own package manager (its lockfile says which), from the working directory the CLI runs in.
+    hint: `${addDevDependencyCommand(process.cwd(), `${SERVER}@^1`)} (the jobs server is an optional peer of @skillrig/cli)`,
   });
 }
 

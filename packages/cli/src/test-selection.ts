@@ -6,10 +6,9 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SkillrigError, type LoadedTask } from "@skillrig/core";
+import { runsFolderOf, SkillrigError, type LoadedTask } from "@skillrig/core";
 import { parseCaseFilter, type CaseFilter, type CaseSelection } from "@skillrig/oracle/one-task";
 import type { CommandContext } from "./context.js";
-import { runsDirOf } from "./run-record.js";
 
 export interface SelectionOptions {
   filter?: string;
@@ -83,7 +82,7 @@ export async function testSelection(
  */
 async function lastFailed(ctx: CommandContext, tasks: LoadedTask[]): Promise<Failing | undefined> {
   const { listRunRecords } = await import("@skillrig/view");
-  const runsDir = runsDirOf(await ctx.runner());
+  const runsDir = runsFolderOf(await ctx.runner());
   const wanted = [...new Set(tasks.map((t) => t.task.task_id))].sort().join("\n");
   for (const record of await listRunRecords(runsDir)) {
     if (record.kind !== "test") continue;

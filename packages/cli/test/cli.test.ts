@@ -75,7 +75,7 @@ describe("skillrig CLI", () => {
     const r = skillrig(["plugins"], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('plugin package "@acme/skillrig-engine-missing"');
-    expect(r.stderr).toContain("pnpm add -D @acme/skillrig-engine-missing");
+    expect(r.stderr).toContain("hint: install it: npm i -D @acme/skillrig-engine-missing"); // no lockfile: npm, as the README
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 

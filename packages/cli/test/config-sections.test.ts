@@ -42,7 +42,17 @@ describe("the shipped config schema", () => {
     const schema = JSON.parse(readFileSync(join(PACKAGE_DIR, manifest.exports["./config-schema.json"]), "utf8"));
     const properties = schema.properties as Record<string, { description?: string }>;
     expect(Object.keys(properties).sort()).toEqual(
-      [...Object.keys(baseConfigSchema().properties as object), "oracle", "run", "sandbox", "server", "skills", "solve"].sort(),
+      [
+        ...Object.keys(baseConfigSchema().properties as object),
+        "cost",
+        "evals",
+        "oracle",
+        "run",
+        "sandbox",
+        "server",
+        "skills",
+        "solve",
+      ].sort(),
     );
     for (const section of builtinConfigSections) {
       expect(properties[section.section]?.description, section.section).toContain(`(contributed by ${section.owner})`);

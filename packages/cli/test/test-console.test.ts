@@ -191,10 +191,10 @@ describe("skillrig test: the suite's console", () => {
     const lines = r.stdout.split("\n");
     const header = lines.findIndex((l) => /^task\s+samples passed\s+pass@1\s+pass@2\s+first failure$/.test(l));
     expect(header, r.stdout).toBeGreaterThanOrEqual(0);
-    expect(lines[header + 2]).toMatch(/^alpha\s+1\/2\s+50\.0%\s+100\.0%\s+sample 1: big: failed/);
+    expect(lines[header + 2]).toMatch(/^alpha\s+1\/2\s+50\.0%\s+100\.0%\s+sample 2: big: failed/);
     expect(lines[header + 3]).toMatch(/^beta\s+1\/1\s+100\.0%\s+-$/);
     expect(r.stdout).toContain("2 task(s), 1 not passing; 3 sample(s): 2 passed every case");
-    expect(r.stderr).toMatch(/^✗ alpha sample 1 big: failed: return value differs/m);
+    expect(r.stderr).toMatch(/^✗ alpha sample 2 big: failed: return value differs/m);
     expect(r.stderr).not.toMatch(/✗ beta/);
   });
 });

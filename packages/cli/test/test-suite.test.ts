@@ -66,11 +66,11 @@ describe("skillrig test with a suite", () => {
       dir,
     );
     expect(r.code).toBe(1);
-    expect(r.stdout).toMatch(/^HumanEval\/0\s+1\/2\s+50\.0%\s+sample 1: scale\(1\): failed/m);
+    expect(r.stdout).toMatch(/^HumanEval\/0\s+1\/2\s+50\.0%\s+sample 2: scale\(1\): failed/m);
     expect(r.stdout).toContain("pass@1 75.0%");
     const xml = readFileSync(join(dir, "reports", "suite.junit.xml"), "utf8");
     expect(xml.match(/<testsuite /g)).toHaveLength(2);
-    expect(xml).toContain('<testcase name="sample 1: scale(1)" classname="HumanEval/0"');
+    expect(xml).toContain('<testcase name="sample 2: scale(1)" classname="HumanEval/0"');
   });
 
   it("a malformed samples line is an error naming its line, before anything runs", async () => {

@@ -22,8 +22,8 @@ import { byCodeUnit } from "./code-unit-order.js";
 import { SkillrigError } from "./errors.js";
 import type { Deliverable } from "./oracle-types.js";
 
-/** Folders that are never part of a deliverable's code. */
-const SKIPPED = new Set([
+/** Folders that are never part of a deliverable's code (nor of its identity: oracle's deliverable digest). */
+export const SKIPPED_DELIVERABLE_FOLDERS: ReadonlySet<string> = new Set([
   ".git",
   ".hg",
   ".svn",
@@ -127,7 +127,7 @@ export async function assertNoTaskFiles(deliverable: Deliverable, taskFiles: str
   if (deliverable.entryOnly) return check(deliverable.entryFile);
   const walk = async (dir: string): Promise<void> => {
     for (const entry of await readdir(dir, { withFileTypes: true })) {
-      if (SKIPPED.has(entry.name)) continue;
+      if (SKIPPED_DELIVERABLE_FOLDERS.has(entry.name)) continue;
       const full = join(dir, entry.name);
       await check(full);
       if (entry.isDirectory()) await walk(full);
@@ -162,7 +162,7 @@ export async function copyDeliverable(deliverable: Deliverable, target: string):
   let bytes = 0;
   const walk = async (source: string, into: string): Promise<void> => {
     for (const entry of (await readdir(source, { withFileTypes: true })).sort((a, b) => byCodeUnit(a.name, b.name))) {
-      if (SKIPPED.has(entry.name)) continue;
+      if (SKIPPED_DELIVERABLE_FOLDERS.has(entry.name)) continue;
       const from = join(source, entry.name);
       const to = join(into, entry.name);
       const info = await lstat(from);

@@ -12,6 +12,8 @@ export type ErrorCode =
   | "plugin_not_found"
   | "plugin_conflict"
   | "invalid_skill"
+  /** The skill only runs interactively (`execution_modes` without "auto"), and a job runs unattended. */
+  | "skill_interactive_only"
   | "skill_not_found"
   | "input_missing_file"
   | "input_invalid"
@@ -23,8 +25,11 @@ export type ErrorCode =
   | "engine_failed"
   | "engine_auth_failed"
   | "engine_not_found"
+  | "output_limit"
   | "unhandled"
   | "timeout"
+  /** A job's worker ran out of the memory the server gives it (`server.worker_heap_mb`). */
+  | "memory_limit"
   | "sandbox_unavailable"
   /** A skill's runtime (its Python environment and dependencies) could not be built. */
   | "runtime_unavailable"
@@ -44,6 +49,8 @@ export type ErrorCode =
   | "forbidden_origin"
   /** The job was canceled (Ctrl-C on `skillrig run`, DELETE on the server) before it finished. */
   | "canceled"
+  /** A run reached its budget (`max_cost_usd` or `max_tokens`) and was stopped; its partial work is kept. */
+  | "cost_limit"
   | "usage";
 
 /** Where an error points: any that apply. */

@@ -18,6 +18,12 @@ export interface TaskRun {
   sandbox: Sandbox;
   /** Cases run at once. */
   jobs: number;
+  /**
+   * Cases handed to the deliverable type at once (default: `jobs`). A type whose cases queue in a host that runs
+   * `jobs` of them at a time itself (the sample host) sets it in `setUp`, so a sample's cases go in as one batch
+   * instead of one round trip each. Ignored with `--bail`, which must be able to stop cases before they start.
+   */
+  casesInFlight?: number;
   signal: AbortSignal;
   /** Cases this run grades, when a selection (`skillrig test -k`) leaves some of the task's out; default: all of them. */
   selectedCases?: number;
@@ -76,6 +82,11 @@ export interface CaseOutcome {
   /** Fields to compare with the compare hook when the run ended normally. */
   comparisons: CaseComparison[];
   details?: Record<string, unknown>;
+  /**
+   * Time the case waited behind other cases before it started (cases handed over at once, `TaskRun.casesInFlight`):
+   * left out of the verdict's `duration_ms`, which is the case's own.
+   */
+  queuedMs?: number;
 }
 
 export interface CompareRequest {
@@ -102,6 +113,30 @@ export interface CompareResult {
 // Job flow: one skill run by one engine.
 
 /** One skill job. */
+/** USD per million tokens of one model (the price table's row). */
+export interface ModelPrice {
+  input: number;
+  /** Cached input read; default `input`. */
+  cached_input?: number;
+  /** Input written to the prompt cache; default `input`. */
+  cache_write?: number;
+  output: number;
+  /** Reasoning tokens; default `output`. */
+  reasoning?: number;
+}
+
+export interface JobCostControls {
+  maxCostUsd?: number;
+  maxTokens?: number;
+  /** Rows over the shipped price table (model id -> price). */
+  prices?: Record<string, ModelPrice>;
+  /** Whether the engine's model calls go through the metering proxy (default true). */
+  meter?: boolean;
+  /** Bounds on what the proxy reads of one response (`cost.meter_max_json_bytes`, `cost.meter_max_line_bytes`). */
+  meterMaxJsonBytes?: number;
+  meterMaxLineBytes?: number;
+}
+
 export interface JobWork {
   jobId: string;
   request: JobRequest;
@@ -117,6 +152,11 @@ export interface JobWork {
   /** Refuse to run the engine outside the agent jail (the jobs server sets it unless its config opts out). */
   requireEngineJail?: boolean;
   signal: AbortSignal;
+  /**
+   * What the job may spend and how its model calls are priced (the config's `cost` section with the job's
+   * `max_cost_usd` / `max_tokens`); engines on engine-kit meter and enforce it. Absent: no budget, shipped prices.
+   */
+  cost?: JobCostControls;
   /** Report an engine event: it goes to the run folder's logs/events.jsonl, `job.event`'s taps and the caller. */
   emit(event: EngineEvent): void;
   /** Add a warning to the job's result (`JobResult.warnings`); the same text twice is kept once. */

@@ -9,6 +9,9 @@
  *   job.resolveInput -> job.renderPrompt -> job.prepareRuntime -> job.execute[E] (streams job.event)
  *   -> job.collectArtifacts -> runEnd
  *
+ * Grading an eval run (packages/evals), keyed by each assertion's kind `K`: evals.json is checked against
+ *   assertion[K]'s schema when it is loaded, then each assertion is graded by assertion[K]'s `grade`.
+ *
  * Dispatch is by name: a plugin taps `task.execute.for("function")` or `job.execute.for("gemini")` and that tap is
  * its claim (the runner refuses a second plugin on the same name). Nothing receives work that is not its own, so no
  * tap checks a type or narrows a union.
@@ -33,6 +36,7 @@ import type {
 } from "./flow-types.js";
 import type { CaseVerdict, TaskReport } from "./oracle-types.js";
 import type { EngineEvent, EngineOutcome } from "./job-types.js";
+import type { AssertionKind } from "./assertion-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
 
 const require = createRequire(import.meta.url);
@@ -46,8 +50,11 @@ const HookMap = require("tapable/lib/HookMap.js") as typeof Tapable.HookMap;
 const SyncBailHook = require("tapable/lib/SyncBailHook.js") as typeof Tapable.SyncBailHook;
 const SyncHook = require("tapable/lib/SyncHook.js") as typeof Tapable.SyncHook;
 
-/** Which keyed hook a claim came from: tapping `task.execute`, `job.execute` or `task.compare` for a name claims it. */
-export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter";
+/**
+ * Which keyed hook a claim came from: tapping `task.execute`, `job.execute`, `task.compare` or `assertion` for a
+ * name claims it.
+ */
+export type ClaimKind = "deliverable" | "engine" | "compare" | "reporter" | "assertion";
 
 /** Called when a plugin taps a claiming hook for `key`; throws on a conflict. */
 export type OnClaim = (kind: ClaimKind, key: string, plugin: string) => void;
@@ -110,6 +117,13 @@ export function createHooks(onClaim: OnClaim) {
       /** Waterfall: locate artifacts after the engine ran and validate the output. */
       collectArtifacts: new AsyncSeriesWaterfallHook<[ArtifactCollection, JobWork]>(["collection", "work"]),
     }),
+
+    /**
+     * Keyed by assertion kind (evals.json's `kind`); tapping claims the kind. Bail: the tap returns the kind's
+     * `AssertionKind` (its fields' schema, where it runs, how it grades). A declaration, not a call per assertion:
+     * evals asks once per kind, to check evals.json before anything runs and then to grade.
+     */
+    assertion: claiming("assertion", onClaim, () => new SyncBailHook<[], AssertionKind | undefined>([])),
 
     /** Observers: a task run, job or solve batch ended. Reporters write their files here. */
     runEnd: new AsyncSeriesHook<[RunEndInfo]>(["run"]),

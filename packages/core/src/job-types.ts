@@ -86,6 +86,15 @@ export interface JobOptions {
   engine?: Record<string, unknown>;
   /** How the agent gets the skill (default `referenced`). */
   skill_install?: SkillInstall;
+  /** Stop the engine once the job's model calls cost this much (USD, from the price table): error `cost_limit`. */
+  max_cost_usd?: number;
+  /** Stop the engine once the job's model calls used this many tokens (input + output): error `cost_limit`. */
+  max_tokens?: number;
+  /**
+   * Which attempt of a retried run this job is, from 1 (`--retries`: a run whose job failed for its infrastructure
+   * is run again as a new job). Recorded with the job; a mock scenario's `fail` turns read it. Default 1.
+   */
+  attempt?: number;
 }
 
 /** The documented run folder layout; every path absolute. */
@@ -118,13 +127,26 @@ export type EngineEvent =
    * `activate_skill`, Codex reading the skill's SKILL.md. `via` says which (the tool name, or `read SKILL.md`).
    */
   | { type: "skill_activated"; skill: string; via: string }
-  | { type: "usage"; inputTokens?: number; outputTokens?: number; totalTokens?: number; model?: string }
+  | {
+      type: "usage";
+      inputTokens?: number;
+      outputTokens?: number;
+      totalTokens?: number;
+      model?: string;
+      /** Cached input, reasoning tokens, calls, cost and where the figures came from (the usage record's fields). */
+      cachedInputTokens?: number;
+      reasoningTokens?: number;
+      modelCalls?: number;
+      costUsd?: number | null;
+      source?: UsageSource;
+    }
   | { type: "log"; stream: "stdout" | "stderr" | "skillrig"; line: string };
 
 /**
  * Why an engine run failed; the job's error code follows from it alone (runJob's `engineErrorCode`):
  * auth -> engine_auth_failed, timeout and idle_timeout -> timeout, not_found -> engine_not_found, canceled ->
- * canceled, jail_unavailable -> sandbox_unavailable, crash and malformed_output -> engine_failed.
+ * canceled, jail_unavailable -> sandbox_unavailable, crash and malformed_output -> engine_failed, output_limit ->
+ * output_limit (its output, or what it wrote to its workspace, passed a bound of `sandbox.agent`).
  */
 export type EngineFailureKind =
   | "auth"
@@ -134,21 +156,86 @@ export type EngineFailureKind =
   | "malformed_output"
   | "not_found"
   | "canceled"
-  | "jail_unavailable";
+  | "jail_unavailable"
+  | "output_limit"
+  /** The job's budget (`max_cost_usd` or `max_tokens`) was reached and the engine was stopped. */
+  | "cost_limit";
 
 export interface EngineFailure {
   kind: EngineFailureKind;
   message: string;
   /** What the user can do about it, when the engine knows. */
   hint?: string;
+  /**
+   * Set when the run was lost to its infrastructure, not to what the agent did: the model endpoint, the engine's
+   * start, the jail. A caller may run it again (`--retries`); such a run says nothing of the skill's quality.
+   */
+  infrastructure?: InfrastructureFailure;
 }
 
-/** Tokens and time one engine run used. */
-export interface EngineUsage {
+/**
+ * Why a run failed for its infrastructure (engine-kit's `classifyInfrastructure`):
+ * - `model_rate_limited`: the model endpoint's last answer was HTTP 429;
+ * - `model_server_error`: its last answer was a 5xx;
+ * - `model_unreachable`: its last call got no answer (connection refused, reset, DNS);
+ * - `engine_died_early`: the engine's process ended before its first event;
+ * - `jail_failed`: the agent jail could not start.
+ */
+export type InfrastructureFailureType =
+  | "model_rate_limited"
+  | "model_server_error"
+  | "model_unreachable"
+  | "engine_died_early"
+  | "jail_failed";
+
+export interface InfrastructureFailure {
+  type: InfrastructureFailureType;
+  /** What was seen, in a sentence ("the model endpoint answered HTTP 429 to the last of 3 calls"). */
+  message: string;
+  /** The HTTP status of the model's last answer, for the model_* types that had one. */
+  status?: number;
+}
+
+/**
+ * Where a usage record's figures came from: `proxy` (skillrig's metering proxy read every model response: the
+ * trustworthy figures), `engine` (the CLI's own report, which may miss calls, cached or reasoning tokens), `none`
+ * (neither said anything).
+ */
+export type UsageSource = "proxy" | "engine" | "none";
+
+/** Token counts in the one shape every engine reports (docs/plugin-api.md, "Usage records"). */
+export interface UsageCounts {
+  /** Every input token, cached ones included. */
   inputTokens?: number;
+  /** Of `inputTokens`, those read from the provider's prompt cache. */
+  cachedInputTokens?: number;
+  /** Of `inputTokens`, those written to the prompt cache (Anthropic's cache_creation_input_tokens). */
+  cacheWriteTokens?: number;
+  /** Every output token, reasoning ("thinking") tokens included. */
   outputTokens?: number;
+  /** Of `outputTokens`, the reasoning tokens. */
+  reasoningTokens?: number;
+  /** inputTokens + outputTokens. */
   totalTokens?: number;
+  /** Model responses these figures add up. */
+  modelCalls?: number;
+}
+
+/** Tokens, time and cost one engine run used: the usage record (every field but `durationMs` may be absent). */
+export interface EngineUsage extends UsageCounts {
   durationMs?: number;
+  /** The model that answered (the one with most calls when several did); `models` has each. */
+  model?: string;
+  /** Per model id, when the figures are the metering proxy's. */
+  models?: Record<string, UsageCounts>;
+  /** Where the figures came from. Absent in records written before usage records had a source (read as `engine`). */
+  source?: UsageSource;
+  /** The CLI's own report, kept beside the proxy's figures when `source` is `proxy`. */
+  engineReported?: UsageCounts;
+  /** Priced from the price table; `null` when a model that answered has no price ("unpriced"), never a guessed 0. */
+  costUsd?: number | null;
+  /** Models that answered and have no price. */
+  unpricedModels?: string[];
 }
 
 /** How the engine's process ended: its exit code, or the signal that ended it. */
@@ -234,10 +321,14 @@ export interface JobResult {
   prompt?: string;
   timings: { started_at: string; finished_at?: string; duration_ms?: number; engine_ms?: number; overhead_ms?: number };
   usage?: EngineUsage;
+  /** What the job's model calls cost, from the price table; "unpriced" when a model that answered has no price. Set once the engine ran. */
+  cost_usd?: number | "unpriced";
   engine_version?: string;
   /** How the engine ran confined (the agent jail's level and network policy). */
   engine_confinement?: AgentConfinement;
   /** Skills the agent activated (`skill_activated` events), distinct, in the order first seen; set once the engine ran. */
   skills_activated?: string[];
   warnings?: string[];
+  /** The job failed for its infrastructure, not for what the agent did (EngineFailure's `infrastructure`). */
+  infrastructure_failure?: InfrastructureFailure;
 }

@@ -9,13 +9,16 @@ export function pointer(...tokens: Array<string | number>): string {
   return tokens.map((t) => `/${escapePointerToken(t)}`).join("");
 }
 
-/** Turns a pointer into a dotted key path for config messages: `/server/port` -> `server.port`. */
+/**
+ * Turns a pointer into a dotted key path for config messages: `/server/port` -> `server.port`; a key that is not a
+ * plain name is quoted in brackets, as in JavaScript: `/server/tenants/team a` -> `server.tenants["team a"]`.
+ */
 export function pointerToKeyPath(ptr: string): string {
   if (ptr === "") return "(root)";
   return ptr
     .slice(1)
     .split("/")
     .map((t) => t.replace(/~1/g, "/").replace(/~0/g, "~"))
-    .map((t, i) => (/^\d+$/.test(t) ? `[${t}]` : i === 0 ? t : `.${t}`))
+    .map((t, i) => (/^\d+$/.test(t) ? `[${t}]` : /^[A-Za-z_$][\w$-]*$/.test(t) ? (i === 0 ? t : `.${t}`) : `[${JSON.stringify(t)}]`))
     .join("");
 }

@@ -126,4 +126,15 @@ export interface TaskReport {
   duration_ms?: number;
   /** Selected cases that never started (`--bail`), in task order; absent when every selected case ran. */
   not_run?: NotRunCase[];
+  /**
+   * Set when the report ended early: fewer verdicts came back than cases were selected (a sample host that died
+   * mid-run, a truncated results stream). Such a report is never a pass and never read as complete.
+   */
+  incomplete?: ReportIncomplete;
+}
+
+/** Why a report is incomplete, and how many selected cases have neither a verdict nor a `not_run` entry. */
+export interface ReportIncomplete {
+  reason: string;
+  missing: number;
 }

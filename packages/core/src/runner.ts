@@ -2,6 +2,7 @@
  * The Runner: the hook points (hooks.ts), the claims plugins make by tapping keyed hooks, the config, and the
  * sandboxes deliverable code runs in. One runner serves many runs; `close()` ends what lives across them.
  */
+import { closestName } from "./closest-name.js";
 import { SkillrigError } from "./errors.js";
 import { type ClaimKind, createHooks, type RunnerHooks } from "./hooks.js";
 import type { SkillrigPlugin } from "./plugin.js";
@@ -34,10 +35,11 @@ const CLAIM_LABEL: Record<ClaimKind, string> = {
   engine: "engine",
   compare: "compare mode",
   reporter: "reporter",
+  assertion: "assertion kind",
 };
 
 export class Runner {
-  /** The hook points; tapping `task.execute`, `job.execute` or `task.compare` for a name claims that name. */
+  /** The hook points; tapping `task.execute`, `job.execute`, `task.compare` or `assertion` for a name claims that name. */
   readonly hooks: RunnerHooks = createHooks((kind, name, plugin) => this.claim(kind, name, plugin));
   readonly cwd: string;
   readonly config: SkillrigConfig;
@@ -99,13 +101,22 @@ export class Runner {
   requireClaim(kind: ClaimKind, name: string, where?: { file?: string; pointer?: string; field?: string }): Claim {
     const claim = this.claimant(kind, name);
     if (claim) return claim;
-    const available = this.claims(kind).map((c) => `"${c.name}"`);
+    const names = this.claims(kind).map((c) => c.name);
+    const available = names.map((n) => `"${n}"`);
+    const near = closestName(name, names);
     const code = kind === "engine" ? "engine_not_found" : kind === "deliverable" ? "invalid_task" : "invalid_config";
     throw new SkillrigError(
       code,
       `no plugin handles ${CLAIM_LABEL[kind]} "${name}"` +
+        (near !== undefined ? ` (did you mean "${near}"?)` : "") +
         (available.length > 0 ? `; available: ${available.join(", ")}` : `; no ${CLAIM_LABEL[kind]} plugins are configured`),
-      { ...where, hint: `add a plugin for ${CLAIM_LABEL[kind]} "${name}" to the "plugins" list of skillrig.config` },
+      {
+        ...where,
+        hint:
+          near !== undefined
+            ? `${CLAIM_LABEL[kind]} "${near}" is configured; or add a plugin for "${name}" to the "plugins" list of skillrig.config`
+            : `add a plugin for ${CLAIM_LABEL[kind]} "${name}" to the "plugins" list of skillrig.config`,
+      },
     );
   }
 

@@ -99,6 +99,14 @@ export interface Sandbox {
    * A sandbox without it runs every case as a process of its own (`run`).
    */
   openSample?(options: SampleOpenOptions): Promise<OpenSample>;
+  /**
+   * Per-sample uids (isolate's `--box-id`, as a capability): present only where this sandbox can run each sample as
+   * a uid of its own, which no other sample or run holds (in `@skillrig/sandbox`: root at level `namespaces`). The
+   * sample host (`createSampleHost` of `@skillrig/sandbox`) then serves every sample from one shared host, each
+   * under its leased uid; without it, every sample gets a host of its own. A team's own sandbox offers it to get the
+   * shared host, and leaves it out when it cannot keep samples apart by uid.
+   */
+  readonly sampleUids?: SampleUidSupport;
   /** Stops what the sandbox keeps across runs (the shared sample host); the runner calls it when it closes. */
   close?(): Promise<void>;
   /** The agent profile: wraps an engine's command line in the agent jail (a sandbox asked with `profile: "agent"`). */
@@ -124,6 +132,18 @@ export interface AgentJailRequest {
    * Every other rule of the jail stays. Default false: a new user namespace is refused.
    */
   userNamespaces?: boolean;
+  /**
+   * Bounds on the agent's processes (`sandbox.agent` of the config): processes (and threads) at once, the size of
+   * its private `/tmp`, the largest file it may write. A jail that cannot hold one says so in `warnings`.
+   */
+  limits?: AgentJailLimits;
+}
+
+/** Bounds the agent jail enforces on the agent's processes. */
+export interface AgentJailLimits {
+  processes?: number;
+  tmpBytes?: number;
+  fileBytes?: number;
 }
 
 /** The engine's command line as the jail runs it. */
@@ -170,6 +190,30 @@ export interface AgentConfinement {
 }
 
 // ------------------------------------------------------------------------------------------------ the sample host
+
+/**
+ * What a sandbox gives the shared sample host when it can keep samples apart by uid: a spawn that keeps
+ * CAP_SETUID, CAP_SETGID and CAP_SETPCAP (nothing else), so the host may switch each sample's process to a uid
+ * leased for that sample alone, which drops all three before the sample's code runs; and the leases.
+ */
+export interface SampleUidSupport {
+  /** Starts the shared host in the sandbox, with the three capabilities above and no other. */
+  spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
+  /** A uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
+  leaseSampleUid(): SampleUidLease | undefined;
+  /** The python3 a `python3` command runs as in this sandbox (absolute): the host's bytecode is compiled with it. */
+  readonly pythonExecutable?: string;
+}
+
+export interface SampleUidLease {
+  readonly uid: number;
+  /**
+   * Gives the uid back. Before that, the sandbox's own sweep of the machine for processes of the uid: skipped with
+   * `hostSwept`, when the shared host reported the end of every process it ran as this uid, which it does only
+   * after killing everything of the uid in its pid namespace (the only place such a process can be).
+   */
+  release(options?: { hostSwept?: boolean }): void;
+}
 
 /**
  * What a sample is to the sample host: how it is loaded once, and how each of its cases invokes it.
@@ -283,6 +327,8 @@ export type SampleCaseEnd =
 export type SampleCaseReply = SampleCaseEnd & {
   /** Time the case took as the host measured it (informational). */
   ms: number;
+  /** Time the case waited behind other cases of its sample before it started (cases sent as one batch). */
+  queuedMs?: number;
   /** function, `returned`: the return value's JSON text as Python's json.dumps wrote it; "" otherwise. */
   valueJson: string;
   stdout: string;

@@ -115,11 +115,21 @@ export function withoutId(schema: Record<string, unknown>): Record<string, unkno
 export function toViolations(errors: ErrorObject[]): Violation[] {
   const out: Violation[] = [];
   const seen = new Set<string>();
+  // Names refused by `propertyNames`: ajv reports the inner keyword (with `propertyName`) and then a summary at
+  // the object naming no key; the inner one, pointed at the name itself, says it all.
+  const namedInner = new Set(errors.flatMap((e) => (e.propertyName === undefined ? [] : [`${e.instancePath}/${e.propertyName}`])));
   for (const error of errors) {
     let ptr = error.instancePath;
     let message = error.message ?? "is invalid";
     const params = error.params as Record<string, unknown>;
-    if (error.keyword === "required") {
+    if (error.propertyName !== undefined) {
+      ptr = `${ptr}/${escapePointerToken(error.propertyName)}`;
+      message = `is not a valid name: ${message}`;
+    } else if (error.keyword === "propertyNames") {
+      if (namedInner.has(`${ptr}/${String(params.propertyName)}`)) continue;
+      ptr = `${ptr}/${escapePointerToken(String(params.propertyName))}`;
+      message = "is not a valid name";
+    } else if (error.keyword === "required") {
       ptr = `${ptr}/${escapePointerToken(String(params.missingProperty))}`;
       message = "is required";
     } else if (error.keyword === "additionalProperties") {

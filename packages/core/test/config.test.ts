@@ -143,7 +143,7 @@ describe("plugin resolution", () => {
     const error = await rejection(loadConfig({ cwd: dir }).then((c) => createRunner(c)));
     expect(error.code).toBe("plugin_not_found");
     expect(error.message).toContain('"@acme/skillrig-engine-nope"');
-    expect(error.message).toContain("pnpm add -D @acme/skillrig-engine-nope");
+    expect(error.hint).toBe("install it: npm i -D @acme/skillrig-engine-nope"); // no lockfile: npm
     expect(error.pointer).toBe("/plugins/0");
   });
 

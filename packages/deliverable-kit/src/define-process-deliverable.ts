@@ -11,6 +11,7 @@
  */
 import type { SkillrigPlugin } from "@skillrig/core";
 import { defineDeliverable } from "./define-deliverable.js";
+import { caseFileBounds } from "./process/case-file-bounds.js";
 import { runProcessCase } from "./process/run-process-case.js";
 import { SampleLanes } from "./process/sample-lanes.js";
 import { type ProcessInput, validateProcessExpected, validateProcessInput } from "./process/validate-process-case.js";
@@ -61,9 +62,10 @@ export function defineProcessDeliverable(definition: ProcessDeliverableDefinitio
       const lanes = sampleHost ? await SampleLanes.open({ runner, run, root, snapshotDir, entryFile, runtime }) : undefined;
       return { root, entryFile, ...(lanes ? { lanes } : {}) };
     },
-    checkCase({ testCase, casePointer }) {
-      const input = validateProcessInput(shape, testCase.input, casePointer);
-      const expected = validateProcessExpected(testCase.expected, casePointer);
+    checkCase({ testCase, casePointer, runner }) {
+      const bounds = caseFileBounds(runner.config);
+      const input = validateProcessInput(shape, testCase.input, casePointer, bounds);
+      const expected = validateProcessExpected(testCase.expected, casePointer, bounds);
       return { value: input.value, violations: [...input.violations, ...expected.violations] };
     },
     runCase: (session, work, input, runner) =>

@@ -18,6 +18,7 @@ export type { ProcessDeliverableDefinition } from "./define-process-deliverable.
 export { runProcessCase, processCaseOutcome } from "./process/run-process-case.js";
 export type { ProcessCaseEnd, ProcessCaseEnded, ProcessCaseOptions } from "./process/run-process-case.js";
 export { validateProcessInput, validateProcessExpected, CLI_ARGV_MESSAGE } from "./process/validate-process-case.js";
+export { CASE_FILE_BOUNDS, type CaseFileBounds, caseFileBounds, fileKeyBoundReason } from "./process/case-file-bounds.js";
 export type { ProcessInput, ProcessExpected, ProcessCaseShape } from "./process/validate-process-case.js";
 export { unsafePathReason } from "./process/safe-relative-path.js";
 export { caseLimitDefaults } from "./process/case-limit-defaults.js";

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { CLI_ARGV_MESSAGE, unsafePathReason, validateProcessExpected, validateProcessInput } from "@skillrig/deliverable-kit";
+import {
+  CASE_FILE_BOUNDS,
+  CLI_ARGV_MESSAGE,
+  caseFileBounds,
+  unsafePathReason,
+  validateProcessExpected,
+  validateProcessInput,
+} from "@skillrig/deliverable-kit";
 
 const SCRIPT = { type: "script", argv: false };
 const CLI = { type: "cli", argv: true };
@@ -137,5 +144,53 @@ describe("expected of script and cli cases", () => {
     expect(problems(validateProcessExpected({ exit_code: 1.5 }, at))).toEqual([
       [`${at}/expected/exit_code`, "invalid_test_format: expected exit_code must be an integer, not number 1.5"],
     ]);
+  });
+});
+
+describe("bounds on files keys (issue 38: impossible file keys are said when the task is read)", () => {
+  const deep = Array.from({ length: 2100 }, () => "d").join("/");
+  const longName = `${"n".repeat(300)}.txt`;
+
+  it("a key 2,100 folders deep, a 300-byte name, a path past 1024 bytes: invalid_test_format with the key's pointer", () => {
+    const longPath = Array.from({ length: 20 }, () => "x".repeat(60)).join("/");
+    const r = validateProcessInput(SCRIPT, { files: { [deep]: "x", [longName]: "y", [longPath]: "z", "ok.txt": "fine" } }, at);
+    expect(r.value).toBeUndefined();
+    expect(r.violations.map((v) => [v.pointer, v.rule])).toEqual([
+      [`${at}/input/files/${deep.replace(/\//g, "~1")}`, "pathBounds"],
+      [`${at}/input/files/${longName}`, "pathBounds"],
+      [`${at}/input/files/${longPath.replace(/\//g, "~1")}`, "pathBounds"],
+    ]);
+    const [tooDeep, tooLongName, tooLongPath] = r.violations.map((v) => v.message);
+    expect(tooDeep).toMatch(
+      /^invalid_test_format: input files key "d\/d.*\.\.\. \(4199 characters\) is 2100 path components deep, past the limit of 32 \(oracle\.case_files\.max_depth\)$/,
+    );
+    expect(tooLongName).toMatch(/has a 304-byte name .*past the 255-byte limit .*\(oracle\.case_files\.max_name_bytes\)$/);
+    expect(tooLongPath).toMatch(/is 1219 bytes long, past the 1024-byte path limit \(oracle\.case_files\.max_path_bytes\)$/);
+  });
+
+  it("names are counted in UTF-8 bytes, as the kernel counts them", () => {
+    // 128 two-byte characters: 128 characters, 256 bytes.
+    const r = validateProcessInput(SCRIPT, { files: { ["é".repeat(128)]: "x" } }, at);
+    expect(r.violations[0]?.message).toMatch(/has a 256-byte name/);
+    expect(validateProcessInput(SCRIPT, { files: { ["é".repeat(127)]: "x" } }, at).violations).toEqual([]);
+  });
+
+  it("too many files is one violation on the map, and expected files are bounded the same way", () => {
+    const files = Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`f${i}`, ""]));
+    expect(problems(validateProcessInput(SCRIPT, { files }, at))).toEqual([
+      [`${at}/input/files`, "invalid_test_format: input files has 1001 files, past the limit of 1000 (oracle.case_files.max_files)"],
+    ]);
+    expect(validateProcessExpected({ files: { [deep]: "x" } }, at).violations[0]?.pointer).toBe(
+      `${at}/expected/files/${deep.replace(/\//g, "~1")}`,
+    );
+  });
+
+  it("the bounds come from the config (oracle.case_files) where it sets them", () => {
+    const bounds = caseFileBounds({ oracle: { case_files: { max_depth: 2, max_files: 3 } } } as never);
+    expect(bounds).toEqual({ ...CASE_FILE_BOUNDS, max_depth: 2, max_files: 3 });
+    expect(validateProcessInput(SCRIPT, { files: { "a/b/c": "x" } }, at, bounds).violations[0]?.message).toMatch(
+      /3 path components deep, past the limit of 2/,
+    );
+    expect(validateProcessInput(SCRIPT, { files: { "a/b": "x" } }, at, bounds).violations).toEqual([]);
   });
 });

@@ -8,6 +8,7 @@ import type { MockDialect } from "@skillrig/mock-model";
 import type { BaseEngineOptions } from "./options.js";
 import type { EngineDirs } from "./workspace.js";
 import type { ProcessRunResult } from "./run-process.js";
+import type { ReportedUsage } from "./usage-record.js";
 
 export interface EngineRunContext<O extends BaseEngineOptions = BaseEngineOptions> {
   request: JobExecuteRequest;
@@ -68,7 +69,11 @@ export interface StreamParser {
   stderrLine?(line: string): EngineEvent[];
   /** The last complete assistant message. */
   finalMessage(): string | undefined;
-  usage(): { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined;
+  /**
+   * The CLI's own usage report, in its terms (`ReportedUsage` says which parts it counts apart); engine-kit makes
+   * it a usage record (`engineUsage`) and keeps it beside the metering proxy's figures.
+   */
+  usage(): (ReportedUsage & { totalTokens?: number }) | undefined;
   /** Error messages the CLI reported (in its stream or its stderr JSON), oldest first. */
   errors(): string[];
   /** Whether the stream said the turn completed successfully. */
@@ -104,6 +109,11 @@ export interface EngineAdapter<O extends BaseEngineOptions = BaseEngineOptions> 
   defaultBinary(): string;
   /** Version string from `<binary> --version` stdout. */
   parseVersion?(stdout: string): string | undefined;
+  /**
+   * The API the CLI talks to when no `base_url` is set (`https://api.anthropic.com`): the metering proxy forwards
+   * there. Without it, a job with no `base_url` is not metered (its usage is the CLI's own report).
+   */
+  defaultBaseUrl?: string;
   /** The base URL the CLI needs for a mock-model server at `url`. */
   mockBaseUrl(url: string): string;
   /**

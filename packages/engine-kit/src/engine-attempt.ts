@@ -2,22 +2,29 @@
  * One turn of the CLI: its invocation and environment, the jail around it, the process with its watchdogs and
  * logs, the events its stream means. A repair turn is another attempt with another prompt.
  */
-import { createWriteStream } from "node:fs";
-import { join } from "node:path";
-import { isSkillrigError, type AgentConfinement, type ConfinedCommand, type EngineFailed } from "@skillrig/core";
+import { isSkillrigError, type AgentConfinement, type ConfinedCommand, type EngineEvent, type EngineFailed } from "@skillrig/core";
 import type { EngineFailure, EngineInvocation, StreamParser } from "./adapter.js";
 import { removeAgentFile } from "./agent-files.js";
 import { confineEngine } from "./engine-jail.js";
 import type { EngineRun } from "./engine-run.js";
 import { engineEnv } from "./env.js";
 import type { BaseEngineOptions } from "./options.js";
+import { createOutputGuard } from "./output-guard.js";
 import { runProcess, type ProcessRunResult } from "./run-process.js";
+import { foldersBytes, watchWorkspace } from "./workspace-watch.js";
 
 export interface AttemptRun extends ProcessRunResult {
   /** The kind a parser's giveUp named (an auth error it recognised). */
   stopKind?: EngineFailure["kind"];
   /** Why the adapter's `drive` failed (its rejection), when it did. */
   driveError?: string;
+  /** Events the engine's stream gave (its log lines and status lines aside): 0 means it died before its first event. */
+  engineEvents: number;
+}
+
+/** An event of the engine's own (a message, a tool call, usage...), not a line of its log or a status of skillrig's. */
+function isEngineEvent(event: EngineEvent): boolean {
+  return event.type !== "log" && event.type !== "status";
 }
 
 /** How long a canceled job gives a driven CLI to end its turn (ACP's `session/cancel`) before it is stopped. */
@@ -26,7 +33,7 @@ export const DRIVE_CANCEL_GRACE_MS = 5000;
 export const DRIVE_FINISH_GRACE_MS = 3000;
 
 /** The adapter's `drive` wired to the process: its stdout as a stream, the cancel hook, the end. */
-function driveSession<O extends BaseEngineOptions>(run: EngineRun<O>, parser: StreamParser) {
+function driveSession<O extends BaseEngineOptions>(run: EngineRun<O>, parser: StreamParser, emit: (event: EngineEvent) => void) {
   const { adapter, work, ctx } = run;
   const encoder = new TextEncoder();
   let push!: ReadableStreamDefaultController<Uint8Array>;
@@ -56,13 +63,11 @@ function driveSession<O extends BaseEngineOptions>(run: EngineRun<O>, parser: St
     start(io: { stdin: NodeJS.WritableStream | null; finish(graceMs?: number): void }) {
       if (work.signal?.aborted) return processAbort.abort(work.signal.reason);
       work.signal?.addEventListener("abort", onJobAbort, { once: true });
-      const driving = adapter.drive!(
-        { stdin: io.stdin!, stdout, emit: (event) => work.emit(event), onCancel: (h) => void cancelHandlers.push(h) },
-        parser,
-        ctx,
-      ).catch((error: unknown) => {
-        driveError = error instanceof Error ? error.message : String(error);
-      });
+      const driving = adapter.drive!({ stdin: io.stdin!, stdout, emit, onCancel: (h) => void cancelHandlers.push(h) }, parser, ctx).catch(
+        (error: unknown) => {
+          driveError = error instanceof Error ? error.message : String(error);
+        },
+      );
       settled = driving.then(() => {
         if (!work.signal?.aborted) io.finish(DRIVE_FINISH_GRACE_MS);
       });
@@ -112,6 +117,7 @@ export async function confineAttempt<O extends BaseEngineOptions>(
         env,
         modelBaseUrl: ctx.baseUrl,
         ...(invocation.userNamespaces ? { userNamespaces: true } : {}),
+        limits: { processes: run.bounds.processes, tmpBytes: run.bounds.tmpBytes, fileBytes: run.bounds.fileBytes },
       },
       level: run.options.jail ?? "auto",
       required: work.requireEngineJail === true,
@@ -159,9 +165,10 @@ export async function runAttempt<O extends BaseEngineOptions>(
   const { ctx, work, adapter, limits } = run;
   // A repair turn starts the CLI afresh: last turn's answer files must not be read as this turn's.
   if (attempt > 0) removeAgentFile(ctx.dirs.workspace, ctx.outputFile);
-  const flags = attempt === 0 ? "w" : "a";
-  const stdoutLog = createWriteStream(join(ctx.dirs.logsDir, `${work.engine}.stdout.log`), { flags });
-  const stderrLog = createWriteStream(join(ctx.dirs.logsDir, `${work.engine}.stderr.log`), { flags });
+  // One bounded copy of the output: the logs and the event log share the turn's budget (output-guard.ts).
+  const guard = createOutputGuard(run.bounds, { dir: ctx.dirs.logsDir, engine: work.engine, flags: attempt === 0 ? "w" : "a" }, (e) =>
+    work.emit(e),
+  );
   if (attempt === 0) {
     work.emit({
       type: "status",
@@ -170,7 +177,14 @@ export async function runAttempt<O extends BaseEngineOptions>(
     });
   }
   let stopKind: EngineFailure["kind"] | undefined;
-  const driven = adapter.drive ? driveSession(run, parser) : undefined;
+  let engineEvents = 0;
+  const emitEvent = (event: EngineEvent) => {
+    if (isEngineEvent(event)) engineEvents += 1;
+    guard.emit(event);
+  };
+  const driven = adapter.drive ? driveSession(run, parser, emitEvent) : undefined;
+  const folders = [ctx.dirs.workspace, ctx.dirs.engineDir];
+  const stopWatch = watchWorkspace(folders, run.bounds.workspaceBytes, guard.budget);
   const ended = await runProcess({
     file: command.file,
     args: command.args,
@@ -179,6 +193,7 @@ export async function runAttempt<O extends BaseEngineOptions>(
     timeoutMs: limits.timeoutMs,
     idleTimeoutMs: limits.idleTimeoutMs,
     signal: driven ? driven.signal : work.signal,
+    outputBudget: guard.budget,
     ...(driven ? { stdin: "pipe" as const, onSpawn: (io) => driven.start(io) } : {}),
     shouldStop: parser.giveUp
       ? () => {
@@ -189,21 +204,33 @@ export async function runAttempt<O extends BaseEngineOptions>(
         }
       : undefined,
     onStdoutLine: (line) => {
-      stdoutLog.write(`${line}\n`);
+      guard.stdoutLine(line);
       driven?.line(line);
-      for (const event of parser.stdoutLine(line)) work.emit(event);
+      for (const event of parser.stdoutLine(line)) emitEvent(event);
     },
     onStderrLine: (line) => {
-      stderrLog.write(`${line}\n`);
-      for (const event of parser.stderrLine?.(line) ?? []) work.emit(event);
+      guard.stderrLine(line);
+      for (const event of parser.stderrLine?.(line) ?? []) emitEvent(event);
     },
-  });
+  }).finally(stopWatch);
   const driveError = await driven?.end();
-  await Promise.all([new Promise((r) => stdoutLog.end(r)), new Promise((r) => stderrLog.end(r))]);
+  guard.close();
+  // Once more now the tree is gone: what it left is over the cap or not, whatever the samples saw.
+  const overfull =
+    endedOnItsOwn(ended) && foldersBytes(folders, run.bounds.workspaceBytes) > run.bounds.workspaceBytes
+      ? { ending: { kind: "output_limit" as const, bound: "workspace_bytes" as const, limit: run.bounds.workspaceBytes } }
+      : {};
   return {
     ...ended,
+    ...overfull,
     stopKind,
+    engineEvents,
     ...(driveError !== undefined ? { driveError } : {}),
     command: displayCommand(ctx.binary, invocation.args),
   };
+}
+
+/** The run ended as Node reports it (an exit code or a signal), not stopped by us for a limit, a cancel or a reason. */
+function endedOnItsOwn(run: ProcessRunResult): boolean {
+  return run.ending.kind === "exited" || run.ending.kind === "killed";
 }

@@ -1,12 +1,12 @@
 /**
  * Every engine run goes through the agent jail: engine-kit asks core's `sandbox` hook for the agent profile
- * (`{ purpose: "engine", profile: "agent" }`) and wraps the CLI's command line with the answer's `confineAgent`;
- * when no sandbox plugin answers with one, @skillrig/sandbox's own agent profile is used. So every adapter built
- * on engine-kit runs jailed without a line of its own.
+ * (`{ purpose: "engine", profile: "agent" }`) and wraps the CLI's command line with the answer's `confineAgent`.
+ * So every adapter built on engine-kit runs jailed without a line of its own, and engine-kit does not bring a
+ * sandbox of its own: the jail is whichever sandbox plugin the project uses (@skillrig/sandbox by default, through
+ * the CLI's built-ins). No sandbox able to confine an agent is an error, unless the user chose `jail: "none"`.
  */
 import { join } from "node:path";
-import { type AgentJailRequest, type ConfinedCommand, type Sandbox, SkillrigError } from "@skillrig/core";
-import { confineAgent } from "@skillrig/sandbox";
+import { type AgentJailRequest, type ConfinedCommand, type Sandbox, SkillrigError, unconfinedAgentCommand } from "@skillrig/core";
 import { writeRunnerFile } from "./agent-files.js";
 
 /** Asks the runner's `sandbox` hook for the agent profile; may be missing or throw (a strict sandbox refusing). */
@@ -22,21 +22,13 @@ export interface EngineJailInput {
 }
 
 export async function confineEngine(input: EngineJailInput): Promise<ConfinedCommand> {
-  let confined: ConfinedCommand;
-  if (input.level === "none") {
-    confined = await confineAgent(input.request, { level: "none" });
-  } else {
-    let sandbox: Sandbox | undefined;
-    let refusal: string | undefined;
-    try {
-      sandbox = input.sandbox?.();
-    } catch (error) {
-      refusal = (error as Error).message;
-    }
-    confined = sandbox?.confineAgent ? await sandbox.confineAgent(input.request) : await confineAgent(input.request);
-    if (refusal)
-      confined.warnings.push(`agent jail: the configured sandbox refused the agent profile (${refusal}); used @skillrig/sandbox's`);
-  }
+  const confined =
+    input.level === "none"
+      ? unconfinedAgentCommand(
+          input.request,
+          'agent jail: the engine runs unconfined (level "none" was chosen): it can read and write whatever the runner can, and reach any network',
+        )
+      : await confineWithSandbox(input);
   if (input.required && confined.isolation === "none") {
     await confined.close();
     throw new SkillrigError(
@@ -52,6 +44,18 @@ export async function confineEngine(input: EngineJailInput): Promise<ConfinedCom
     );
   }
   return confined;
+}
+
+/** The agent profile of the sandbox the runner's hook answers with; none that can confine an agent is an error. */
+async function confineWithSandbox(input: EngineJailInput): Promise<ConfinedCommand> {
+  // A sandbox that refuses the agent profile throws its own error (naming itself): it stands, never a weaker jail.
+  const sandbox: Sandbox | undefined = input.sandbox?.();
+  if (sandbox?.confineAgent) return sandbox.confineAgent(input.request);
+  const which = sandbox ? `the sandbox plugin "${sandbox.name}" has no agent profile (confineAgent)` : "no sandbox plugin answered";
+  throw new SkillrigError("sandbox_unavailable", `agent jail: ${which}, so the engine has nothing to run in`, {
+    field: "jail",
+    hint: "add @skillrig/sandbox (one of the CLI's built-ins) or a sandbox plugin with an agent profile to the config's plugins, or set the engine option jail: \"none\" to run the engine unconfined on purpose",
+  });
 }
 
 /**

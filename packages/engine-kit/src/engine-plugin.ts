@@ -3,6 +3,8 @@
  * `job.execute.for(engine)`, which claims the engine name: only that engine's jobs ever reach it.
  */
 import type { Runner, SkillrigPlugin } from "@skillrig/core";
+// `runner.config.sandbox` is typed by the sandbox's config section: a type only, nothing of the sandbox is loaded.
+import type {} from "@skillrig/sandbox/config-section";
 import type { EngineAdapter } from "./adapter.js";
 import { createOptionsValidator, engineOptionsSchema, type BaseEngineOptions } from "./options.js";
 import { runEngineJob } from "./run-engine-job.js";
@@ -48,6 +50,7 @@ export function createEnginePlugin<O extends BaseEngineOptions>(pluginName: stri
           options,
           configDir: runner.configDir,
           agentSandbox: () => runner.hooks.sandbox.call({ purpose: "engine", profile: "agent" }),
+          bounds: runner.config.sandbox?.agent,
         });
       });
     }

@@ -6,9 +6,12 @@
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, isAbsolute, join, resolve } from "node:path";
 import type { JobExecuteRequest, JobWork } from "@skillrig/core";
-import { loadScenario, startMockModel, validateScenario, type MockModel, type Scenario } from "@skillrig/mock-model";
+import { type AgentBounds, type AgentBoundsConfig, agentBounds } from "@skillrig/core";
+import type { MockModel } from "@skillrig/mock-model";
+import { startScenarioModel } from "./scenario-model.js";
 import type { EngineAdapter, EngineRunContext } from "./adapter.js";
 import type { AgentSandboxSource } from "./engine-jail.js";
+import { startJobMeter, type JobMeter } from "./job-meter.js";
 import type { BaseEngineOptions } from "./options.js";
 import { engineDirs, prepareWorkspace } from "./workspace.js";
 
@@ -26,6 +29,8 @@ export interface RunEngineJobOptions<O extends BaseEngineOptions> {
   configDir: string;
   /** The runner's `sandbox` hook asked for the agent profile (engine-plugin.ts); default @skillrig/sandbox's. */
   agentSandbox?: AgentSandboxSource;
+  /** The config's `sandbox.agent`: the bounds on the engine's output, processes and folders (defaults filled in). */
+  bounds?: AgentBoundsConfig;
 }
 
 export interface EngineLimits {
@@ -42,16 +47,15 @@ export interface EngineRun<O extends BaseEngineOptions> {
   limits: EngineLimits;
   /** The mock model the CLI talks to, when `mock_scenario` is set; closed when the job ends. */
   mock?: MockModel;
+  /** The metering proxy in front of the model and the job's budget; closed when the job ends. */
+  meter: JobMeter;
   /** The adapter's context; `ctx.prompt` is the turn's prompt (a repair turn replaces it). */
   ctx: EngineRunContext<O>;
   /** The first turn's prompt, which a repair prompt quotes. */
   firstPrompt: string;
   agentSandbox?: AgentSandboxSource;
-}
-
-function resolveScenario(value: string | Scenario, configDir: string): Scenario {
-  if (typeof value === "string") return loadScenario(isAbsolute(value) ? value : resolve(configDir, value));
-  return validateScenario(value);
+  /** What the engine may print, emit, run and write (output-guard.ts, workspace-watch.ts, the jail's rlimits). */
+  bounds: AgentBounds;
 }
 
 function resolveBinary<O extends BaseEngineOptions>(adapter: EngineAdapter<O>, options: O, configDir: string): string {
@@ -72,10 +76,21 @@ export async function prepareEngineRun<O extends BaseEngineOptions>(input: RunEn
   let baseUrl = options.base_url;
   let apiKey = apiKeyEnv === undefined ? undefined : process.env[apiKeyEnv];
   if (options.mock_scenario !== undefined) {
-    mock = await startMockModel({ scenario: resolveScenario(options.mock_scenario, configDir), dialects: adapter.mockDialects });
+    mock = await startScenarioModel({
+      scenario: options.mock_scenario,
+      configDir,
+      dialects: adapter.mockDialects,
+      attempt: work.request.options?.attempt ?? 1,
+      engine: adapter.displayName,
+    });
     baseUrl = adapter.mockBaseUrl(mock.url);
     apiKey = MOCK_API_KEY;
   }
+  // The model is reached through the metering proxy (cost.meter): the engine's base URL becomes the proxy's, and
+  // the job's signal also stops the engine when the budget is reached.
+  const meter = await startJobMeter(work, baseUrl ?? adapter.defaultBaseUrl, options.model);
+  if (meter.proxiedBaseUrl !== undefined) baseUrl = meter.proxiedBaseUrl;
+  const meteredWork: typeof work = { ...work, signal: AbortSignal.any([work.signal, meter.signal]) };
   const partial: Omit<EngineRunContext<O>, "prompt"> = {
     request,
     options,
@@ -97,15 +112,17 @@ export async function prepareEngineRun<O extends BaseEngineOptions>(input: RunEn
   return {
     adapter,
     options,
-    work,
+    work: meteredWork,
     limits: {
       timeoutMs: work.request.options?.timeout_ms ?? options.timeout_ms ?? DEFAULT_TIMEOUT_MS,
       idleTimeoutMs: options.idle_timeout_ms ?? DEFAULT_IDLE_TIMEOUT_MS,
       jobTimeoutMs: work.request.options?.timeout_ms,
     },
     mock,
+    meter,
     ctx: { ...partial, prompt },
     firstPrompt: prompt,
     agentSandbox: input.agentSandbox,
+    bounds: agentBounds(input.bounds),
   };
 }

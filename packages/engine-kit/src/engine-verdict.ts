@@ -9,6 +9,7 @@ import { readAgentFile } from "./agent-files.js";
 import type { AttemptRun } from "./engine-attempt.js";
 import type { EngineLimits, EngineRun } from "./engine-run.js";
 import { parseJsonOutput } from "./json-output.js";
+import { outputLimitMessage } from "./output-guard.js";
 import type { BaseEngineOptions } from "./options.js";
 
 /** The prompt of a repair turn: the task again, the answer given, and what is wrong with it. */
@@ -45,28 +46,32 @@ export function classifyEnd(
   lastError: string | undefined,
 ): EngineFailure | undefined {
   const last = lastError ? `; last error it reported: ${lastError}` : "";
-  switch (run.end) {
+  const ending = run.ending;
+  switch (ending.kind) {
     case "timeout":
       return {
         kind: "timeout",
-        message: `${name} did not finish ${run.timedOutBySignal ? `within the job's time limit${limits.jobTimeoutMs ? ` (${limits.jobTimeoutMs} ms)` : ""}` : `within ${limits.timeoutMs} ms`}; it and its child processes were killed${last}`,
+        // No limit of its own: the caller's signal stopped it, for the job's time limit.
+        message: `${name} did not finish ${ending.limitMs === undefined ? `within the job's time limit${limits.jobTimeoutMs ? ` (${limits.jobTimeoutMs} ms)` : ""}` : `within ${ending.limitMs} ms`}; it and its child processes were killed${last}`,
       };
     case "idle_timeout":
       return {
         kind: "idle_timeout",
         message: `${name} printed nothing for ${limits.idleTimeoutMs} ms (idle_timeout_ms); it and its child processes were killed${last}`,
       };
-    case "gave_up":
+    case "stopped":
       return {
         kind: run.stopKind ?? "crash",
-        message: `${name} was stopped: ${run.stopReason ?? "it could not go on"}; it and its child processes were killed`,
+        message: `${name} was stopped: ${ending.reason}; it and its child processes were killed`,
       };
     case "canceled":
       return { kind: "canceled", message: `the job was canceled; ${name} and its child processes were killed` };
+    case "output_limit":
+      return { kind: "output_limit", ...outputLimitMessage(name, ending) };
     case "spawn_failed":
       return {
         kind: "not_found",
-        message: `cannot start ${name} at ${binary}: ${run.spawnError ?? "spawn failed"}; install it or set the plugin's "binary" option`,
+        message: `cannot start ${name} at ${binary}: ${ending.message}; install it or set the plugin's "binary" option`,
       };
     default:
       return undefined;
@@ -77,7 +82,7 @@ export function classifyEnd(
 export function traceOf(run: EngineRun<BaseEngineOptions>, ended: AttemptRun, invocation: EngineInvocation, attempt: number): EngineTrace {
   return {
     command: ended.command,
-    end: ended.end,
+    end: ended.ending.kind,
     durationMs: ended.durationMs,
     stderrTail: tail(ended.stderrTail),
     ...(invocation.notes && invocation.notes.length > 0 ? { notes: invocation.notes } : {}),

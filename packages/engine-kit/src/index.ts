@@ -10,7 +10,7 @@ export {
   MOCK_API_KEY,
 } from "./run-engine-job.js";
 export { runProcess } from "./run-process.js";
-export type { ProcessIO, ProcessRunOptions, ProcessRunResult, ProcessEnd } from "./run-process.js";
+export { describeProcessEnding, type ProcessEnding, type ProcessIO, type ProcessRunOptions, type ProcessRunResult } from "./run-process.js";
 // The tree look-ups moved to @skillrig/process with the runner; re-exported, as they were engine-kit's API.
 export { processTree, processGroupMembers, processesUsing, type LiveProcess } from "@skillrig/process";
 export { parseJsonOutput, outermostJsonSpan } from "./json-output.js";
@@ -33,6 +33,7 @@ export {
   ALL_PRIVILEGES_ESCAPED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  jailProbeErrors,
   PRIVILEGE_PROBES,
   privilegeVerdicts,
   unconfinedConfinement,
@@ -41,4 +42,17 @@ export {
   type JailEscapeSetup,
   type JailEscapeTargets,
 } from "./jail-escape-probes.js";
+export { engineUsage, usageCounts, addUsageCounts, type ReportedUsage } from "./usage-record.js";
+export { shippedPriceTable, priceTable, priceOf, costOf, priceModels, roundUsd, type PriceTable, type PricedModels } from "./pricing.js";
+export {
+  startMeteringProxy,
+  DEFAULT_METER_BOUNDS,
+  UNNAMED_MODEL,
+  type MeteringProxy,
+  type MeteringProxyOptions,
+  type MeteredTotals,
+  type ModelCallEnd,
+} from "./metering-proxy.js";
+export { readUsage, type UsageReading } from "./usage-readers.js";
 export { eventShape, eventShapeDiff, type EventShape } from "./event-shape.js";
+export { classifyInfrastructure, type RunFacts } from "./infrastructure-failure.js";

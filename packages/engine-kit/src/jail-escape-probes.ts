@@ -5,7 +5,7 @@
  */
 import { spawn, spawnSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { join } from "node:path";
 import type { AgentConfinement } from "@skillrig/core";
@@ -74,17 +74,26 @@ export const ALL_JAIL_ESCAPES_BLOCKED: Readonly<Record<(typeof PROBE_NAMES)[numb
 
 const quote = (v: string) => `'${v.replace(/'/g, `'\\''`)}'`;
 
-/** open_by_handle_at(<mount fd of the workspace>, handle of a host file): reads it past the mount namespace. */
+/**
+ * open_by_handle_at(<mount fd>, handle of a host file): reads it past the mount namespace. An attacker tries every
+ * folder it can open as the mount fd (the workspace, its parents, /, /tmp): any one on the host file's filesystem
+ * will do. Each failure is kept, so a blocked probe says why for every folder.
+ */
 const FILE_HANDLE_PROGRAM = [
   "import ctypes,os,sys",
   "l=ctypes.CDLL(None,use_errno=True)",
   "h=bytes.fromhex(sys.argv[2])",
   'F=type("F",(ctypes.Structure,),{"_fields_":[("n",ctypes.c_uint),("t",ctypes.c_int),("b",ctypes.c_char*len(h))]})',
   "f=F(len(h),int(sys.argv[1]),h)",
-  'fd=l.open_by_handle_at(os.open(".",os.O_RDONLY),ctypes.byref(f),os.O_RDONLY)',
-  'fd<0 and sys.exit("open_by_handle_at: "+os.strerror(ctypes.get_errno()))',
-  "sys.stdout.write(os.read(fd,65536).decode())",
-].join(";");
+  "e=[]",
+  'for d in (".","..","../..","/tmp","/"):',
+  "  try: m=os.open(d,os.O_RDONLY)",
+  '  except OSError as x: e.append(d+": "+x.strerror); continue',
+  "  fd=l.open_by_handle_at(m,ctypes.byref(f),os.O_RDONLY)",
+  "  if fd>=0: sys.stdout.write(os.read(fd,65536).decode()); sys.exit(0)",
+  '  e.append(d+": "+os.strerror(ctypes.get_errno()))',
+  'sys.exit("open_by_handle_at: "+"; ".join(e))',
+].join("\n");
 
 /** PTRACE_SEIZE of the process that started this one (the agent's shell tool, the engine above it): no stop, no change. */
 const PTRACE_PROGRAM = [
@@ -103,7 +112,7 @@ export function jailEscapeCommand(t: JailEscapeTargets): string {
   return [
     // No $(...) (gemini's shell tool refuses command substitution) and no `rm -f` (codex refuses it as dangerous).
     `printf %s ${encoded} | base64 -d > .probe-secret; IFS= read -r -d "" S < .probe-secret; : > .probe-secret`,
-    `probe() { ( eval "$2" ) </dev/null >.probe-out 2>/dev/null; IFS= read -r -d "" out < .probe-out; case "$out" in *"$S"*) echo "ESCAPED $1";; *) echo "BLOCKED $1";; esac; }`,
+    `probe() { ( eval "$2" ) </dev/null >.probe-out 2>".probe-$1.err"; IFS= read -r -d "" out < .probe-out; case "$out" in *"$S"*) echo "ESCAPED $1";; *) echo "BLOCKED $1";; esac; }`,
     "{",
     `probe task-file ${quote(`cat ${quote(t.taskFile)}`)}`,
     // What an agent did in a real solve run: read its ancestors' command lines and working folders for the task path.
@@ -128,6 +137,20 @@ export function jailEscapeCommand(t: JailEscapeTargets): string {
   ].join("\n");
 }
 
+/** What each probe wrote to stderr (`.probe-<name>.err` in the workspace): why it was blocked, for a failing test. */
+export function jailProbeErrors(workspace: string): string {
+  return PROBE_NAMES.map((name) => {
+    try {
+      const text = readFileSync(join(workspace, `.probe-${name}.err`), "utf8").trim();
+      return text ? `${name}: ${text.slice(0, 400)}` : "";
+    } catch {
+      return `${name}: (no stderr file)`;
+    }
+  })
+    .filter(Boolean)
+    .join("\n");
+}
+
 /** The verdict of each probe in the command's output (missing probes are listed as missing). */
 export function jailEscapeVerdicts(output: string): Record<string, "BLOCKED" | "ESCAPED" | "missing"> {
   const out: Record<string, "BLOCKED" | "ESCAPED" | "missing"> = {};
@@ -138,20 +161,31 @@ export function jailEscapeVerdicts(output: string): Record<string, "BLOCKED" | "
   return out;
 }
 
-/** The file handle of `file` (name_to_handle_at, through the host's python3), or undefined where there is none. */
+/**
+ * The file handle of `file` (name_to_handle_at, through the host's python3), or undefined where the filesystem has
+ * none to give (EOPNOTSUPP). Any other failure is thrown: a probe silently left out reads "BLOCKED" in a control run
+ * that expects "ESCAPED", and hides why (a CI run under load once failed that way with nothing to say).
+ */
 function fileHandleOf(file: string): { outsideFileHandle: { type: number; hex: string } } | undefined {
   const program = [
-    "import ctypes,sys",
+    "import ctypes,errno,os,sys",
     "l=ctypes.CDLL(None,use_errno=True)",
     'F=type("F",(ctypes.Structure,),{"_fields_":[("n",ctypes.c_uint),("t",ctypes.c_int),("b",ctypes.c_ubyte*128)]})',
     "f=F(128,0)",
     "m=ctypes.c_int()",
-    "l.name_to_handle_at(-100,sys.argv[1].encode(),ctypes.byref(f),ctypes.byref(m),0)!=0 and sys.exit(1)",
+    "r=l.name_to_handle_at(-100,sys.argv[1].encode(),ctypes.byref(f),ctypes.byref(m),0)",
+    "e=ctypes.get_errno()",
+    'r!=0 and sys.exit("unsupported" if e in (errno.EOPNOTSUPP,errno.ENOTSUP,errno.ENOSYS) else "name_to_handle_at: "+os.strerror(e))',
     "print(f.t,bytes(f.b[:f.n]).hex())",
   ].join(";");
-  const r = spawnSync("python3", ["-c", program, file], { encoding: "utf8", timeout: 60_000 });
+  // No deadline: python3's start on a loaded machine is slow, and a handle given up on would skip the probe.
+  const r = spawnSync("python3", ["-c", program, file], { encoding: "utf8" });
+  if (r.status !== 0 && r.stderr.trim() === "unsupported") return undefined;
   const [type, hex] = r.status === 0 ? r.stdout.trim().split(" ") : [];
-  return type && hex ? { outsideFileHandle: { type: Number(type), hex } } : undefined;
+  if (!type || !hex) {
+    throw new Error(`jail probes: no file handle of ${file} (${r.error?.message ?? (r.stderr.trim() || `exit ${r.status}`)})`);
+  }
+  return { outsideFileHandle: { type: Number(type), hex } };
 }
 
 /** The targets of `jailEscapeCommand` set up for real, and what a test reads back after the job. */

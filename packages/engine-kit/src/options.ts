@@ -28,8 +28,9 @@ export interface BaseEngineOptions {
    */
   mock_scenario?: string | Scenario;
   /**
-   * "auto" (default): the engine and its tool commands run in the agent jail when the machine can build it
-   * (docs/sandbox.md, "Agent profile"), else unconfined with a warning. "none": unconfined, on purpose.
+   * "auto" (default): the engine and its tool commands run in the agent jail of the project's sandbox plugin
+   * (docs/sandbox.md, "Agent profile"; @skillrig/sandbox's runs unconfined with a warning where the machine cannot
+   * build the jail); no sandbox plugin with an agent profile is an error. "none": unconfined, on purpose.
    */
   jail?: "auto" | "none";
   /**

@@ -22,7 +22,7 @@ export function replayCapture(parser: StreamParser, recorded: RecordedRun): { ev
   for (const line of recorded.stdout.split("\n")) events.push(...parser.stdoutLine(line));
   for (const line of recorded.stderr.split("\n")) events.push(...(parser.stderrLine?.(line) ?? []));
   const run: ProcessRunResult = {
-    end: "exited",
+    ending: endingOfExit(recorded.exitCode, null),
     exitCode: recorded.exitCode,
     signal: null,
     stdoutTail: recorded.stdout.slice(-64 * 1024),
@@ -30,7 +30,6 @@ export function replayCapture(parser: StreamParser, recorded: RecordedRun): { ev
     durationMs: 0,
     command: recorded.command,
     sweptPids: [],
-    ending: endingOfExit(recorded.exitCode, null),
   };
   return { events, run };
 }

@@ -5,12 +5,14 @@
  *   -> judgeTurn (failure, final answer, or a repair turn) -> the EngineOutcome core expects from `execute`.
  * Never throws for a failed run (only for bad options).
  */
-import { compileSchema, type EngineOutcome } from "@skillrig/core";
+import { compileSchema, type EngineOutcome, type EngineUsage } from "@skillrig/core";
 import { confineAttempt, attemptEnv, confinementOf, runAttempt } from "./engine-attempt.js";
 import { writeLoginProfile } from "./engine-jail.js";
 import { prepareEngineRun, type RunEngineJobOptions } from "./engine-run.js";
 import { judgeTurn, traceOf } from "./engine-verdict.js";
+import { withInfrastructure } from "./infrastructure-failure.js";
 import type { BaseEngineOptions } from "./options.js";
+import { costLimitOutcome, turnUsage } from "./turn-usage.js";
 import { detectVersion } from "./version.js";
 
 export { DEFAULT_IDLE_TIMEOUT_MS, DEFAULT_TIMEOUT_MS, MOCK_API_KEY, type RunEngineJobOptions } from "./engine-run.js";
@@ -33,21 +35,36 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
     const repairTurns = ctx.outputSchema ? (run.options.repair_turns ?? 0) : 0;
     const schema = repairTurns > 0 && ctx.outputSchema ? compileSchema(ctx.outputSchema) : undefined;
     const repairsMade: string[] = [];
+    // The CLI's own reports, summed over turns (the metering proxy's figures span the whole job by themselves).
+    let reported: EngineUsage | undefined;
+    let lastUsage: EngineUsage | undefined;
 
     for (let attempt = 0; ; attempt++) {
       const invocation = attempt === 0 ? first : await adapter.invocation(ctx);
       const confined = await confineAttempt(run, invocation, attempt === 0 ? firstEnv : attemptEnv(run, invocation));
-      if ("failure" in confined) return confined.failure;
+      if ("failure" in confined) {
+        // The jail did not start: nothing of the engine ran (a missing binary is not infrastructure: see classify).
+        const { failure } = confined.failure;
+        const jailFailed = failure.kind === "jail_unavailable" || failure.kind === "crash";
+        return jailFailed
+          ? {
+              ...confined.failure,
+              failure: {
+                ...failure,
+                infrastructure: { type: "jail_failed", message: `the agent jail could not start: ${failure.message}` },
+              },
+            }
+          : confined.failure;
+      }
       const { command } = confined;
       if (attempt === 0) for (const message of command.warnings) work.emit({ type: "status", status: "warning", message });
       const parser = adapter.createParser(ctx);
       const ended = await runAttempt(run, invocation, command, parser, engineVersion, attempt).finally(() => command.close());
 
-      const usage = { ...parser.usage(), durationMs: ended.durationMs };
-      if (usage.inputTokens !== undefined || usage.outputTokens !== undefined) {
-        const { inputTokens, outputTokens, totalTokens } = usage;
-        work.emit({ type: "usage", inputTokens, outputTokens, totalTokens, model: run.options.model });
-      }
+      const turn = turnUsage(run, parser, reported, ended.durationMs, lastUsage);
+      reported = turn.reported;
+      const usage = turn.usage;
+      lastUsage = usage;
       const facts = {
         engineVersion,
         exit: { code: ended.exitCode, signal: ended.signal },
@@ -56,8 +73,19 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
         ...(command.warnings.length > 0 ? { warnings: command.warnings } : {}),
         trace: traceOf(run, ended, invocation, attempt),
       };
+      // Stopped for its budget (killed, or ended by itself after the proxy refused a call): cost_limit, whatever else.
+      const stopped = costLimitOutcome(run, ended, facts);
+      if (stopped) return stopped;
       const verdict = judgeTurn(run, ended, parser, facts, { attempt, repairTurns, repairsMade, schema });
-      if ("outcome" in verdict) return verdict.outcome;
+      if ("outcome" in verdict) {
+        const { outcome } = verdict;
+        if (outcome.ok) return outcome;
+        // Lost to the model endpoint, the engine's start or the jail? Said from what the proxy and the stream saw.
+        return {
+          ...outcome,
+          failure: withInfrastructure(outcome.failure, { modelCalls: run.meter.modelCalls(), engineEvents: ended.engineEvents }),
+        };
+      }
       ctx.prompt = verdict.repair.prompt;
       repairsMade.push(verdict.repair.note);
       if (verdict.repair.problems !== undefined) {
@@ -66,6 +94,7 @@ export async function runEngineJob<O extends BaseEngineOptions>(input: RunEngine
       }
     }
   } finally {
+    await run.meter.close();
     await run.mock?.close();
   }
 }

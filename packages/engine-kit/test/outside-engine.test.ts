@@ -10,6 +10,9 @@ import { describe, expect, it } from "vitest";
 import type { EngineEvent, JobExecuteRequest } from "@skillrig/core";
 import { type EngineAdapter, processesUsing, runEngineJob, type StreamParser } from "@skillrig/engine-kit";
 import { defineDialect, scenario, turn, turnText } from "@skillrig/mock-model";
+import { createSandbox } from "@skillrig/sandbox";
+
+const jailSandbox = createSandbox();
 
 const lineDialect = defineDialect({
   name: "line",
@@ -96,7 +99,19 @@ function job(mock_scenario: unknown, jobAdapter: EngineAdapter = adapter) {
     prompt: { text: "greet Ada", source: "test" },
     runtime: { env: {}, readOnly: [], context: {} },
   } as unknown as JobExecuteRequest;
-  return { root, events, run: () => runEngineJob({ adapter: jobAdapter, request, options: { mock_scenario } as never, configDir: root }) };
+  return {
+    root,
+    events,
+    run: () =>
+      runEngineJob({
+        adapter: jobAdapter,
+        request,
+        options: { mock_scenario } as never,
+        configDir: root,
+        // The agent jail comes through the runner's sandbox hook in a project; here, the default sandbox directly.
+        agentSandbox: () => jailSandbox,
+      }),
+  };
 }
 
 describe("an outside engine with its own API dialect", () => {

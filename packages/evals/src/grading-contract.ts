@@ -14,10 +14,19 @@ export interface GradeRunInput {
   expectedOutput?: string;
   /** The case's assertions, validated (a case's `expectations` already read as `assertions`). */
   assertions: Assertion[];
-  /** The run's outputs/ folder (a copy of what the agent left; links and special files already left out). */
+  /**
+   * The run's outputs/ folder (a copy of what the agent left; links and special files already left out), with the
+   * agent's result-named files under their stored names (`grading.json.from-agent`, result-names.ts): graders map
+   * the agent's paths with `storedPath` and restore the names in their copies with `agentName`.
+   */
   outputsDir: string;
   /** The agent's final answer: text for a plain skill, the output JSON for a skill with an output schema. */
   answer?: unknown;
+  /**
+   * The run's job folder: trajectory assertions read its normalised events (`logs/events.jsonl`) and take paths
+   * relative to its `workspace/`. Absent when the run never got a job; a trajectory assertion then fails saying so.
+   */
+  jobDir?: string;
   /** The engine that grades plain-string assertions, and the user's own judge prompt template (a file), if any. */
   judge?: { engine: string; template?: string };
   /** Where grading's own jobs (the judge's) keep their run folders. */

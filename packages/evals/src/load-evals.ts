@@ -4,19 +4,35 @@
  * (files that exist inside it, an oracle task inside its evals/). Every problem is a Violation naming the file,
  * the JSON pointer and what was wrong; all of a file's problems are reported together, in one SkillrigError.
  */
-import { existsSync, lstatSync, readFileSync, realpathSync } from "node:fs";
-import { createRequire } from "node:module";
-import { isAbsolute, join, resolve, sep } from "node:path";
-import { compileSchema, pointer, SkillrigError, type CompiledSchema, type Violation } from "@skillrig/core";
-import type { Assertion, DeterministicAssertion, EvalCase, TriggerQuery } from "./format.js";
+import { existsSync, lstatSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { checkAssertionObject } from "@skillrig/assertion-kit";
+import {
+  type AssertionObject,
+  compileSchema,
+  didYouMean,
+  parseJsonText,
+  pointer,
+  Runner,
+  SkillrigError,
+  type CompiledSchema,
+  type Violation,
+} from "@skillrig/core";
+import { evalsJsonSchema, triggersJsonSchema } from "./evals-json-schema.js";
+import type { Assertion, EvalCase, TriggerQuery } from "./format.js";
+import { builtinAssertionKinds } from "./grading/builtin-kinds.js";
+import { registeredKind, registeredKindNames } from "./grading/kind-registry.js";
+import { insideFolder } from "./skill-paths.js";
 
-const require = createRequire(import.meta.url);
-/** The published JSON Schema of evals/evals.json (also `@skillrig/evals/evals-schema.json`). */
-export const evalsJsonSchema: Record<string, unknown> = require("./evals.schema.json");
-/** The published JSON Schema of evals/triggers.json (also `@skillrig/evals/triggers-schema.json`). */
-export const triggersJsonSchema: Record<string, unknown> = require("./triggers.schema.json");
+export { evalsJsonSchema, triggersJsonSchema } from "./evals-json-schema.js";
 
-export const ASSERTION_KINDS: ReadonlyArray<DeterministicAssertion["kind"]> = ["file_contains", "regex", "json_schema", "script", "oracle"];
+/** The built-in kinds' names, as before kinds were plugins. @deprecated use `registeredKindNames(runner)`. */
+export const ASSERTION_KINDS: ReadonlyArray<string> = ["file_contains", "regex", "json_schema", "script", "oracle"];
+
+/** A runner that knows the built-in kinds only (for a caller of loadEvals without a runner of its own). */
+function builtinKindsRunner(): Runner {
+  return new Runner().use(builtinAssertionKinds());
+}
 
 /** The skill the evals belong to: what the loader checks `skill_name` against. */
 export interface EvalSkill {
@@ -72,11 +88,7 @@ function readJsonFile(file: string, label: string): unknown {
   } catch (error) {
     throw new SkillrigError("invalid_skill", `${label} cannot be read: ${(error as Error).message}`, { file });
   }
-  try {
-    return JSON.parse(text);
-  } catch (error) {
-    throw new SkillrigError("invalid_skill", `${label} is not valid JSON: ${(error as Error).message}`, { file, pointer: "" });
-  }
+  return parseJsonText(text, { file, what: label, code: "invalid_skill", whatNamesFile: true });
 }
 
 function fail(file: string, label: string, violations: Violation[]): never {
@@ -88,24 +100,6 @@ function fail(file: string, label: string, violations: Violation[]): never {
   );
 }
 
-/** Whether `path` (relative, as written) stays inside `base`, with no `..` and no link on the way out. */
-function insideFolder(base: string, path: string): { ok: true; abs: string } | { ok: false; why: string } {
-  if (isAbsolute(path)) return { ok: false, why: "must be a path relative to the skill folder, not an absolute path" };
-  if (path.split(/[\\/]/).includes("..")) return { ok: false, why: 'must not contain ".."' };
-  const abs = resolve(base, path);
-  if (!existsSync(abs)) return { ok: false, why: `does not exist (looked for ${abs})` };
-  let real: string;
-  let realBase: string;
-  try {
-    real = realpathSync(abs);
-    realBase = realpathSync(base);
-  } catch (error) {
-    return { ok: false, why: `cannot be resolved: ${(error as Error).message}` };
-  }
-  if (real !== realBase && !real.startsWith(realBase + sep)) return { ok: false, why: `is a link out of the folder (to ${real})` };
-  return { ok: true, abs };
-}
-
 /** Where a case file goes in the run's workspace: its path below `evals/files/`, else its basename. */
 export function workspacePathOf(path: string): string {
   const parts = path.split(/[\\/]/).filter((p) => p !== "" && p !== ".");
@@ -113,68 +107,48 @@ export function workspacePathOf(path: string): string {
   return parts[parts.length - 1]!;
 }
 
-function checkAssertion(a: unknown, at: string, skill: EvalSkill, violations: Violation[]): void {
+/**
+ * One assertion checked against the kind it names (the runner's `assertion` hook): unknown kinds and every field
+ * problem get the assertion's pointer. Returns the assertion as grading uses it, with its `text` filled in from
+ * the kind when the author gave none; undefined when it has problems.
+ */
+function checkAssertion(a: unknown, at: string, skill: EvalSkill, runner: Runner, violations: Violation[]): Assertion | undefined {
   if (typeof a === "string") {
-    if (a.trim() === "") violations.push({ pointer: at, message: "is an empty assertion" });
-    return;
+    if (a.trim() === "") {
+      violations.push({ pointer: at, message: "is an empty assertion" });
+      return undefined;
+    }
+    return a;
   }
-  if (typeof a !== "object" || a === null) return; // the schema said so already
+  if (typeof a !== "object" || a === null) return undefined; // the schema said so already
   const kind = (a as { kind?: unknown }).kind;
-  if (typeof kind !== "string" || !ASSERTION_KINDS.includes(kind as DeterministicAssertion["kind"])) {
+  const found = typeof kind === "string" ? registeredKind(runner, kind) : undefined;
+  if (!found) {
+    const known = registeredKindNames(runner);
     violations.push({
       pointer: `${at}/kind`,
-      message: `unknown assertion kind ${JSON.stringify(kind)}: expected one of ${ASSERTION_KINDS.join(", ")}, or a plain string graded by the judge`,
+      message:
+        typeof kind === "string"
+          ? `unknown assertion kind ${JSON.stringify(kind)}${didYouMean(kind, known)}: ${known.length > 0 ? `expected one of ${known.join(", ")}` : "no assertion kinds are configured"}, or a plain string graded by the judge; a kind of your own comes from a plugin (docs/evals.md)`
+          : `must be a string naming the assertion kind (${known.join(", ")})`,
       rule: "enum",
     });
-    return;
+    return undefined;
   }
-  for (const v of validator(`evals:${kind}`, sub(evalsJsonSchema, kind)).validate(a)) {
-    violations.push({ ...v, pointer: `${at}${v.pointer ?? ""}`, message: `${v.message} (assertion kind ${kind})` });
-  }
-  if (kind === "regex") {
-    const { pattern, flags } = a as { pattern?: unknown; flags?: unknown };
-    if (typeof pattern === "string") {
-      try {
-        new RegExp(pattern, typeof flags === "string" ? flags : undefined);
-      } catch (error) {
-        violations.push({ pointer: `${at}/pattern`, message: `is not a valid regular expression: ${(error as Error).message}` });
-      }
-    }
-  }
-  if (kind === "json_schema") {
-    const { schema } = a as { schema?: unknown };
-    if (typeof schema === "object" && schema !== null) {
-      try {
-        compileSchema(schema as Record<string, unknown>);
-      } catch (error) {
-        violations.push({ pointer: `${at}/schema`, message: `is not a usable JSON Schema: ${(error as Error).message}` });
-      }
-    }
-  }
-  if (kind === "oracle") {
-    const { task } = a as { task?: unknown };
-    if (typeof task === "string") {
-      // Relative to the skill folder, as a case's files are (grading resolves it there), and inside its evals/.
-      const parts = task.split(/[\\/]/).filter((x) => x !== "" && x !== ".");
-      const found: ReturnType<typeof insideFolder> =
-        parts[0] !== "evals" || parts.length < 2
-          ? { ok: false, why: `is ${JSON.stringify(task)}, not a path under evals/ (relative to the skill folder)` }
-          : insideFolder(join(skill.dir, "evals"), parts.slice(1).join("/"));
-      if (!found.ok)
-        violations.push({
-          pointer: `${at}/task`,
-          message: `the oracle task file ${found.why}; it must be a file inside the skill's evals/ folder (which never enters the agent's jail)`,
-        });
-      else if (!lstatSync(found.abs).isFile()) violations.push({ pointer: `${at}/task`, message: "is not a file" });
-    }
-  }
+  const problems = checkAssertionObject(found.kind, a as AssertionObject, skill.dir);
+  for (const v of problems)
+    violations.push({ ...v, pointer: `${at}${v.pointer ?? ""}`, message: `${v.message} (assertion kind ${found.name})` });
+  if (problems.length > 0) return undefined;
+  const object = a as AssertionObject;
+  return (object.text === undefined ? { ...object, text: found.kind.describe(object) } : object) as Assertion;
 }
 
 /**
- * Reads and checks `<skill>/evals/evals.json`. Throws a SkillrigError (`invalid_skill`) listing every problem,
- * each with the file and JSON pointer; a skill with no evals.json gets one saying where it looked.
+ * Reads and checks `<skill>/evals/evals.json`: its shape, then each assertion against its kind in `runner` (the
+ * kinds its plugins declared; without a runner, the built-in kinds only). Throws a SkillrigError (`invalid_skill`) listing every problem, each with the file
+ * and JSON pointer; a skill with no evals.json gets one saying where it looked.
  */
-export function loadEvals(skill: EvalSkill): LoadedEvals {
+export function loadEvals(skill: EvalSkill, runner: Runner = builtinKindsRunner()): LoadedEvals {
   const file = join(skill.dir, "evals", "evals.json");
   const label = `evals/evals.json of skill "${skill.id}"`;
   if (!existsSync(file)) {
@@ -212,7 +186,15 @@ export function loadEvals(skill: EvalSkill): LoadedEvals {
     }
     const field = c.assertions !== undefined ? "assertions" : "expectations";
     const assertions = (c.assertions ?? c.expectations ?? []) as Assertion[];
-    assertions.forEach((a, j) => checkAssertion(a, `${at}/${field}/${j}`, skill, violations));
+    // Fail closed: a case that asserts nothing would pass whatever the agent did.
+    if (assertions.length === 0)
+      violations.push({
+        pointer: c.assertions !== undefined || c.expectations !== undefined ? `${at}/${field}` : at,
+        message:
+          "grades nothing: a case needs at least one assertion (a plain string for the judge, or an object of a kind skillrig checks)",
+        rule: "vacuous",
+      });
+    const checked = assertions.map((a, j) => checkAssertion(a, `${at}/${field}/${j}`, skill, runner, violations));
     const files: LoadedCase["files"] = [];
     const targets = new Map<string, number>();
     (c.files ?? []).forEach((path, j) => {
@@ -243,7 +225,7 @@ export function loadEvals(skill: EvalSkill): LoadedEvals {
       id: c.id,
       prompt: c.prompt,
       ...(c.expected_output !== undefined ? { expected_output: c.expected_output } : {}),
-      assertions,
+      assertions: checked as Assertion[],
       files,
     });
   });

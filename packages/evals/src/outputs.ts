@@ -20,22 +20,25 @@ import {
   type Stats,
 } from "node:fs";
 import { join } from "node:path";
+import { SKILL_INSTALL_DIRS, SKILLRIG_WORKSPACE_FOLDER } from "@skillrig/skills/protocol";
 
 /** 50 MiB: a run's outputs are read by grading and by people; an agent that writes more is not copied in full. */
 export const DEFAULT_OUTPUTS_CAP_BYTES = 50 * 1024 * 1024;
 
 /**
  * Left out of outputs/: the folders at the workspace's top where engines find skills (the installed copies, never
- * the agent's work), and `.skillrig/`, skillrig's answer channel (the answer is in answer.json).
+ * the agent's work), and `.skillrig/`, skillrig's answer channel (the answer is in answer.json). Both lists are
+ * the skills package's (workspace-folders.ts).
  */
-export const SKILL_INSTALL_DIRS = [".agents/skills", ".claude/skills", ".gemini/skills", ".codex/skills"];
-const LEFT_OUT = [...SKILL_INSTALL_DIRS, ".skillrig"];
+const LEFT_OUT: readonly string[] = [...SKILL_INSTALL_DIRS, SKILLRIG_WORKSPACE_FOLDER];
 
 export interface CopyOutputsOptions {
   /** Top-level files skillrig wrote into the workspace (the engine's context file), with the text it wrote: left
    * out when unchanged, copied as the agent's when it changed them. */
   writtenBySkillrig?: Array<{ path: string; text: string }>;
   capBytes?: number;
+  /** The name each entry gets in `dest` (result-names.ts: the agent's `grading.json` is stored under another name). */
+  rename?: (name: string) => string;
 }
 
 export interface CopyOutputsResult {
@@ -57,6 +60,7 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
   const result: CopyOutputsResult = { bytes: 0, files: 0, paths: [], skipped: [] };
   mkdirSync(dest, { recursive: true });
   const written = new Map((options.writtenBySkillrig ?? []).map((w) => [w.path, w.text]));
+  const rename = options.rename ?? ((name: string) => name);
 
   /** Copies one folder; says whether it left out one of LEFT_OUT (so a folder that held only that is not kept). */
   const walk = (from: string, to: string, rel: string): boolean => {
@@ -88,7 +92,7 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
       if (st.isSymbolicLink()) {
         result.skipped.push({ path: relPath, reason: "a symbolic link (links are never followed)" });
       } else if (st.isDirectory()) {
-        const target = join(to, name);
+        const target = join(to, rename(name));
         mkdirSync(target);
         if (walk(source, target, relPath) && readdirSync(target).length === 0) rmdirSync(target);
       } else if (!st.isFile()) {
@@ -96,7 +100,7 @@ export function copyOutputs(workspace: string, dest: string, options: CopyOutput
       } else if (written.has(relPath) && unchanged(source, written.get(relPath)!)) {
         // skillrig's own context file, as skillrig wrote it
       } else {
-        copyFile(source, join(to, name), relPath);
+        copyFile(source, join(to, rename(name)), relPath);
       }
     }
     return leftOut;

@@ -15,6 +15,7 @@ function run(
   pass_rate: number,
   time_seconds: number,
   tokens: number,
+  cost_usd?: number | null,
 ): BenchmarkRun {
   return {
     eval_id,
@@ -22,7 +23,16 @@ function run(
     engine,
     run_number: 1,
     path: `eval-${eval_id}/${configuration}`,
-    result: { status: "succeeded", pass_rate, passed: 0, failed: 0, total: 0, time_seconds, tokens },
+    result: {
+      status: "succeeded",
+      pass_rate,
+      passed: 0,
+      failed: 0,
+      total: 0,
+      time_seconds,
+      tokens,
+      ...(cost_usd !== undefined ? { cost_usd } : {}),
+    },
   };
 }
 
@@ -47,14 +57,15 @@ describe("benchmark maths", () => {
 
   it("run_summary across engines, by_engine, the delta (with_skill minus the other), by_eval", () => {
     const runs = [
-      run(1, "with_skill", "gemini", 1, 10, 1000),
-      run(1, "with_skill", "codex", 0.5, 20, 3000),
-      run(1, "without_skill", "gemini", 0.5, 4, 500),
-      run(1, "without_skill", "codex", 0, 6, 700),
-      run(2, "with_skill", "gemini", 1, 30, 2000),
-      run(2, "with_skill", "codex", 1, 40, 2000),
-      run(2, "without_skill", "gemini", 0, 2, 100),
-      run(2, "without_skill", "codex", 0.5, 8, 300),
+      run(1, "with_skill", "gemini", 1, 10, 1000, 0.01),
+      run(1, "with_skill", "codex", 0.5, 20, 3000, 0.03),
+      run(1, "without_skill", "gemini", 0.5, 4, 500, 0.005),
+      run(1, "without_skill", "codex", 0, 6, 700, 0.007),
+      run(2, "with_skill", "gemini", 1, 30, 2000, 0.02),
+      // An unpriced run: counted apart, never as $0.
+      run(2, "with_skill", "codex", 1, 40, 2000, null),
+      run(2, "without_skill", "gemini", 0, 2, 100, 0.001),
+      run(2, "without_skill", "codex", 0.5, 8, 300, 0.003),
     ];
     const b = buildBenchmark({ metadata: metadata(["gemini", "codex"], ["with_skill", "without_skill"], [1, 2]), runs });
     expect(b.format).toBe("skillrig-eval-benchmark");
@@ -69,8 +80,35 @@ describe("benchmark maths", () => {
       time_seconds: { mean: 5 },
       tokens: { mean: 400 },
     });
-    expect(b.run_summary.delta).toEqual({ of: ["with_skill", "without_skill"], pass_rate: 0.625, time_seconds: 20, tokens: 1600 });
-    expect(b.by_engine.gemini!.delta).toEqual({ of: ["with_skill", "without_skill"], pass_rate: 0.75, time_seconds: 17, tokens: 1200 });
+    // Cost per configuration: priced runs summed and averaged, the unpriced one counted apart.
+    expect(b.run_summary.with_skill).toMatchObject({ cost_usd: { total: 0.06, mean: 0.02, unpriced_runs: 1 } });
+    expect(b.run_summary.without_skill).toMatchObject({ cost_usd: { total: 0.016, mean: 0.004, unpriced_runs: 0 } });
+    // The specification's three numbers, and beside them the pass-rate delta paired by case (case 1: 0.25 -> 0.75,
+    // case 2: 0.25 -> 1): both rose, so the sign test's p is 2 * (1/2)^2 and the interval spans the two differences.
+    expect(b.run_summary.delta).toEqual({
+      of: ["with_skill", "without_skill"],
+      pass_rate: 0.625,
+      time_seconds: 20,
+      tokens: 1600,
+      cost_usd: { before: 0.004, after: 0.02, delta: 0.016 },
+      paired: { pass_rate: { before: 0.25, after: 0.875, delta: 0.625, ci95: [0.5, 0.75], p_value: 0.5, pairs: 2 } },
+    });
+    expect(b.by_engine.gemini!.delta).toMatchObject({
+      of: ["with_skill", "without_skill"],
+      pass_rate: 0.75,
+      time_seconds: 17,
+      tokens: 1200,
+      cost_usd: { before: 0.003, after: 0.015, delta: 0.012 },
+    });
+    expect(b.by_engine.gemini!.delta!.paired!.pass_rate).toEqual({
+      before: 0.25,
+      after: 1,
+      delta: 0.75,
+      ci95: [0.5, 1],
+      p_value: 0.5,
+      pairs: 2,
+    });
+    expect(b.by_engine.codex!.with_skill).toMatchObject({ cost_usd: { total: 0.03, mean: 0.03, unpriced_runs: 1 } });
     expect(b.by_engine.codex!.with_skill).toMatchObject({ pass_rate: { mean: 0.75, stddev: 0.3536 }, runs: 2 });
     expect(b.by_eval).toEqual([
       { eval_id: 1, configuration: "with_skill", pass_rate: 0.75 },
@@ -88,7 +126,14 @@ describe("benchmark maths", () => {
       metadata: metadata(["gemini"], ["with_skill", "old_skill"], [1]),
       runs: [run(1, "with_skill", "gemini", 0.5, 1, 10), run(1, "old_skill", "gemini", 1, 2, 30)],
     });
-    expect(b.run_summary.delta).toEqual({ of: ["with_skill", "old_skill"], pass_rate: -0.5, time_seconds: -1, tokens: -20 });
+    expect(b.run_summary.delta).toMatchObject({
+      of: ["with_skill", "old_skill"],
+      pass_rate: -0.5,
+      time_seconds: -1,
+      tokens: -20,
+      cost_usd: { before: 0, after: 0, delta: 0 },
+    });
+    expect(b.run_summary.delta!.paired!.pass_rate).toMatchObject({ before: 1, after: 0.5, delta: -0.5, pairs: 1, p_value: 1 });
   });
 
   it("a failed run's grading: every assertion failed, with why; pass rate 0 even with no assertions", () => {

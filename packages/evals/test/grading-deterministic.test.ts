@@ -69,8 +69,45 @@ describe("deterministic assertions on outputs/ and on the final answer", () => {
   it("a regex that backtracks forever on the agent's text is stopped and fails", async () => {
     const outputs = writeOutputs(dir, { "evil.txt": `${"a".repeat(40)}!` }, "outputs-redos");
     const g = await grade([{ kind: "regex", path: "evil.txt", pattern: "^(a+)+$" }], undefined, outputs);
-    expect(g.assertion_results[0]).toMatchObject({ passed: false, evidence: expect.stringContaining("took too long and was stopped") });
-    expect(g.errors?.[0]).toContain("search stopped at its time limit");
+    expect(g.assertion_results[0]).toMatchObject({
+      passed: false,
+      evidence: expect.stringContaining(
+        "/^(a+)+$/ in evil.txt (41 characters) passed its time limit of 5000 ms (evals.regex_time_limit_ms)",
+      ),
+    });
+    expect(g.errors?.[0]).toContain("search stopped at its time limit of 5000 ms");
+  }, 60_000);
+
+  it("the regex time limit is the config's evals.regex_time_limit_ms", async () => {
+    const outputs = writeOutputs(dir, { "evil.txt": `${"a".repeat(40)}!` }, "outputs-redos-config");
+    const limited = gradingRunner(dir);
+    limited.config.evals = { regex_time_limit_ms: 200 };
+    try {
+      const g = await gradeRun(
+        input({ runner: limited, skillDir, outputsDir: outputs, runsDir: join(dir, "runs") }, [
+          { kind: "regex", path: "evil.txt", pattern: "^(a+)+$" },
+        ]),
+      );
+      expect(g.assertion_results[0]!.evidence).toContain("passed its time limit of 200 ms");
+    } finally {
+      await limited.close();
+    }
+  }, 60_000);
+
+  it("a json_schema pattern or patternProperties that backtracks forever in V8 is matched in linear time (must not hang)", async () => {
+    const evil = `${"a".repeat(40)}!`;
+    const outputs = writeOutputs(dir, { "evil.json": JSON.stringify({ name: evil, [evil]: 1 }) }, "outputs-redos-schema");
+    const g = await grade(
+      [
+        { kind: "json_schema", path: "evil.json", schema: { properties: { name: { type: "string", pattern: "^(a+)+$" } } } },
+        { kind: "json_schema", path: "evil.json", schema: { patternProperties: { "^(a+)+$": { type: "string" } } } },
+        { kind: "json_schema", path: "evil.json", schema: { properties: { name: { pattern: "^a+!$" } } } },
+      ],
+      undefined,
+      outputs,
+    );
+    expect(g.assertion_results.map((r) => r.passed)).toEqual([false, true, true]);
+    expect(g.assertion_results[0]!.evidence).toBe('evil.json does not match the schema: /name must match pattern "^(a+)+$"');
   }, 60_000);
 
   it("json_schema passes a valid file, fails with the first violation's JSON pointer, and a file that is not JSON", async () => {
@@ -122,8 +159,10 @@ describe("deterministic assertions on outputs/ and on the final answer", () => {
     expect(g.errors).toBeUndefined();
   });
 
-  it("no assertions: pass_rate 1 (nothing asserted, nothing failed), total 0", async () => {
-    expect((await grade([])).summary).toEqual({ passed: 0, failed: 0, total: 0, pass_rate: 1 });
+  it("no assertions: fails closed, pass_rate 0 with total 0 and an error saying nothing was graded (must fail)", async () => {
+    const g = await grade([]);
+    expect(g.summary).toEqual({ passed: 0, failed: 0, total: 0, pass_rate: 0 });
+    expect(g.errors).toEqual(["the run has no assertions: nothing was graded"]);
   });
 });
 

@@ -8,6 +8,7 @@ import { compareModesPlugin } from "@skillrig/oracle";
 import sandboxPlugin from "@skillrig/sandbox";
 import { skillProtocolPlugin } from "@skillrig/skills";
 import type { Assertion } from "../src/format.js";
+import { builtinAssertionKinds } from "../src/grading/builtin-kinds.js";
 import type { GradeRunInput } from "../src/grading-contract.js";
 
 export const FIXTURES = resolve(import.meta.dirname, "fixtures/grading");
@@ -38,7 +39,12 @@ export function copySkill(dir: string, name = "rle-skill"): string {
 export function gradingRunner(cwd: string, ...plugins: SkillrigPlugin[]): Runner {
   const runner = new Runner({ cwd });
   for (const plugin of plugins) runner.use(plugin);
-  return runner.use(compareModesPlugin()).use(deliverableFunction()).use(skillProtocolPlugin()).use(sandboxPlugin());
+  return runner
+    .use(compareModesPlugin())
+    .use(deliverableFunction())
+    .use(skillProtocolPlugin())
+    .use(builtinAssertionKinds())
+    .use(sandboxPlugin());
 }
 
 export function input(

@@ -51,17 +51,21 @@ describe("loadEvals", () => {
           files: ["evals/files/data/sales.csv", "notes.txt"],
           expectations: ["names the best month", { kind: "regex", path: "out.md", pattern: "^# ", flags: "m" }],
         },
-        { id: "no-assertions", prompt: "hi" },
+        { id: "judged", prompt: "hi", assertions: ["says hello"] },
       ],
     });
     const loaded = loadEvals(skill());
-    expect(loaded.cases[0]!.assertions).toEqual(["names the best month", { kind: "regex", path: "out.md", pattern: "^# ", flags: "m" }]);
+    // An object without its own text gets the kind's.
+    expect(loaded.cases[0]!.assertions).toEqual([
+      "names the best month",
+      { kind: "regex", path: "out.md", pattern: "^# ", flags: "m", text: "out.md matches /^# /m" },
+    ]);
     expect(loaded.cases[0]!.files.map((f) => [f.path, f.workspacePath])).toEqual([
       ["evals/files/data/sales.csv", "data/sales.csv"],
       ["notes.txt", "notes.txt"],
     ]);
     expect(loaded.cases[0]!.files[0]!.source).toBe(join(skillDir, "evals", "files", "data", "sales.csv"));
-    expect(loaded.cases[1]!.assertions).toEqual([]);
+    expect(loaded.cases[1]!.assertions).toEqual(["says hello"]);
   });
 
   it("a skill with no evals.json: says where it looked and points at docs/evals.md", () => {
@@ -109,7 +113,12 @@ describe("loadEvals", () => {
     writeEvals({
       skill_name: "top-months",
       evals: [
-        { id: 1, prompt: "a", files: ["evals/files/none.csv", "evals/../../x", "/etc/hostname", "evals/files/passwd", "evals/files"] },
+        {
+          id: 1,
+          prompt: "a",
+          assertions: ["x"],
+          files: ["evals/files/none.csv", "evals/../../x", "/etc/hostname", "evals/files/passwd", "evals/files"],
+        },
       ],
     });
     const { lines } = problems(() => loadEvals(skill()));
@@ -118,6 +127,38 @@ describe("loadEvals", () => {
     expect(lines[2]).toMatch(/^\/evals\/0\/files\/2 .* not an absolute path/);
     expect(lines[3]).toMatch(/^\/evals\/0\/files\/3 .* is a link out of the folder \(to \/etc\/passwd\)/);
     expect(lines[4]).toMatch(/^\/evals\/0\/files\/4 .* is not a regular file/);
+  });
+
+  it("fails closed on vacuity: no cases, a case with no assertions, an empty assertions list (must fail)", () => {
+    writeEvals({ skill_name: "top-months", evals: [] });
+    expect(problems(() => loadEvals(skill())).lines).toEqual(["/evals must NOT have fewer than 1 items"]);
+    writeEvals({
+      skill_name: "top-months",
+      evals: [
+        { id: 1, prompt: "a" },
+        { id: 2, prompt: "b", assertions: [] },
+        { id: 3, prompt: "c", expectations: [] },
+        { id: 4, prompt: "d", assertions: ["fine"] },
+      ],
+    });
+    const { lines } = problems(() => loadEvals(skill()));
+    expect(lines).toEqual([
+      "/evals/0 grades nothing: a case needs at least one assertion (a plain string for the judge, or an object of a kind skillrig checks)",
+      "/evals/1/assertions grades nothing: a case needs at least one assertion (a plain string for the judge, or an object of a kind skillrig checks)",
+      "/evals/2/expectations grades nothing: a case needs at least one assertion (a plain string for the judge, or an object of a kind skillrig checks)",
+    ]);
+  });
+
+  it("a json_schema pattern the linear-time engine cannot run is refused at load, naming the pattern", () => {
+    writeEvals({
+      skill_name: "top-months",
+      evals: [{ id: 1, prompt: "a", assertions: [{ kind: "json_schema", schema: { type: "string", pattern: "^(?=a)a+$" } }] }],
+    });
+    const { lines } = problems(() => loadEvals(skill()));
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toMatch(
+      /^\/evals\/0\/assertions\/0\/schema is not a usable JSON Schema: pattern "\^\(\?=a\)a\+\$" is not supported by the linear-time engine/,
+    );
   });
 
   it("each object assertion's kind and fields", () => {

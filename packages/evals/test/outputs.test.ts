@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { copyOutputs } from "../src/outputs.js";
+import { agentName, storedName, storedPath } from "../src/result-names.js";
 
 let root: string;
 let workspace: string;
@@ -72,6 +73,27 @@ describe("copyOutputs against a hostile workspace", () => {
     // Verdict: copied as the agent's file, in outputs/, and nothing is written beside outputs/.
     expect(existsSync(join(dest, "grading.json"))).toBe(true);
     expect(readdirSync(join(root, "run"))).toEqual(["outputs"]);
+  });
+
+  it("with storedName, the agent's result-named files are kept under a name no reader takes for a result, and restored exactly", () => {
+    mkdirSync(join(workspace, "deep", "timing.json"), { recursive: true });
+    writeFileSync(join(workspace, "deep", "timing.json", "x.txt"), "x");
+    writeFileSync(join(workspace, "grading.json"), "forged");
+    writeFileSync(join(workspace, "grading.json.from-agent"), "the agent's own name");
+    copyOutputs(workspace, dest, { rename: storedName });
+    expect(listTree(dest).filter((p) => !p.startsWith("report"))).toEqual([
+      "deep/",
+      "deep/timing.json.from-agent/",
+      "deep/timing.json.from-agent/x.txt",
+      "grading.json.from-agent",
+      "grading.json.from-agent.from-agent",
+    ]);
+    expect(storedPath("deep/timing.json/x.txt")).toBe("deep/timing.json.from-agent/x.txt");
+    const back = join(root, "back");
+    copyOutputs(dest, back, { rename: agentName });
+    expect(readFileSync(join(back, "grading.json"), "utf8")).toBe("forged");
+    expect(readFileSync(join(back, "grading.json.from-agent"), "utf8")).toBe("the agent's own name");
+    expect(existsSync(join(back, "deep", "timing.json", "x.txt"))).toBe(true);
   });
 
   it("the skill's installed copies and skillrig's answer channel are left out, the context file only when unchanged", () => {

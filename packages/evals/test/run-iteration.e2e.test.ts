@@ -5,7 +5,7 @@
  * workspace (a link to /etc/passwd, a fifo, a grading.json claiming a pass). Checked on disk: the layout, every
  * run's files, benchmark.json's delta, triggers.json, and that nothing the agent left is graded as trusted.
  */
-import { cpSync, existsSync, lstatSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,7 @@ import { loadScenario } from "@skillrig/mock-model";
 import sandboxPlugin from "@skillrig/sandbox";
 import { loadSkill, skillProtocolPlugin } from "@skillrig/skills";
 import type { Benchmark, Grading, IterationRecord, RunAnswer, Timing, TriggerReport } from "../src/format.js";
-import { gradeRun } from "../src/index.js";
+import { builtinAssertionKinds, gradeRun, RESULT_FILE_NAMES } from "../src/index.js";
 import { loadEvals, loadTriggers } from "../src/load-evals.js";
 import { runIteration, type IterationResult } from "../src/run-iteration.js";
 
@@ -31,11 +31,18 @@ const progress: string[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), "evals-e2e-"));
   cpSync(join(fixtures, "csv-total"), join(dir, "csv-total"), { recursive: true });
-  const runner = new Runner({ cwd: dir })
+  // The pinned CLI's models are priced by config rows (the shipped table has no gemini-3 row), so every run has a cost.
+  const prices = {
+    "gemini-3.1-pro": { input: 2, output: 12 },
+    "gemini-3.5-flash-lite": { input: 0.1, output: 0.4 },
+    "gemini-2.5-pro": { input: 1.25, output: 10 },
+  };
+  const runner = new Runner({ cwd: dir, config: { cost: { prices } } })
     .use(
       new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: loadScenario(join(fixtures, "scenario.json")), timeout_ms: 120_000 }),
     )
     .use(skillProtocolPlugin())
+    .use(builtinAssertionKinds())
     .use(sandboxPlugin());
   const skill = loadSkill(join(dir, "csv-total"));
   evalDir = join(dir, "runs", "eval-csv-total");
@@ -43,7 +50,7 @@ beforeAll(async () => {
     result = await runIteration({
       runner,
       skill,
-      evals: loadEvals(skill),
+      evals: loadEvals(skill, runner),
       triggers: loadTriggers(skill),
       triggerRuns: 3,
       engines: ["gemini"],
@@ -69,7 +76,12 @@ describe("skillrig eval on gemini against the mock model", () => {
         expect(existsSync(join(run, file)), `${configuration}/${file}`).toBe(true);
     }
     const record = readJson<IterationRecord>(join(result.dir, "iteration.json"));
-    expect(record).toMatchObject({ status: "passed", iteration: 1, engines: ["gemini"], configurations: ["with_skill", "without_skill"] });
+    expect(record).toMatchObject({
+      status: "finished",
+      iteration: 1,
+      engines: ["gemini"],
+      configurations: ["with_skill", "without_skill"],
+    });
     expect(record.finished_at).toBeDefined();
     expect(progress.sort()).toEqual(["with_skill succeeded", "without_skill succeeded"]);
   });
@@ -109,11 +121,28 @@ describe("skillrig eval on gemini against the mock model", () => {
       ]),
     );
     expect(existsSync(join(run, "outputs", "passwd"))).toBe(false);
-    // The agent's grading.json is its own file in outputs/; the run's grading.json is skillrig's: the wrong total fails.
-    expect(lstatSync(join(run, "outputs", "grading.json")).isFile()).toBe(true);
+    // The agent's grading.json is kept in outputs/ under a name no reader takes for a result; the run's is skillrig's.
+    expect(existsSync(join(run, "outputs", "grading.json"))).toBe(false);
+    expect(readFileSync(join(run, "outputs", "grading.json.from-agent"), "utf8")).toContain("FORGED-RESULT");
+    expect(readFileSync(join(run, "outputs", "nested", "benchmark.json.from-agent"), "utf8")).toContain("FORGED-RESULT");
     const grading = readJson<Grading>(join(run, "grading.json"));
     expect(grading.assertion_results.map((r) => r.passed)).toEqual([false, false, false]);
     expect(grading.summary.pass_rate).toBe(0);
+  });
+
+  it("a reader that globs the iteration for grading.json, timing.json, benchmark.json finds only skillrig's (must fail without the renaming)", () => {
+    const found = readdirSync(result.dir, { recursive: true, withFileTypes: true })
+      .filter((e) => RESULT_FILE_NAMES.has(e.name))
+      .map((e) => join(e.parentPath, e.name));
+    expect(found.length).toBeGreaterThan(5);
+    const forged = found.filter((file) => readFileSync(file, "utf8").includes("FORGED-RESULT"));
+    expect(forged).toEqual([]);
+    // The agent did write them: in its workspace (outputs/ and jobs/) and its HOME, under the stored name.
+    const stored = readdirSync(result.dir, { recursive: true, withFileTypes: true }).filter((e) => e.name.endsWith(".from-agent"));
+    expect(stored.map((e) => e.name)).toEqual(
+      expect.arrayContaining(["grading.json.from-agent", "timing.json.from-agent", "benchmark.json.from-agent"]),
+    );
+    expect(stored.some((e) => e.parentPath.endsWith(join("engine", "gemini", "home")))).toBe(true);
   });
 
   it("benchmark.json: the runs with their paths, the summary per configuration and the delta", () => {
@@ -121,6 +150,16 @@ describe("skillrig eval on gemini against the mock model", () => {
     expect(benchmark.runs.map((r) => r.path)).toEqual(["eval-1/with_skill", "eval-1/without_skill"]);
     expect(benchmark.run_summary.delta).toMatchObject({ of: ["with_skill", "without_skill"], pass_rate: 0.6667 });
     expect(benchmark.by_engine.gemini!.delta).toMatchObject({ pass_rate: 0.6667 });
+    // Cost per configuration, from each run's metered and priced job (timing.json), beside the specification's fields.
+    for (const configuration of ["with_skill", "without_skill"] as const) {
+      const timing = readJson<Timing>(join(result.dir, `eval-1/${configuration}`, "timing.json"));
+      expect(timing.cost_usd).toBeGreaterThan(0);
+      expect(benchmark.run_summary[configuration]).toMatchObject({
+        cost_usd: { total: timing.cost_usd, mean: timing.cost_usd, unpriced_runs: 0 },
+      });
+    }
+    const cost = benchmark.run_summary.delta!.cost_usd!;
+    expect(cost.delta).toBeCloseTo(cost.after - cost.before, 6);
     expect(benchmark.by_eval).toEqual([
       { eval_id: 1, configuration: "with_skill", pass_rate: 0.6667 },
       { eval_id: 1, configuration: "without_skill", pass_rate: 0 },
@@ -162,6 +201,7 @@ describe("skillrig eval on gemini against the mock model", () => {
         }),
       )
       .use(skillProtocolPlugin())
+      .use(builtinAssertionKinds())
       .use(sandboxPlugin());
     const skill = loadSkill(join(dir, "csv-total"));
     let second: IterationResult;
@@ -170,7 +210,7 @@ describe("skillrig eval on gemini against the mock model", () => {
         runner,
         skill,
         baseline: loadSkill(oldDir),
-        evals: loadEvals(skill),
+        evals: loadEvals(skill, runner),
         engines: ["gemini"],
         runs: 2,
         jobs: 2,

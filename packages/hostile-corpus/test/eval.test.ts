@@ -13,7 +13,8 @@ import { checkAgent, expectVerdict, GEMINI_PLUGIN, read, scenario } from "./supp
 import { type EvalVerdict, type LoadedFixture, loadCorpus, type User, verdictFor } from "./support/fixtures.js";
 import { copyFixture, logRow, runCli, usersHere, workspace } from "./support/run.js";
 
-const corpus = loadCorpus().filter((f) => f.spec.entry_points.includes("eval"));
+// A fixture whose agent is an ACP script of its own runs its eval rows in test/support/engine-output-rows.ts.
+const corpus = loadCorpus().filter((f) => f.spec.entry_points.includes("eval") && !f.spec.agent?.acp_agent);
 
 interface RunEntry {
   eval_id: number | string;
@@ -73,22 +74,36 @@ function checkIteration(out: string, want: EvalVerdict): { problems: string[]; o
       `${name}: ${grading.assertion_results.map((a) => `${a.passed ? "PASSED" : "failed"} "${a.text}" (${a.evidence.slice(0, 160)})`).join("; ")}`,
     );
     for (const a of passed) problems.push(`${name}: "${a.text}" passed (${a.evidence.slice(0, 300)})`);
-    for (const text of want.assertions_failed ?? [])
-      if (!grading.assertion_results.some((a) => a.text === text && !a.passed))
-        problems.push(`${name}: no failed assertion "${text}" in grading.json`);
+    for (const text of want.assertions_failed ?? []) {
+      const result = grading.assertion_results.find((a) => a.text === text && !a.passed);
+      if (!result) problems.push(`${name}: no failed assertion "${text}" in grading.json`);
+      for (const needed of want.evidence_includes ?? [])
+        if (result && !result.evidence.includes(needed))
+          problems.push(`${name}: the evidence of "${text}" lacks "${needed}": ${result.evidence.slice(0, 400)}`);
+    }
+    for (const a of grading.assertion_results)
+      for (const word of want.evidence_excludes ?? [])
+        if (a.evidence.includes(word)) problems.push(`${name}: the evidence of "${a.text}" says ${word}: ${a.evidence.slice(0, 400)}`);
     if (grading.summary?.passed !== 0) problems.push(`${name}: grading.json's summary counts ${grading.summary?.passed} passed`);
     const answer = json<{ job_id?: string; skills_activated?: unknown }>(join(dir, "answer.json"));
     if (!answer?.job_id || !Array.isArray(answer.skills_activated)) problems.push(`${name}: answer.json is not skillrig's`);
-    for (const planted of want.planted ?? [])
-      if (!existsSync(join(dir, "outputs", planted))) problems.push(`${name}: the agent's ${planted} is not in outputs/ (was it planted?)`);
+    for (const planted of want.planted ?? []) {
+      // A result file's name is kept under its stored name (packages/evals result-names.ts), so no reader takes it for ours.
+      const kept = SKILLRIG_FILES.has(planted) ? `${planted}.from-agent` : planted;
+      if (!existsSync(join(dir, "outputs", kept)))
+        problems.push(`${name}: the agent's ${planted} is not in outputs/ as ${kept} (was it planted?)`);
+      if (SKILLRIG_FILES.has(planted) && existsSync(join(dir, "outputs", planted)))
+        problems.push(`${name}: the agent's ${planted} is in outputs/ under skillrig's own name`);
+    }
   }
   const files = filesUnder(out);
   if (want.forged_mark) {
-    for (const file of files.filter((f) => !agentWritten(f))) {
+    // Anywhere under --out, the agent's copies included: a reader globbing for grading.json must find only skillrig's.
+    for (const file of files)
       if (SKILLRIG_FILES.has(basename(file)) && read(join(out, file))?.includes(want.forged_mark))
         problems.push(`${file} holds what the agent forged`);
+    for (const file of files.filter((f) => !agentWritten(f)))
       if (basename(file).startsWith("corpus-planted-")) problems.push(`the agent wrote ${file}, outside its workspace`);
-    }
   }
   if (want.trigger_rates) {
     const report = json<{ queries?: Array<{ query: string; trigger_rate: number; triggers: number; runs: number }> }>(

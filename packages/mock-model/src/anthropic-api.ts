@@ -82,10 +82,21 @@ export function anthropicContentBlock(
   throw new Error(`the Anthropic dialect has no answer for a turn with ${Object.keys(turn).join(", ")}`);
 }
 
+/** Anthropic counts cache reads and writes apart from `input_tokens` (the uncached rest). */
+function anthropicInputUsage(usage: { input: number; cached?: number; cacheWrite?: number }): Record<string, number> {
+  const cached = usage.cached ?? 0;
+  const written = usage.cacheWrite ?? 0;
+  return {
+    input_tokens: Math.max(0, usage.input - cached - written),
+    cache_creation_input_tokens: written,
+    cache_read_input_tokens: cached,
+  };
+}
+
 /** The events of one streamed message holding `block`. */
 export function anthropicStreamEvents(
   block: Record<string, unknown>,
-  meta: { id: string; model: string; usage: { input: number; output: number } },
+  meta: { id: string; model: string; usage: { input: number; output: number; cached?: number; cacheWrite?: number } },
 ): SseEvent[] {
   const toolUse = block.type === "tool_use";
   const events: Array<Record<string, unknown>> = [
@@ -99,7 +110,7 @@ export function anthropicStreamEvents(
         content: [],
         stop_reason: null,
         stop_sequence: null,
-        usage: { input_tokens: meta.usage.input, output_tokens: 1, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+        usage: { ...anthropicInputUsage(meta.usage), output_tokens: 1 },
       },
     },
     {
@@ -193,7 +204,7 @@ export const anthropicDialect = defineDialect({
         content: [block],
         stop_reason: block.type === "tool_use" ? "tool_use" : "end_turn",
         stop_sequence: null,
-        usage: { input_tokens: meta.usage.input, output_tokens: meta.usage.output },
+        usage: { ...anthropicInputUsage(meta.usage), output_tokens: meta.usage.output },
       },
     };
   },

@@ -9,15 +9,16 @@ import { isSkillrigError } from "@skillrig/core";
 import { loadScenario } from "./scenario.js";
 import { startMockModel } from "./server.js";
 
-const USAGE = "usage: skillrig-mock-model --scenario <file.json> [--port <n>] [--host <addr>] [--log]";
+const USAGE = "usage: skillrig-mock-model --scenario <file.json> [--port <n>] [--host <addr>] [--attempt <n>] [--log]";
 
 async function main(): Promise<number> {
-  let values: { scenario?: string; port?: string; host?: string; log?: boolean; help?: boolean };
+  let values: { scenario?: string; port?: string; host?: string; attempt?: string; log?: boolean; help?: boolean };
   try {
     ({ values } = parseArgs({
       options: {
         scenario: { type: "string", short: "s" },
         port: { type: "string", short: "p" },
+        attempt: { type: "string" },
         host: { type: "string" },
         log: { type: "boolean" },
         help: { type: "boolean", short: "h" },
@@ -40,8 +41,13 @@ async function main(): Promise<number> {
     process.stderr.write(`--port must be an integer from 0 to 65535, got "${values.port}"\n`);
     return 2;
   }
+  const attempt = values.attempt === undefined ? 1 : Number(values.attempt);
+  if (!Number.isInteger(attempt) || attempt < 1) {
+    process.stderr.write(`--attempt must be a whole number from 1, got "${values.attempt}"\n`);
+    return 2;
+  }
   const scenario = loadScenario(values.scenario);
-  const server = await startMockModel({ scenario, port, host: values.host });
+  const server = await startMockModel({ scenario, port, host: values.host, attempt });
   process.stdout.write(`${server.url}\n`);
   if (values.log) {
     let shown = 0;

@@ -38,7 +38,7 @@ export interface TurnContext {
   /** The model the request named (from `model()`), if any. */
   model?: string;
   /** Token counts to report (the scenario's `usage`, or the defaults). */
-  usage: { input: number; output: number };
+  usage: { input: number; output: number; cached?: number; cacheWrite?: number; reasoning?: number };
   /** The output of the last tool call in the request's history (from `lastToolOutput()`), for `echo_tool_output`. */
   toolOutput?: string;
   /** The request's serial number on this server (1, 2, ...): unique ids for messages and tool calls. */

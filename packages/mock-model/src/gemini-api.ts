@@ -6,9 +6,25 @@
 import type { Turn } from "./scenario.js";
 import { turnText } from "./scenario.js";
 
+/** Token counts a mock answer reports: `input` counts cached and cache-write tokens, `output` counts reasoning ones. */
 export interface GeminiUsage {
   input: number;
   output: number;
+  cached?: number;
+  cacheWrite?: number;
+  reasoning?: number;
+}
+
+/** Gemini's usageMetadata: candidates exclude thoughts; the prompt count includes cached content. */
+function geminiUsageMetadata(usage: GeminiUsage, output = usage.output): Record<string, number> {
+  const reasoning = Math.min(usage.reasoning ?? 0, output);
+  return {
+    promptTokenCount: usage.input,
+    ...(usage.cached ? { cachedContentTokenCount: usage.cached } : {}),
+    candidatesTokenCount: output - reasoning,
+    ...(reasoning ? { thoughtsTokenCount: reasoning } : {}),
+    totalTokenCount: usage.input + output,
+  };
 }
 
 /** Model turns already in a request's history: each `role: "model"` content is one turn the model took. */
@@ -48,7 +64,7 @@ export function geminiParts(turn: Turn, toolOutput?: string): Array<Record<strin
 export function geminiChunk(turn: Turn, model: string, usage: GeminiUsage, toolOutput?: string): Record<string, unknown> {
   return {
     candidates: [{ content: { role: "model", parts: geminiParts(turn, toolOutput) }, finishReason: "STOP", index: 0 }],
-    usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: usage.output, totalTokenCount: usage.input + usage.output },
+    usageMetadata: geminiUsageMetadata(usage),
     modelVersion: model,
   };
 }
@@ -87,7 +103,7 @@ export function geminiSideAnswer(model: string, usage: GeminiUsage): Record<stri
   const text = JSON.stringify({ reasoning: "mock-model side call", next_speaker: "user", model_choice: "flash", complexity_score: 1 });
   return {
     candidates: [{ content: { role: "model", parts: [{ text }] }, finishReason: "STOP", index: 0 }],
-    usageMetadata: { promptTokenCount: usage.input, candidatesTokenCount: 1, totalTokenCount: usage.input + 1 },
+    usageMetadata: geminiUsageMetadata({ ...usage, reasoning: 0 }, 1),
     modelVersion: model,
   };
 }

@@ -21,11 +21,29 @@ export function responsesModelTurns(body: unknown): number {
   if (!Array.isArray(input)) return 0;
   return input.filter(
     (i) =>
-      i?.type === "function_call" ||
+      (i?.type === "function_call" && (i as { name?: string }).name !== WAIT_TOOL) ||
       i?.type === "custom_tool_call" ||
       i?.type === "local_shell_call" ||
       (i?.type === "message" && i.role === "assistant"),
   ).length;
+}
+
+/** codex's tool that writes to (or, with no characters, waits on) a command still running: not a scenario turn. */
+const WAIT_TOOL = "write_stdin";
+
+/**
+ * The session of a command codex left running: an `exec_command` answers after its yield time (10 s by default)
+ * with "Process running with session ID N" while the command goes on. A real model waits on it with
+ * `write_stdin`; so does the mock, before it plays the next turn (else a slow command on a loaded machine is cut
+ * off when the job ends, and its output is lost).
+ */
+export function responsesRunningSession(body: unknown): number | undefined {
+  const input = (body as { input?: Array<{ type?: string; output?: unknown }> } | undefined)?.input;
+  if (!Array.isArray(input)) return undefined;
+  const outputs = input.filter((i) => i?.type === "function_call_output");
+  const last = outputs[outputs.length - 1]?.output;
+  const match = typeof last === "string" ? /Process running with session ID (\d+)/.exec(last) : null;
+  return match ? Number(match[1]) : undefined;
 }
 
 /** The output of the last function call in a request's input, as text. */
@@ -116,16 +134,28 @@ export function responsesOutputItem(turn: Turn, n: number, toolOutput?: string, 
   return { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: "exec_command", arguments: JSON.stringify({ cmd }) };
 }
 
+type ResponsesUsage = { input: number; output: number; cached?: number; reasoning?: number };
+
 /** The SSE events of one response. */
 export function responsesEvents(
   turn: Turn,
   n: number,
-  usage: { input: number; output: number },
+  usage: ResponsesUsage,
   toolOutput?: string,
   body?: unknown,
 ): Array<Record<string, unknown>> {
+  return responseOf(responsesOutputItem(turn, n, toolOutput, body), n, usage, body);
+}
+
+/** The SSE events of a response that waits (up to 30 s, codex's longest yield) on a command still running. */
+export function responsesWaitEvents(session: number, n: number, usage: ResponsesUsage, body?: unknown): Array<Record<string, unknown>> {
+  const args = { session_id: session, chars: "", yield_time_ms: 30_000 };
+  const item = { type: "function_call", id: `fc_${n}`, call_id: `call_${n}`, name: WAIT_TOOL, arguments: JSON.stringify(args) };
+  return responseOf(item, n, usage, body);
+}
+
+function responseOf(item: Record<string, unknown>, n: number, usage: ResponsesUsage, body: unknown): Array<Record<string, unknown>> {
   const id = `resp_${n}`;
-  const item = responsesOutputItem(turn, n, toolOutput, body);
   return [
     { type: "response.created", response: { id, status: "in_progress" } },
     { type: "response.output_item.added", output_index: 0, item },
@@ -135,11 +165,12 @@ export function responsesEvents(
       response: {
         id,
         status: "completed",
+        ...(typeof (body as { model?: unknown } | undefined)?.model === "string" ? { model: (body as { model: string }).model } : {}),
         usage: {
           input_tokens: usage.input,
-          input_tokens_details: { cached_tokens: 0 },
+          input_tokens_details: { cached_tokens: usage.cached ?? 0 },
           output_tokens: usage.output,
-          output_tokens_details: { reasoning_tokens: 0 },
+          output_tokens_details: { reasoning_tokens: Math.min(usage.reasoning ?? 0, usage.output) },
           total_tokens: usage.input + usage.output,
         },
       },
@@ -156,6 +187,17 @@ export function responsesErrorBody(status: number, message?: string): Record<str
         type: "invalid_request_error",
         param: null,
         code: "invalid_api_key",
+      },
+    };
+  }
+  if (status === 429) {
+    // The real service's rate limit (not `insufficient_quota`, which is a billing state no retry mends).
+    return {
+      error: {
+        message: message ?? "Rate limit reached for requests (mock-model scripted 429). Please try again in 1s.",
+        type: "requests",
+        param: null,
+        code: "rate_limit_exceeded",
       },
     };
   }

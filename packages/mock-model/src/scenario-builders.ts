@@ -13,11 +13,13 @@ import {
   type ShellTurn,
   type TextTurn,
   type Turn,
+  type TurnFailure,
   validateScenario,
   type WriteFileTurn,
 } from "./scenario.js";
 
-type Timing = { delay_ms?: number };
+/** Any turn may wait (`delay_ms`) and fail in the first attempts of a retried run (`fail`). */
+type Timing = { delay_ms?: number; fail?: TurnFailure };
 
 export const turn = {
   /** The model says `text` (a message, or the final answer). */
@@ -39,6 +41,15 @@ export const turn = {
   }),
   /** The server never answers (until it is closed). */
   hang: (): HangTurn => ({ hang: true }),
+  /**
+   * `fail` for another turn: the endpoint answers `status` (with `Retry-After: retry_after_s` when given) in the first
+   * `firstAttempts` attempts of a retried run, e.g. `turn.json(v, { fail: turn.failFirst(2, 429) })`.
+   */
+  failFirst: (firstAttempts: number, status: number, extra: { message?: string; retry_after_s?: number } = {}): TurnFailure => ({
+    status,
+    first_attempts: firstAttempts,
+    ...extra,
+  }),
 };
 
 /** A validated scenario from turns; `options` adds `after_end`, `usage`, `name`, `description` or `branches`. */

@@ -8,7 +8,7 @@
  * or at once, each starting at turn 0.
  */
 import { readFileSync } from "node:fs";
-import { compileSchema, formatViolations, SkillrigError } from "@skillrig/core";
+import { compileSchema, formatViolations, parseJsonText, SkillrigError } from "@skillrig/core";
 
 /** The model answers with text (the CLI shows it as the assistant's message). */
 export interface TextTurn {
@@ -40,18 +40,36 @@ export interface EchoToolOutputTurn {
 export interface ActivateSkillTurn {
   activate_skill: { name: string };
 }
-/** The server answers with an HTTP error in the API's own error shape. */
+/**
+ * The server answers with an HTTP error in the API's own error shape; `retry_after_s` adds a `Retry-After` header
+ * (seconds), as a rate-limited (429) or overloaded (503) endpoint sends.
+ */
 export interface ErrorTurn {
-  error: { status: number; message?: string };
+  error: { status: number; message?: string; retry_after_s?: number };
 }
 /** The server accepts the request and never answers (until it is closed). */
 export interface HangTurn {
   hang: true;
 }
 
+/**
+ * Makes a turn an infrastructure failure in the first attempts of a retried run: in attempts 1 to `first_attempts`
+ * (every attempt when absent) the turn answers this HTTP error instead of itself. The attempt is the job's
+ * (`JobOptions.attempt`, set by `--retries`; a job that is no retry is attempt 1), not a count the server keeps, so
+ * the CLI's own retries within an attempt get the error again, and concurrent jobs stay deterministic.
+ */
+export interface TurnFailure {
+  status: number;
+  first_attempts?: number;
+  message?: string;
+  retry_after_s?: number;
+}
+
 export type Turn = (TextTurn | JsonTurn | WriteFileTurn | ShellTurn | ActivateSkillTurn | EchoToolOutputTurn | ErrorTurn | HangTurn) & {
   /** Wait this long before answering. */
   delay_ms?: number;
+  /** Answer an HTTP error instead in the first attempts of a retried run (see TurnFailure). */
+  fail?: TurnFailure;
 };
 
 export interface Scenario {
@@ -60,8 +78,18 @@ export interface Scenario {
   turns: Turn[];
   /** The turn played for requests past the end of `turns`. Default `{ "text": "Done." }`. */
   after_end?: Turn;
-  /** Token counts reported with every answer. */
-  usage?: { input_tokens?: number; output_tokens?: number };
+  /**
+   * Token counts reported with every answer, each dialect in its own words: `input_tokens` is every input token
+   * (cached ones included), `cached_input_tokens` and `cache_write_tokens` parts of it; `output_tokens` every output
+   * token, `reasoning_tokens` part of it.
+   */
+  usage?: {
+    input_tokens?: number;
+    output_tokens?: number;
+    cached_input_tokens?: number;
+    cache_write_tokens?: number;
+    reasoning_tokens?: number;
+  };
   /**
    * Other scripts for other conversations: the first branch whose `prompt_contains` text appears in the request
    * plays its own `turns` (a repair turn's prompt, say, gets a different answer than the first run's). A list of
@@ -92,7 +120,22 @@ const turnSchema = {
       type: "object",
       required: ["status"],
       additionalProperties: false,
-      properties: { status: { type: "integer", minimum: 400, maximum: 599 }, message: { type: "string" } },
+      properties: {
+        status: { type: "integer", minimum: 400, maximum: 599 },
+        message: { type: "string" },
+        retry_after_s: { type: "integer", minimum: 0, maximum: 86400 },
+      },
+    },
+    fail: {
+      type: "object",
+      required: ["status"],
+      additionalProperties: false,
+      properties: {
+        status: { type: "integer", minimum: 400, maximum: 599 },
+        first_attempts: { type: "integer", minimum: 1, maximum: 1000 },
+        message: { type: "string" },
+        retry_after_s: { type: "integer", minimum: 0, maximum: 86400 },
+      },
     },
     activate_skill: {
       type: "object",
@@ -122,7 +165,13 @@ export const SCENARIO_SCHEMA = {
     usage: {
       type: "object",
       additionalProperties: false,
-      properties: { input_tokens: { type: "integer", minimum: 0 }, output_tokens: { type: "integer", minimum: 0 } },
+      properties: {
+        input_tokens: { type: "integer", minimum: 0 },
+        output_tokens: { type: "integer", minimum: 0 },
+        cached_input_tokens: { type: "integer", minimum: 0 },
+        cache_write_tokens: { type: "integer", minimum: 0 },
+        reasoning_tokens: { type: "integer", minimum: 0 },
+      },
     },
     branches: {
       type: "array",
@@ -167,13 +216,7 @@ export function loadScenario(file: string): Scenario {
   } catch (error) {
     throw new SkillrigError("invalid_config", `cannot read mock-model scenario ${file}: ${(error as Error).message}`, { file });
   }
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch (error) {
-    throw new SkillrigError("invalid_config", `mock-model scenario ${file} is not valid JSON: ${(error as Error).message}`, { file });
-  }
-  return validateScenario(value, file);
+  return validateScenario(parseJsonText(text, { file, what: "mock-model scenario", code: "invalid_config" }), file);
 }
 
 /**
@@ -189,6 +232,22 @@ export function turnAt(scenario: Scenario, modelTurns: number, requestText = "")
   const turns = branch?.turns ?? scenario.turns;
   if (modelTurns < turns.length) return { turn: turns[modelTurns]!, index: modelTurns };
   return { turn: scenario.after_end ?? { text: "Done." }, index: modelTurns };
+}
+
+/**
+ * The turn as attempt `attempt` of a run plays it: its `fail` error while the attempt is one of the failing ones,
+ * else the turn itself (without `fail`).
+ */
+export function turnForAttempt(turn: Turn, attempt: number): Turn {
+  const { fail, ...rest } = turn;
+  if (!fail) return turn;
+  if (fail.first_attempts !== undefined && attempt > fail.first_attempts) return rest as Turn;
+  const error: ErrorTurn["error"] = {
+    status: fail.status,
+    ...(fail.message !== undefined ? { message: fail.message } : {}),
+    ...(fail.retry_after_s !== undefined ? { retry_after_s: fail.retry_after_s } : {}),
+  };
+  return { error, ...(turn.delay_ms !== undefined ? { delay_ms: turn.delay_ms } : {}) };
 }
 
 /** The text a text, json or echo_tool_output turn answers with (`toolOutput`: the last tool output in the request). */

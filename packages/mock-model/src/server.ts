@@ -7,11 +7,19 @@
  * plus any dialect passed in `dialects` (asked first, in order; see dialect.ts). Anything else gets a 404 in JSON
  * and is still recorded, so a test can see what a CLI asked for.
  */
+import { SkillrigError } from "@skillrig/core";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { type Scenario, type Turn, turnAt, validateScenario } from "./scenario.js";
+import { type Scenario, type Turn, turnAt, turnForAttempt, validateScenario } from "./scenario.js";
 import { geminiChunk, geminiErrorBody, geminiLastToolOutput, geminiModelTurns, geminiSideAnswer } from "./gemini-api.js";
-import { responsesErrorBody, responsesEvents, responsesLastToolOutput, responsesModelTurns } from "./responses-api.js";
+import {
+  responsesErrorBody,
+  responsesEvents,
+  responsesLastToolOutput,
+  responsesModelTurns,
+  responsesRunningSession,
+  responsesWaitEvents,
+} from "./responses-api.js";
 import { anthropicDialect } from "./anthropic-api.js";
 import { defineDialect, type DialectReply, type DialectRequest, type MockDialect } from "./dialect.js";
 
@@ -23,6 +31,11 @@ export interface MockModelOptions {
   port?: number;
   /** More API dialects (see `defineDialect`), asked before the built-in ones, in order. */
   dialects?: MockDialect[];
+  /**
+   * Which attempt of a retried run the server plays (default 1): a turn with `fail` answers its error in the first
+   * `fail.first_attempts` attempts (engine-kit passes the job's `options.attempt`).
+   */
+  attempt?: number;
 }
 
 /** One request the server received. */
@@ -72,9 +85,14 @@ function apiKeyOf(req: IncomingMessage, url: URL): string | undefined {
   return url.searchParams.get("key") ?? undefined;
 }
 
-function sendJson(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { "content-type": "application/json" });
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify(body));
+}
+
+/** The `Retry-After` header of an error turn that asks for one. */
+function errorHeaders(turn: Turn): Record<string, string> {
+  return "error" in turn && turn.error.retry_after_s !== undefined ? { "retry-after": String(turn.error.retry_after_s) } : {};
 }
 
 /** Server-sent events are two lines per event; writing them needs no library. */
@@ -87,9 +105,22 @@ function sendSse(res: ServerResponse, events: Array<{ event?: string; data: unkn
 /** Starts a mock model server playing `scenario`. */
 export async function startMockModel(options: MockModelOptions): Promise<MockModel> {
   const scenario = validateScenario(options.scenario);
+  const attempt = options.attempt ?? 1;
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new SkillrigError("invalid_config", `mock-model attempt must be a whole number from 1, not ${String(options.attempt)}`, {
+      field: "attempt",
+    });
+  // The turn a request plays in this attempt (a `fail` turn answers its error in the first attempts).
+  const pick = (modelTurns: number, raw: string) => {
+    const { turn, index } = turnAt(scenario, modelTurns, raw);
+    return { turn: turnForAttempt(turn, attempt), index };
+  };
   const usage = {
     input: scenario.usage?.input_tokens ?? DEFAULT_USAGE.input_tokens,
     output: scenario.usage?.output_tokens ?? DEFAULT_USAGE.output_tokens,
+    cached: scenario.usage?.cached_input_tokens ?? 0,
+    cacheWrite: scenario.usage?.cache_write_tokens ?? 0,
+    reasoning: scenario.usage?.reasoning_tokens ?? 0,
   };
   const dialects = [...(options.dialects ?? []).map(defineDialect), anthropicDialect];
   const requests: RecordedRequest[] = [];
@@ -151,11 +182,11 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
           return;
         }
         record.api = "gemini";
-        const { turn, index } = turnAt(scenario, geminiModelTurns(body), raw);
+        const { turn, index } = pick(geminiModelTurns(body), raw);
         record.turn = index;
         record.answer = turnKind(turn);
         play(res, turn, () => {
-          if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message));
+          if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
           else sendSse(res, [{ data: geminiChunk(turn, model, usage, geminiLastToolOutput(body)) }]);
         });
         return;
@@ -164,11 +195,21 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       if (req.method === "POST" && /\/responses$/.test(url.pathname)) {
         record.api = "responses";
         record.model = (body as { model?: string } | undefined)?.model;
-        const { turn, index } = turnAt(scenario, responsesModelTurns(body), raw);
+        const session = responsesRunningSession(body);
+        if (session !== undefined) {
+          record.answer = "wait";
+          sendSse(
+            res,
+            responsesWaitEvents(session, n, usage, body).map((e) => ({ event: e.type as string, data: e })),
+          );
+          return;
+        }
+        const { turn, index } = pick(responsesModelTurns(body), raw);
         record.turn = index;
         record.answer = turnKind(turn);
         play(res, turn, () => {
-          if ("error" in turn) sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message));
+          if ("error" in turn)
+            sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
           else
             sendSse(
               res,
@@ -193,11 +234,11 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
     // A dialect's bug answers 500 naming the dialect, so a test sees it instead of a hung request.
     const failed = (error: unknown) =>
       sendJson(res, 500, { error: { message: `mock-model dialect "${dialect.name}": ${(error as Error)?.message ?? String(error)}` } });
-    const send = (reply: () => DialectReply) => {
+    const send = (reply: () => DialectReply, headers?: Record<string, string>) => {
       try {
         const out = reply();
         if ("sse" in out) sendSse(res, out.sse);
-        else sendJson(res, out.status ?? 200, out.json);
+        else sendJson(res, out.status ?? 200, out.json, headers);
       } catch (error) {
         failed(error);
       }
@@ -216,11 +257,11 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       const modelTurns = dialect.modelTurns(request);
       if (!Number.isInteger(modelTurns) || modelTurns < 0)
         throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
-      const { turn, index } = turnAt(scenario, modelTurns, raw);
+      const { turn, index } = pick(modelTurns, raw);
       record.turn = index;
       record.answer = turnKind(turn);
       play(res, turn, () => {
-        if ("error" in turn) send(() => dialect.errorReply(turn.error.status, turn.error.message, request));
+        if ("error" in turn) send(() => dialect.errorReply(turn.error.status, turn.error.message, request), errorHeaders(turn));
         else if (!("hang" in turn))
           send(() =>
             dialect.reply(turn, { request, model: record.model, usage, toolOutput: dialect.lastToolOutput?.(request), serial: n }),

@@ -20,11 +20,13 @@ describe("skillrig-mock-model", () => {
       buffer: false,
     });
     const lines: string[] = [];
-    const url = await new Promise<string>((ok) => {
+    const url = await new Promise<string>((ok, fail) => {
       server.stdout!.on("data", (d: Buffer) => {
         lines.push(...d.toString().split("\n").filter(Boolean));
         if (lines[0]) ok(lines[0]);
       });
+      // A server that ends before printing its URL fails the test at once, not at the test's time limit.
+      server.on("exit", (code) => fail(new Error(`skillrig-mock-model exited (${code}) before printing its URL`)));
     });
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const res = await fetch(`${url}/v1/responses`, { method: "POST", body: JSON.stringify({ input: [] }) });

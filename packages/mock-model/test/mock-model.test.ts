@@ -120,6 +120,30 @@ describe("mock-model", () => {
     ]);
   });
 
+  it("waits with write_stdin on a codex command still running, without using a turn", async () => {
+    const s = await start({ turns: [{ shell: { command: "sleep 20; echo slow" } }, { text: "done" }] });
+    const ask = async (input: unknown[]) => {
+      const res = await fetch(`${s.url}/v1/responses`, { method: "POST", body: JSON.stringify({ model: "gpt-x", input }) });
+      return (sseData(await res.text()) as Array<{ item?: { name?: string; arguments?: string; content?: Array<{ text: string }> } }>)[2]!
+        .item!;
+    };
+    const user = { type: "message", role: "user" };
+    const exec = { type: "function_call", name: "exec_command" };
+    const running = {
+      type: "function_call_output",
+      output: "Chunk ID: a\nWall time: 10.0 seconds\nProcess running with session ID 41\nOutput:\n",
+    };
+    const wait = await ask([user, exec, running]);
+    expect(wait.name).toBe("write_stdin");
+    expect(JSON.parse(wait.arguments!)).toEqual({ session_id: 41, chars: "", yield_time_ms: 30_000 });
+    // Still running after the first wait: wait again. Once it exited, the next turn (the wait was not one).
+    const waitCall = { type: "function_call", name: "write_stdin" };
+    expect((await ask([user, exec, running, waitCall, running])).name).toBe("write_stdin");
+    const exited = { type: "function_call_output", output: "Process exited with code 0\nOutput:\nslow\n" };
+    expect((await ask([user, exec, running, waitCall, exited])).content![0]!.text).toBe("done");
+    expect(s.requests.map((r) => r.answer)).toEqual(["wait", "wait", "text"]);
+  });
+
   it("echo_tool_output answers with the last tool output of the conversation, in both APIs", async () => {
     const s = await start({ turns: [{ shell: { command: "python3 count.py" } }, { echo_tool_output: true }] });
     const g = await fetch(`${s.url}/v1beta/models/m:streamGenerateContent?alt=sse`, {

@@ -8,6 +8,7 @@ export { REGEX_TIME_LIMIT_MS } from "./compare/regex-search.js";
 export { BUILTIN_MODES } from "./compare/modes.js";
 export type { CompareMode } from "./compare/modes.js";
 export { compactDiff } from "./compare/compact-diff.js";
+export { incompleteLine, withCompleteness } from "./report-completeness.js";
 export { tracebackOf } from "./reporters/traceback.js";
 export { oracleConfigSection } from "./config-section.js";
 export type { OracleConfig } from "./config-section.js";

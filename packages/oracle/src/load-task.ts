@@ -11,10 +11,11 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { relative, resolve } from "node:path";
-import { parse as parseJsonc, printParseErrorCode, visit, type ParseError } from "jsonc-parser";
+import { visit } from "jsonc-parser";
 import { parse as parseLossless, stringify as stringifyLossless } from "./lossless-json.js";
 import {
   fromPrecompiled,
+  parseJsonText,
   pointer,
   SkillrigError,
   type CompiledSchema,
@@ -87,18 +88,7 @@ export function validateTaskText(text: string, displayPath = "(task)", file?: st
   // Everything below (the duplicate-key visitor, lossless-json, the schema) recurses: check the depth on the text first.
   const deep = findExcessiveNesting(text, TASK_MAX_DEPTH);
   if (deep) throw tooDeep(deep, displayPath);
-  let value: unknown;
-  try {
-    value = JSON.parse(text.replace(/^\uFEFF/, ""));
-  } catch (error) {
-    const where = locateSyntaxError(text);
-    const at = where ? ` at line ${where.line}, column ${where.column} (${where.problem})` : "";
-    throw new SkillrigError("invalid_task", `task file ${displayPath} is not valid JSON${at}: ${(error as Error).message}`, {
-      file: displayPath,
-      ...(where ? { line: where.line } : {}),
-      cause: error,
-    });
-  }
+  const value = parseJsonText(text, { file: displayPath, what: "task file", code: "invalid_task" });
   const duplicates = duplicateKeys(text.replace(/^\uFEFF/, ""), displayPath);
   if (duplicates.length > 0) {
     const lines = duplicates.map((v) => `  ${v.pointer}: ${v.message}`);
@@ -247,17 +237,4 @@ function regexViolations(task: Task, displayPath: string): Violation[] {
 function displayPathOf(file: string, cwd: string): string {
   const rel = relative(cwd, file);
   return rel === "" || rel.startsWith("..") ? file : rel;
-}
-
-/**
- * V8's JSON.parse messages do not always carry an offset; jsonc-parser (strict settings) reports the first
- * problem's offset, which people want as a line and column.
- */
-function locateSyntaxError(text: string): { line: number; column: number; problem: string } | undefined {
-  const errors: ParseError[] = [];
-  parseJsonc(text.replace(/^\uFEFF/, ""), errors, { disallowComments: true, allowTrailingComma: false });
-  const first = errors[0];
-  if (!first) return undefined;
-  const before = text.slice(0, first.offset).split("\n");
-  return { line: before.length, column: before[before.length - 1]!.length + 1, problem: printParseErrorCode(first.error) };
 }

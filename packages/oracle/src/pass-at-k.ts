@@ -15,13 +15,17 @@ export function passAtK(n: number, c: number, k: number): number {
 }
 
 /**
- * The k values a suite report lists: 1, every power of ten up to the largest sample count, and the ones asked for
- * (`--k`) up to that count; sorted, without repeats.
+ * The k values a report lists, the one answer for a suite (`skillrig test --samples`) and a solve batch: 1, every
+ * power of ten up to `n` (the most samples, or attempts, a task has), and the ones asked for up to `n` (a suite's
+ * `--k`; a solve batch asks for its attempts per task, "did any attempt pass"); sorted, without repeats.
  */
-export function suiteKs(maxSamples: number, requested: number[] = []): number[] {
+export function reportedKs(n: number, requested: readonly number[] = []): number[] {
   const ks = new Set<number>();
-  if (maxSamples >= 1) ks.add(1);
-  for (let k = 10; k <= maxSamples; k *= 10) ks.add(k);
-  for (const k of requested) if (Number.isInteger(k) && k >= 1 && k <= maxSamples) ks.add(k);
+  if (n >= 1) ks.add(1);
+  for (let k = 10; k <= n; k *= 10) ks.add(k);
+  for (const k of requested) if (Number.isInteger(k) && k >= 1 && k <= n) ks.add(k);
   return [...ks].sort((a, b) => a - b);
 }
+
+/** @deprecated the same function as `reportedKs`, under its first name. */
+export const suiteKs = reportedKs;

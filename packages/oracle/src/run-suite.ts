@@ -16,7 +16,8 @@ import {
   type TaskSummary,
 } from "@skillrig/core";
 import type { Bail, CaseSelection } from "./case-selection.js";
-import { passAtK, suiteKs } from "./pass-at-k.js";
+import { passAtK, reportedKs } from "./pass-at-k.js";
+import { deliverableDigest } from "./deliverable-digest.js";
 import { runTask } from "./run-task.js";
 import type { SuiteEntry } from "./suite-deliverables.js";
 
@@ -33,6 +34,8 @@ export interface GradedSample {
 export interface SampleResult extends GradedSample {
   sample: number;
   source: string;
+  /** `sha256:<hex>` of the deliverable's content (deliverable-digest.ts): who this sample is, for comparisons. */
+  deliverable_sha256?: string;
   duration_ms: number;
 }
 
@@ -125,15 +128,17 @@ export async function gradeSample(runner: Runner, options: SampleGrading): Promi
     // Stopped (--bail) before any of its cases could fail: not graded, rather than failed.
     if (s.not_run && s.passed + s.not_run === s.total)
       return { status: "error", report, error: { code: "interrupted", message: report.not_run?.[0]?.reason ?? "not run" } };
-    return { status: sampleStatus(s), report };
+    return { status: sampleStatus(s, report.incomplete), report };
   } catch (error) {
     if (isSkillrigError(error) && SAMPLE_ERRORS.has(error.code)) return { status: "error", error: error.toJSON() };
     throw error;
   }
 }
 
-export function sampleStatus(summary: TaskSummary): SampleStatus {
+export function sampleStatus(summary: TaskSummary, incomplete?: unknown): SampleStatus {
   if (summary.invalid > 0) return "invalid";
+  // A report that ended early is not a grade: an error, never a pass (issue 38).
+  if (incomplete) return "error";
   return summary.total > 0 && summary.passed === summary.total ? "passed" : "failed";
 }
 
@@ -179,9 +184,11 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
             return;
           }
         }
+        const digest = sample.deliverable ? await deliverableDigest(sample.deliverable) : null;
         const result: SampleResult = {
           sample: sample.index,
           source: sample.source,
+          ...(digest ? { deliverable_sha256: digest } : {}),
           ...graded,
           duration_ms: Math.round(performance.now() - pairStarted),
         };
@@ -209,7 +216,7 @@ function buildSuiteReport(
   durationMs: number,
 ): SuiteReport {
   const maxSamples = Math.max(0, ...entries.map((e) => e.samples.length));
-  const ks = suiteKs(maxSamples, requestedKs);
+  const ks = reportedKs(maxSamples, requestedKs);
   const tasks: SuiteTaskResult[] = entries.map((entry) => {
     const samples = results.get(entry)!.sort((a, b) => a.sample - b.sample);
     // Samples that were never graded (Ctrl-C, --bail) are not failures: pass@k counts the samples that ran.

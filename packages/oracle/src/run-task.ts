@@ -28,6 +28,7 @@ import {
 import type { Bail, CaseSelection } from "./case-selection.js";
 import { assertModesClaimed, chooseMode } from "./compare/compare-spec.js";
 import { withUserPaths } from "./snapshot-paths.js";
+import { withCompleteness } from "./report-completeness.js";
 
 export interface RunTaskOptions {
   loaded: LoadedTask;
@@ -93,7 +94,9 @@ export async function runTask(runner: Runner, options: RunTaskOptions): Promise<
         await hooks.caseResult.promise(verdict, work);
       }
 
-      const limit = pLimit(jobs);
+      // A type whose host queues a sample's cases takes them at once (one batch, no round trip per case); `--bail`
+      // keeps one case per job, so that it can stop cases before they start.
+      const limit = pLimit(options.bail ? jobs : Math.max(jobs, run.casesInFlight ?? jobs));
       const invalidIndexes = new Set(invalid.map((i) => i.work.index));
       // A fatal error (no sandbox, a broken plugin) stops cases from starting, but the ones already running are
       // awaited before taskEnd tears their folders and harnesses down.
@@ -186,14 +189,14 @@ async function runCase(runner: Runner, work: CaseWork, input: unknown): Promise<
     ...(outcome.details ? { details: outcome.details } : {}),
   };
   if (outcome.status !== undefined) {
-    return { ...base, status: outcome.status, duration_ms: elapsed(started), message: outcome.message ?? outcome.status };
+    return { ...base, status: outcome.status, duration_ms: elapsed(started, outcome.queuedMs), message: outcome.message ?? outcome.status };
   }
   const failures = compareAll(runner, work, outcome.comparisons);
-  if (failures.length === 0) return { ...base, status: "passed", duration_ms: elapsed(started) };
+  if (failures.length === 0) return { ...base, status: "passed", duration_ms: elapsed(started, outcome.queuedMs) };
   return {
     ...base,
     status: "failed",
-    duration_ms: elapsed(started),
+    duration_ms: elapsed(started, outcome.queuedMs),
     message: [outcome.message, ...failures.map((f) => f.message)].filter(Boolean).join("; "),
     diff: failures
       .map((f) => f.diff)
@@ -308,7 +311,7 @@ function buildReport(
   const reachable = hiddenTestsReachable ? [HIDDEN_TESTS_REACHABLE_WARNING(run.sandbox.isolation)] : [];
   const all = [...reachable, ...run.sandbox.warnings, ...inputWarnings];
   const warnings = all.length > 0 ? all : undefined;
-  return {
+  const report: TaskReport = {
     task_id: run.loaded.task.task_id,
     deliverable_type: run.loaded.task.deliverable_type,
     summary: {
@@ -322,6 +325,8 @@ function buildReport(
     duration_ms: Math.round(durationMs),
     ...(graded.notRun.length > 0 ? { not_run: graded.notRun } : {}),
   };
+  // Every selected case has a verdict or a not_run entry; a run that lost some says so rather than pass (issue 38).
+  return withCompleteness(report, graded.selected, "the task run");
 }
 
 export function summarize(cases: CaseVerdict[], total = cases.length): TaskSummary {
@@ -335,6 +340,7 @@ export function summarize(cases: CaseVerdict[], total = cases.length): TaskSumma
   };
 }
 
-function elapsed(started: number): number {
-  return Math.round(performance.now() - started);
+/** The case's own time: since its execute began, less what it waited behind other cases in its host's queue. */
+function elapsed(started: number, queuedMs = 0): number {
+  return Math.max(0, Math.round(performance.now() - started - queuedMs));
 }

@@ -66,6 +66,7 @@ describe("the live line of a sample that did not pass", () => {
     result,
   });
 
+  // The report's `sample` is 0-based; people read sample N as the N-th of the samples file (4 -> "sample 5").
   it("names the task, the sample, the first failing case and its reason on one line, and counts the others", () => {
     const report = taskReport([
       verdict("ok", "passed"),
@@ -73,11 +74,11 @@ describe("the live line of a sample that did not pass", () => {
       verdict("big", "timeout", "timeout: over 5 s"),
     ]);
     expect(formatFailure(last({ sample: 4, source: "s", status: "failed", duration_ms: 1, report }))).toBe(
-      "✗ HumanEval/3 sample 4 empty: failed: return value differs ⏎ - 1 ⏎ + 2 (+1 more failing case(s))",
+      "✗ HumanEval/3 sample 5 empty: failed: return value differs ⏎ - 1 ⏎ + 2 (+1 more failing case(s))",
     );
     expect(
       formatFailure(last({ sample: 4, source: "s", status: "error", duration_ms: 1, error: { code: "usage", message: "no deliverable" } })),
-    ).toBe("✗ HumanEval/3 sample 4: usage: no deliverable");
+    ).toBe("✗ HumanEval/3 sample 5: usage: no deliverable");
   });
 
   it("says nothing for a sample that passed or was not run, and fits a narrow terminal", () => {
@@ -120,7 +121,8 @@ describe("the live line on a terminal", () => {
     progress.done();
     // Strip the terminal's control sequences: what stays on screen, in order.
     const text = stripVTControlCharacters(written.join(""));
-    const failure = text.indexOf("✗ t sample 2 empty: failed: return value differs\n");
+    // The report's sample 2 (0-based) is the file's third.
+    const failure = text.indexOf("✗ t sample 3 empty: failed: return value differs\n");
     expect(failure).toBeGreaterThan(text.indexOf("graded 1/2 samples"));
     expect(text.indexOf("graded 2/2 samples", failure)).toBeGreaterThan(failure);
   });

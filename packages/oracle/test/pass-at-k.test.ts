@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { passAtK, suiteKs } from "@skillrig/oracle";
+import { passAtK, reportedKs, suiteKs } from "@skillrig/oracle";
 
 describe("passAtK (unbiased estimator, product form)", () => {
   it("matches values worked out by hand from 1 - C(n-c, k) / C(n, k)", () => {
@@ -31,11 +31,16 @@ describe("passAtK (unbiased estimator, product form)", () => {
   });
 });
 
-describe("suiteKs", () => {
+describe("reportedKs", () => {
   it("lists 1, the powers of ten up to the sample count, and the asked-for k that fit", () => {
-    expect(suiteKs(1)).toEqual([1]);
-    expect(suiteKs(10)).toEqual([1, 10]);
-    expect(suiteKs(200, [5, 25, 500])).toEqual([1, 5, 10, 25, 100]);
-    expect(suiteKs(0)).toEqual([]);
+    expect(reportedKs(1)).toEqual([1]);
+    expect(reportedKs(10)).toEqual([1, 10]);
+    expect(reportedKs(200, [5, 25, 500])).toEqual([1, 5, 10, 25, 100]);
+    expect(reportedKs(0)).toEqual([]);
+    expect(reportedKs(3, [3, 0, 2.5])).toEqual([1, 3]);
+  });
+
+  it("is the one rule: suiteKs is the same function", () => {
+    expect(suiteKs).toBe(reportedKs);
   });
 });

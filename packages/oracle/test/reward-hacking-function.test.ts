@@ -16,6 +16,7 @@ import { tempDir } from "./helpers.js";
 
 const repo = resolve(fileURLToPath(import.meta.url), "../../../..");
 const bin = join(repo, "packages/cli/dist/bin.js");
+const functionPlugin = join(repo, "plugins/deliverable-function/dist/index.js");
 const fixtures = resolve(fileURLToPath(import.meta.url), "../reward-hacking");
 // The attacks the standing corpus holds are read from it, one copy of each (packages/hostile-corpus: there they run
 // through every entry point); the others live in reward-hacking/.
@@ -47,7 +48,7 @@ interface Verdict {
 async function grade(
   level: string,
   fixture: string,
-  options: { cases?: number; expected?: unknown[]; limits?: Record<string, number> } = {},
+  options: { cases?: number; expected?: unknown[]; limits?: Record<string, number>; loadTimeoutMs?: number } = {},
 ) {
   const dir = tempDir("reward-hacking-");
   const count = options.cases ?? 2;
@@ -67,7 +68,9 @@ async function grade(
       limits: { timeout_ms: 20_000, output_bytes: 65_536, ...options.limits },
     }),
   );
-  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ sandbox: { level } }));
+  // A shorter import limit goes to the function plugin itself (its option, not a task limit).
+  const plugins = options.loadTimeoutMs ? [[functionPlugin, { loadTimeoutMs: options.loadTimeoutMs }]] : undefined;
+  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ sandbox: { level }, ...(plugins ? { plugins } : {}) }));
   // A file given alone is snapshotted alone, so the fixture goes in a folder with the helper module it imports
   // (family.py), as solution.py: the folder form of a function deliverable.
   const deliverable = join(dir, "deliverable");
@@ -142,7 +145,9 @@ describe.each(levels)("reward hacking at sandbox level %s", (level) => {
   });
 
   it('a json encoder that splices a second "status" key into everything: never passed', async () => {
-    const { cases } = await grade(level, "splice_status_key");
+    // Its lying encoder garbles the harness's "loaded" frame too, so the harness waits out its import limit (30 s by
+    // default, per level): 10 s proves the same, a stopped load is an error either way.
+    const { cases } = await grade(level, "splice_status_key", { loadTimeoutMs: 10_000 });
     for (const c of cases) expect(NOT_PASSED).toContain(c.status);
   });
 

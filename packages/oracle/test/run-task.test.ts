@@ -263,6 +263,41 @@ describe("runTask flow", () => {
     ]);
   });
 
+  it("hands a type that queues its cases in a host all of them at once (casesInFlight), not with --bail; their wait is not their duration", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const queued: SkillrigPlugin = {
+      name: "queued",
+      apply(runner) {
+        runner.hooks.task.setUp.for("queued").tap("queued", (run) => void (run.casesInFlight = 10));
+        runner.hooks.task.execute.for("queued").tapPromise("queued", async () => {
+          inFlight += 1;
+          most = Math.max(most, inFlight);
+          await new Promise((r) => setTimeout(r, 50));
+          inFlight -= 1;
+          // As a host reports it: the case waited far longer behind others than the whole call took.
+          return { actual: null, comparisons: [], queuedMs: 60_000 };
+        });
+      },
+    };
+    const loaded = validateTask({
+      contract_version: "1.0",
+      task_id: "q",
+      deliverable_type: "queued",
+      entrypoint: "x",
+      tests: [0, 1, 2, 3].map((i) => ({ name: `c${i}`, input: null, expected: null })),
+    });
+    const deliverable = { dir: "/nonexistent", entryFile: "/nonexistent/x" };
+    const report = await runTask(makeRunner([queued]), { loaded, deliverable, jobs: 1 });
+    expect(most).toBe(4);
+    expect(report.cases.map((c) => [c.status, c.duration_ms])).toEqual([0, 1, 2, 3].map(() => ["passed", 0]));
+
+    most = 0;
+    const bail = { stopped: false, reason: "bail", failed() {} };
+    await runTask(makeRunner([queued]), { loaded, deliverable, jobs: 1, bail } as never);
+    expect(most).toBe(1);
+  });
+
   it("still runs tearDown when setup fails, and stops at a fatal execute error after the running cases finish", async () => {
     const events: string[] = [];
     const flaky = (failIn: "setUp" | "execute"): SkillrigPlugin => ({

@@ -67,7 +67,7 @@ describe("finding a suite's task files", () => {
     expect(error.code).toBe("invalid_task");
     const text = error.violations.map((v) => `${v.file?.split("/").pop()} ${v.pointer ?? ""} ${v.message}`).join("\n");
     expect(text).toMatch(/b\.json \/task_id task_id "same" is also the task_id of .*a\.json/);
-    expect(text).toMatch(/c\.json .*not valid JSON at line 1/);
+    expect(text).toMatch(/c\.json is not valid JSON: line 1, column \d+: /);
     expect(text).toMatch(/d\.json/);
   });
 });
@@ -197,14 +197,14 @@ describe("runSuite (script deliverables through the real sandbox)", () => {
     );
     const xml = toSuiteJunitXml(report);
     expect(xml.match(/<testsuite /g)).toHaveLength(3);
-    expect(xml).toContain('name="sample 1: x=1"');
+    expect(xml).toContain('name="sample 2: x=1"');
     expect(xml).toMatch(/<testsuite name="c" tests="1" failures="0" errors="1"/);
     const text = formatSuiteSummary(report);
     expect(text).toContain("3 task(s), 1 not graded, 3 not passing; 6 sample(s): 2 passed every case");
     // Failing tasks first, the worst first (b passed none, c was not graded, a passed half), with per-task pass@k.
     const rows = text.split("\n").filter((l) => /^[abc] /.test(l));
     expect(rows.map((l) => l[0])).toEqual(["b", "c", "a"]);
-    expect(rows[2]).toMatch(/^a\s+2\/4\s+50\.0%\s+83\.3%\s+sample 1: /);
+    expect(rows[2]).toMatch(/^a\s+2\/4\s+50\.0%\s+83\.3%\s+sample 2: /);
     expect(text).toContain("pass@1 25.0% (2 tasks)  pass@2 41.7% (2 tasks)");
   });
 });

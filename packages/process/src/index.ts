@@ -34,6 +34,7 @@ export {
   type LiveProcess,
 } from "./process-tree.js";
 export { signalGroupAndKnown, signalQuietly, stopThenKill, sweepTree, terminateTree, waitUntilGone } from "./stop.js";
+export { folderUsage } from "./folder-usage.js";
 export { cleanUpOnExit, pendingExitCleanups } from "./exit-handlers.js";
 export {
   describeProcessEnding,
@@ -42,3 +43,4 @@ export {
   MEMORY_EVIDENCE,
   type ProcessEnding,
 } from "./process-end.js";
+export { OutputBudget, readBoundedLines, type OutputBound, type OutputBounds, type OutputLimitHit } from "./bounded-lines.js";

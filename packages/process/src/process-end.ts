@@ -1,3 +1,5 @@
+import type { OutputBound } from "./bounded-lines.js";
+
 /**
  * How a process ended, said one way everywhere (execa's result is the model: one record for success and failure).
  * A run that ended on its own `exited` with a code or was `killed` by a signal; one that we ended says why.
@@ -13,7 +15,9 @@ export type ProcessEnding =
   /** The program could not be started at all (ENOENT, EACCES). */
   | { kind: "spawn_failed"; message: string }
   /** Stopped early by its runner, for `reason` (e.g. a CLI stuck in a retry loop). */
-  | { kind: "stopped"; reason: string };
+  | { kind: "stopped"; reason: string }
+  /** Its output passed a bound (`bound`: "line_bytes", "output_bytes", "events" or "workspace_bytes"; `limit` in bytes or events). */
+  | { kind: "output_limit"; bound: OutputBound; limit: number };
 
 /**
  * What a run that ended badly says on stderr when it ran out of memory (Python's MemoryError, C's ENOMEM) or wrote
@@ -48,5 +52,7 @@ export function describeProcessEnding(ending: ProcessEnding): string {
       return `could not be started (${ending.message})`;
     case "stopped":
       return `was stopped: ${ending.reason}`;
+    case "output_limit":
+      return `was stopped: its output passed the ${ending.bound} bound (${ending.limit})`;
   }
 }

@@ -8,8 +8,9 @@
  *
  * Its own module (`@skillrig/process/run-process`) because it loads execa, which the sandbox keeps off its start-up.
  */
-import { createInterface } from "node:readline";
+import type { Readable } from "node:stream";
 import { execa } from "execa";
+import { OutputBudget, type OutputLimitHit, readBoundedLines } from "./bounded-lines.js";
 import { cleanUpOnExit } from "./exit-handlers.js";
 import { type ProcessEnding, endingOfExit } from "./process-end.js";
 import { signalQuietly, sweepTree, terminateTree } from "./stop.js";
@@ -27,6 +28,12 @@ export interface ProcessRunOptions {
   signal?: AbortSignal;
   onStdoutLine?(line: string): void;
   onStderrLine?(line: string): void;
+  /**
+   * What the run's stdout and stderr may print: the longest line and all bytes together. Past either (or once the
+   * caller passes a bound of its own on the budget, such as the events it keeps) the process tree is stopped and the
+   * run ends "output_limit". Default: lines of 64 MiB, no total.
+   */
+  outputBudget?: OutputBudget;
   /** Asked after every output line: a reason ends the run early as "gave_up" (a CLI stuck in a retry loop). */
   shouldStop?(): string | undefined;
   /** How long SIGTERM gets before SIGKILL. Default 2000 ms. */
@@ -48,16 +55,19 @@ export interface ProcessIO {
   stdin: NodeJS.WritableStream | null;
   /**
    * The caller is done with the process: its stdin is closed, and the process tree is stopped if it has not exited
-   * after `graceMs` (default `killGraceMs`). The run still ends as "exited" (with the exit code or signal it got).
+   * after `graceMs` (default `killGraceMs`). The run ends as Node reports it (`exited` with its code, or `killed` by
+   * the stop's signal), not as a stop of ours.
    */
   finish(graceMs?: number): void;
 }
 
-/** How the run ended, as engine-kit has always said it; `ending` says the same as a typed value. */
-export type ProcessEnd = "exited" | "timeout" | "idle_timeout" | "canceled" | "gave_up" | "spawn_failed";
-
 export interface ProcessRunResult {
-  end: ProcessEnd;
+  /**
+   * How the run ended, in the one vocabulary of the process layer (`ProcessEnding`): exited with its code, killed by
+   * a signal, or stopped by us and why (timeout with its limit, idle, canceled, stopped with its reason, output
+   * bound passed, or never started). `exitCode` and `signal` are what Node reported, whatever the ending.
+   */
+  ending: ProcessEnding;
   exitCode: number | null;
   signal: string | null;
   /** The last `keepBytes` of each stream. */
@@ -66,17 +76,12 @@ export interface ProcessRunResult {
   durationMs: number;
   /** The command line, for messages. */
   command: string;
-  /** Set when the binary could not be started (ENOENT, EACCES). */
-  spawnError?: string;
-  /** The timeout came from the caller's signal (the job's own time limit), not from `timeoutMs`. */
-  timedOutBySignal?: boolean;
-  /** Why the run was stopped early (`end: "gave_up"`). */
-  stopReason?: string;
   /** Pids still alive after the run that were killed by the final sweep. */
   sweptPids: number[];
-  /** How the run ended, as the process layer says it everywhere (`end` with its code, signal, limit or reason). */
-  ending: ProcessEnding;
 }
+
+/** The longest line a run without a budget of its own may print (far below V8's string limit). */
+export const DEFAULT_LINE_BYTES = 64 * 1024 * 1024;
 
 class Tail {
   #text = "";
@@ -110,37 +115,37 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     reject: false,
     stripFinalNewline: false,
   });
+  const budget = options.outputBudget ?? new OutputBudget({ lineBytes: DEFAULT_LINE_BYTES, totalBytes: Number.POSITIVE_INFINITY });
 
-  let end: ProcessEnd = "exited";
-  let stopReason: string | undefined;
-  let timedOutBySignal = false;
+  /** Why we stopped the run, once we have (a run we never stop ends as Node reports it). */
+  let stoppedFor: StopCause | undefined;
   const known = new Set<number>();
   let cancelKill: (() => void) | undefined;
   const pid = child.pid;
   const forget = pid === undefined ? undefined : cleanUpOnExit(() => signalQuietly(-pid, "SIGKILL"));
 
-  const stop = (why: ProcessEnd) => {
-    if (end !== "exited" || pid === undefined) return;
-    end = why;
+  const stop = (why: StopCause) => {
+    if (stoppedFor !== undefined || pid === undefined) return;
+    stoppedFor = why;
     cancelKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
   };
 
-  const wall = setTimeout(() => stop("timeout"), options.timeoutMs);
+  const wall = setTimeout(() => stop({ kind: "timeout", limitMs: options.timeoutMs }), options.timeoutMs);
   let lastOutput = Date.now();
   const idle =
     options.idleTimeoutMs === undefined
       ? undefined
       : setInterval(
           () => {
-            if (Date.now() - lastOutput >= options.idleTimeoutMs!) stop("idle_timeout");
+            if (Date.now() - lastOutput >= options.idleTimeoutMs!) stop({ kind: "idle_timeout", idleMs: options.idleTimeoutMs });
           },
           Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))),
         );
   // runJob aborts with a TimeoutError (as AbortSignal.timeout() does) for a job's time limit: that is a timeout, not a cancel.
   const onAbort = () => {
-    if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return stop("canceled");
-    timedOutBySignal = true;
-    stop("timeout");
+    // The caller's own signal carries its limit (the job's), which the caller knows: no `limitMs` here.
+    if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return stop({ kind: "canceled" });
+    stop({ kind: "timeout" });
   };
   if (options.signal?.aborted) onAbort();
   options.signal?.addEventListener("abort", onAbort, { once: true });
@@ -150,39 +155,38 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   // Once the process is reaped its pid may be reused: a late finish() must not signal anything.
   let reaped = false;
   const finish = (graceMs = options.killGraceMs ?? 2000) => {
-    if (reaped || finishTimer !== undefined || end !== "exited" || pid === undefined) return;
+    if (reaped || finishTimer !== undefined || stoppedFor !== undefined || pid === undefined) return;
     child.stdin?.end();
     finishTimer = setTimeout(() => {
-      if (end === "exited") finishKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
+      if (stoppedFor === undefined) finishKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
     }, graceMs);
   };
   // A caller that stops writing must not see EPIPE as an uncaught error when the process already went.
   child.stdin?.on("error", () => {});
   options.onSpawn?.({ stdin: child.stdin ?? null, finish });
+  // Whoever passes a bound (a line, the total, the caller's events or folder watch) stops the tree, while it is ours.
+  budget.onPass(() => {
+    if (!reaped) stop(outputLimitEnding(budget.hit));
+  });
 
   const readers: Promise<void>[] = [];
-  const read = (stream: NodeJS.ReadableStream | null, tail: Tail, onLine?: (line: string) => void) => {
+  const read = (stream: Readable | null | undefined, tail: Tail, onLine?: (line: string) => void) => {
     if (!stream) return;
-    const rl = createInterface({ input: stream, crlfDelay: Number.POSITIVE_INFINITY });
-    readers.push(
-      new Promise((resolve) => {
-        rl.on("line", (line) => {
-          lastOutput = Date.now();
-          tail.push(line);
-          try {
-            onLine?.(line);
-            const reason = end === "exited" ? options.shouldStop?.() : undefined;
-            if (reason !== undefined) {
-              stopReason = reason;
-              stop("gave_up");
-            }
-          } catch {
-            // A parser bug must not take the run down; the line is still in the log tail.
-          }
-        });
-        rl.on("close", () => resolve());
-      }),
-    );
+    const onLimit = () => stop(outputLimitEnding(budget.hit));
+    const handle = (line: string) => {
+      lastOutput = Date.now();
+      tail.push(line);
+      try {
+        onLine?.(line);
+        // A bound the caller keeps on the budget (the events it emitted) ends the run like the byte bounds.
+        if (budget.hit !== undefined) return onLimit();
+        const reason = stoppedFor === undefined ? options.shouldStop?.() : undefined;
+        if (reason !== undefined) stop({ kind: "stopped", reason });
+      } catch {
+        // A parser bug must not take the run down; the line is still in the log tail.
+      }
+    };
+    readers.push(readBoundedLines(stream, budget, handle, onLimit));
   };
   read(child.stdout, stdoutTail, options.onStdoutLine);
   read(child.stderr, stderrTail, options.onStderrLine);
@@ -204,59 +208,32 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
   finishKill?.();
 
   const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated;
-  const spawnError = spawnFailed ? ((result as { originalMessage?: string }).originalMessage ?? result.shortMessage) : undefined;
-  const finalEnd: ProcessEnd = spawnFailed && end === "exited" ? "spawn_failed" : end;
   const exitCode = result.exitCode ?? null;
   const signal = result.signal ?? null;
   return {
-    end: finalEnd,
+    ending: stoppedFor ?? (spawnFailed ? { kind: "spawn_failed", message: spawnMessage(result) } : endingOfExit(exitCode, signal)),
     exitCode,
     signal,
     stdoutTail: stdoutTail.text,
     stderrTail: stderrTail.text,
     durationMs: Date.now() - started,
     command,
-    spawnError,
-    stopReason,
-    timedOutBySignal,
     sweptPids: swept,
-    ending: endingOf(finalEnd, {
-      exitCode,
-      signal,
-      spawnError,
-      stopReason,
-      timeoutMs: options.timeoutMs,
-      idleTimeoutMs: options.idleTimeoutMs,
-      timedOutBySignal,
-    }),
   };
 }
 
-function endingOf(
-  end: ProcessEnd,
-  run: {
-    exitCode: number | null;
-    signal: string | null;
-    spawnError: string | undefined;
-    stopReason: string | undefined;
-    timeoutMs: number;
-    idleTimeoutMs: number | undefined;
-    timedOutBySignal: boolean;
-  },
-): ProcessEnding {
-  switch (end) {
-    case "exited":
-      return endingOfExit(run.exitCode, run.signal);
-    case "timeout":
-      // The caller's own signal carries its limit; ours is `timeoutMs`.
-      return run.timedOutBySignal ? { kind: "timeout" } : { kind: "timeout", limitMs: run.timeoutMs };
-    case "idle_timeout":
-      return run.idleTimeoutMs === undefined ? { kind: "idle_timeout" } : { kind: "idle_timeout", idleMs: run.idleTimeoutMs };
-    case "canceled":
-      return { kind: "canceled" };
-    case "gave_up":
-      return { kind: "stopped", reason: run.stopReason ?? "stopped by its runner" };
-    case "spawn_failed":
-      return { kind: "spawn_failed", message: run.spawnError ?? "unknown error" };
-  }
+/** The endings we cause by stopping a run (the others are Node's to report). */
+type StopCause = Extract<ProcessEnding, { kind: "timeout" | "idle_timeout" | "canceled" | "stopped" | "output_limit" }>;
+
+/** The bound that was passed (the whole output's when the budget does not say). */
+function outputLimitEnding(hit: OutputLimitHit | undefined): StopCause {
+  return { kind: "output_limit", bound: hit?.bound ?? "output_bytes", limit: hit?.limit ?? 0 };
 }
+
+/** Why the program could not be started (ENOENT, EACCES), as execa reports it. */
+function spawnMessage(result: { shortMessage?: string; originalMessage?: string }): string {
+  return result.originalMessage ?? result.shortMessage ?? "unknown error";
+}
+
+export { describeProcessEnding, endingOfExit, type ProcessEnding } from "./process-end.js";
+export { OutputBudget, type OutputBound, type OutputBounds, type OutputLimitHit } from "./bounded-lines.js";

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { REPO } from "./support/release.js";
-import { run, start, userEnv } from "./support/processes.js";
+import { run, start, userEnv } from "../src/processes.js";
 
 interface Entry {
   line: number;

@@ -1,28 +1,41 @@
 /**
- * skillrig as a team releases it and a user installs it. Every public package is published with changesets to a
- * Verdaccio on loopback (support/release.ts, support/registry.ts); then, in an empty folder whose `.npmrc` points
- * only `@skillrig` at that registry, the README's "Install in your project" lines run word for word (read from
- * README.md here), and its first commands: `init`, `test`, a skill run with the gemini engine (the real Gemini CLI
- * against @skillrig/mock-model's loopback server), `solve`, `serve` once the server is added, and a plugin package
- * with its own copy of @skillrig/core whose coded errors must keep their codes.
+ * skillrig as a team releases it and a user installs it. `pnpm release:local`, the command the README gives, is
+ * started once: it publishes every public package with changesets to a Verdaccio on loopback and serves it; every
+ * check here installs from that one registry. In an empty folder whose `.npmrc` points only `@skillrig` at it, the
+ * README's "Install in your project" lines run word for word (read from README.md here), and its first commands:
+ * `init`, `test`, a skill run with the gemini engine (the real Gemini CLI against @skillrig/mock-model's loopback
+ * server), `solve`, `serve` once the server is added, a plugin package with its own copy of @skillrig/core whose
+ * coded errors must keep their codes, and a plugin scaffolded, published and installed. Then the same product on
+ * Node 22 and Node 24, side by side, and last Ctrl-C, which must stop the registry.
  */
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import semver from "semver";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { run, start, userEnv } from "./support/processes.js";
-import { install, newProject, publishFolder, type Registry, startRegistry } from "./support/registry.js";
-import { type PublishedRelease, publishRelease, REPO } from "./support/release.js";
+import { run, start, userEnv } from "../src/processes.js";
+import { type NodeRelease, nodeRelease } from "./support/node-versions.js";
+import { install, newProject, publishFolder, type Registry, registryAt, registryManifest } from "./support/registry.js";
+import { REPO, type RunningRelease, startReleaseLocal } from "./support/release.js";
+import { checkServerInstall, describeServerInstall, type ServerInstall } from "./support/server-install.js";
+
+// `@skillrig/server` installs with no native build (SQLite through `node:sqlite`; better-sqlite3 an optional peer for
+// Node 20 only): the serve round trip from the registry runs on Node 22 and 24 (native modules cannot be built for
+// those here: `~/.npmrc` sets `nodedir`). On Node 20 the server is covered by packages/server's own tests (both
+// drivers), which spares this file a better-sqlite3 compiled from source (minutes: once its biggest cost).
 
 const ROOT = join(tmpdir(), "skillrig-registry-check");
 const started = Date.now();
 const figures: string[] = [];
 let registry: Registry;
-let release: PublishedRelease;
+let release: RunningRelease;
 let work: string;
 let app: string;
+/** Node 22 and 24, fetched while the release publishes. */
+let newerNodes: Promise<NodeRelease[]>;
+/** The Node versions the installed product ran on, and what ran there, printed at the end. */
+const ranOn: string[] = [`Node ${process.version}: every check`];
 
 /** `npx skillrig ...` as the README says; `--no` so a missing local install fails instead of fetching a package named skillrig. */
 const skillrig = (cwd: string, ...args: string[]) => run("npx", ["--no", "skillrig", ...args], { cwd, timeoutMs: 300_000 });
@@ -40,7 +53,7 @@ function readmeInstallBlocks(): string[][] {
   return [...body.matchAll(/^```sh\n([\s\S]*?)^```$/gm)].map((m) => m[1]!.split("\n").filter((line) => line.trim() !== ""));
 }
 
-const [firstBlock, engineBlock, serverBlock] = readmeInstallBlocks();
+const [firstBlock, engineBlock, serverBlock, sqliteDriverBlock] = readmeInstallBlocks();
 
 /** Runs an install line of the README in `project`, recording its time and the size of node_modules after it. */
 async function installLine(project: string, line: string, label: string): Promise<string> {
@@ -55,17 +68,21 @@ async function installLine(project: string, line: string, label: string): Promis
 beforeAll(async () => {
   work = join(ROOT, `run-${process.pid}-${Date.now()}`);
   mkdirSync(work, { recursive: true });
-  registry = await startRegistry(join(work, "registry"));
-  release = await publishRelease(registry, work);
-  figures.push(
-    `pnpm install (repository copy) ${release.timings.installMs} ms, changeset version ${release.timings.versionMs} ms, changeset publish ${release.timings.publishMs} ms`,
-  );
-  app = newProject(registry, join(work, "app"));
-}, 1_500_000);
+  newerNodes = Promise.all([nodeRelease(22), nodeRelease(24)]);
+  newerNodes.catch(() => {}); // awaited (and reported) by the Node 22/24 tests
+  const t0 = Date.now();
+  release = await startReleaseLocal();
+  figures.push(`pnpm release:local until serving ${Date.now() - t0} ms (${release.timings.join(", ")})`);
+  registry = await registryAt(release.url, join(work, "publisher"));
+  // Named as docs/plugin-api.md's plugin loop names the project it starts from (that loop runs here, below).
+  app = newProject(registry, join(work, "my-project"));
+}, 1_800_000);
 
 afterAll(async () => {
-  await registry?.stop();
+  // Normally stopped by the last test (Ctrl-C); this is for a run that failed before it.
+  await release?.process.stop("SIGKILL");
   if (work) rmSync(work, { recursive: true, force: true });
+  console.log(`release check ran on: ${ranOn.join("; ")}`);
   console.log(`release check: ${figures.join("; ")}; total ${Date.now() - started} ms`);
 });
 
@@ -75,6 +92,7 @@ describe("the README's install line against the team's registry", () => {
     expect(firstBlock?.slice(1).every((line) => line.startsWith("npx skillrig "))).toBe(true);
     expect(engineBlock?.[0]).toMatch(/^npm i -D @skillrig\/engine-gemini /);
     expect(serverBlock).toEqual(["npm i -D @skillrig/server"]);
+    expect(sqliteDriverBlock).toEqual(["npm i -D better-sqlite3@^12"]);
   });
 
   it("in an empty folder: the install line, then init and test as written; no SQLite, pty or server", async () => {
@@ -159,47 +177,6 @@ describe("the README's install line against the team's registry", () => {
   }, 600_000);
 });
 
-describe("serve, with the README's server line", () => {
-  let project: string;
-
-  beforeAll(async () => {
-    // Kept between runs with its package.json and node_modules, so better-sqlite3, which npm cannot fetch prebuilt
-    // here, is compiled once, not every run; skillrig's packages and the lockfiles go, so they come from this registry.
-    project = join(ROOT, "serve-project");
-    mkdirSync(project, { recursive: true });
-    rmSync(join(project, "node_modules/@skillrig"), { recursive: true, force: true });
-    rmSync(join(project, "package-lock.json"), { force: true });
-    rmSync(join(project, "node_modules/.package-lock.json"), { force: true });
-    rmSync(join(project, "app"), { recursive: true, force: true });
-    newProject(registry, project);
-    await installLine(project, firstBlock![0]!, "serve project (kept node_modules): install line");
-    await installLine(project, serverBlock![0]!, "serve project (kept node_modules): server line");
-  }, 1_500_000);
-
-  it("starts, answers /healthz and lists the project's skills, stops on SIGTERM", async () => {
-    const dir = join(project, "app");
-    mkdirSync(dir);
-    expect((await skillrig(dir, "init", "--json")).code).toBe(0);
-    // The bin npx runs, started directly: npx does not pass SIGTERM on to the command, and stopping is under test.
-    const server = await start(join(project, "node_modules/.bin/skillrig"), ["serve", "--port", "0", "--json"], {
-      cwd: dir,
-      env: userEnv(),
-      ready: /"url":\s*"(http:\/\/127\.0\.0\.1:\d+)"/,
-      timeoutMs: 180_000,
-    });
-    try {
-      const url = server.match[1];
-      const health = await fetch(`${url}/healthz`);
-      expect(health.status).toBe(200);
-      const skills = (await (await fetch(`${url}/v1/skills`)).json()) as { skills: { id: string }[] };
-      expect(skills.skills.map((s) => s.id)).toEqual(["line-count"]);
-    } finally {
-      const stopped = await server.stop();
-      expect(stopped.code, stopped.stderr).toBe(0);
-    }
-  }, 300_000);
-});
-
 describe("a plugin package with its own copy of @skillrig/core", () => {
   let plugin: string;
 
@@ -265,20 +242,74 @@ export default definePlugin((options = {}) => {
   }, 600_000);
 });
 
-describe("a plugin scaffolded by `skillrig init --plugin`, published to the team's registry", () => {
-  const pkg = "@acme/skillrig-engine-hello";
-  let scaffold: string;
+/** The plugin scaffolded and published below; the Node 22 and 24 runs install it too. */
+const pkg = "@acme/skillrig-engine-hello";
+let scaffold: string;
 
-  beforeAll(async () => {
-    // The author's loop as docs/plugin-api.md "Writing a plugin" tells it: scaffold with the installed CLI, install,
-    // publish (prepublishOnly builds and runs the scaffold's own test, so a failing test stops the publish).
-    const created = await skillrig(app, "init", "--plugin", "engine", pkg, "--json");
-    expect(created.code, created.stdout + created.stderr).toBe(0);
-    scaffold = newProject(registry, JSON.parse(created.stdout).dir);
-    const installed = await install(scaffold, "npm install");
-    expect(installed.code, installed.stdout + installed.stderr).toBe(0);
-    await publishFolder(registry, scaffold);
-  }, 1_200_000);
+/** The sh block under "## Writing a plugin" in docs/plugin-api.md, as its lines without their trailing comments. */
+function docLoop(): string[] {
+  const doc = readFileSync(join(REPO, "docs/plugin-api.md"), "utf8");
+  const section = doc.slice(doc.indexOf("## Writing a plugin"));
+  const block = /^```sh\n([\s\S]*?)^```$/m.exec(section)?.[1] ?? "";
+  return block
+    .split("\n")
+    .map((line) => line.replace(/\s+#.*$/, "").trim())
+    .filter((line) => line !== "");
+}
+
+describe("docs/plugin-api.md's plugin loop, verbatim, against the team's registry", () => {
+  let userconfig: string;
+  /** Runs one line as a user's shell would, in `cwd`; returns where the line left the shell (its `cd`). */
+  async function shellLine(cwd: string, line: string): Promise<{ cwd: string; output: string }> {
+    // The line's own status is the shell's: an `a && b` that fails must fail the step, not the echo after it.
+    const r = await run("sh", ["-c", `${line}\nstatus=$?\necho "__cwd=$PWD"\nexit $status`], {
+      cwd,
+      env: userEnv({ npm_config_userconfig: userconfig, npm_config_prefer_offline: "true" }),
+      timeoutMs: 900_000,
+    });
+    const output = `${r.stdout}\n${r.stderr}`;
+    expect(r.code, `${line} (in ${cwd})\n${output}`).toBe(0);
+    return { cwd: /__cwd=(.*)$/m.exec(r.stdout)?.[1] ?? cwd, output };
+  }
+
+  it("the doc shows the loop from the project: npx --no, init --plugin, install and test, link, plugins, publish", () => {
+    const lines = docLoop();
+    expect(lines[0]).toMatch(/^cd my-project && npx --no skillrig init --plugin engine @acme\/skillrig-engine-hello --dir \.\.$/);
+    expect(lines.some((line) => /(^|&& )npx skillrig /.test(line))).toBe(false);
+    expect(lines.at(-1)).toMatch(/npm publish$/);
+  });
+
+  it("runs line for line: the scaffold installs @skillrig/* from the registry, builds, tests, links, loads and publishes", async () => {
+    // The user's npm config as a team sets it: its own scope on its registry, with the token to publish there.
+    userconfig = join(work, "user.npmrc");
+    writeFileSync(
+      userconfig,
+      `@acme:registry=${registry.url}\n${registry.url.replace(/^http:/, "")}:_authToken=${/_authToken=(.*)$/m.exec(readFileSync(registry.userconfig, "utf8"))?.[1]}\n`,
+    );
+    let cwd = work;
+    for (const line of docLoop()) {
+      if (line.startsWith("npx --no skillrig plugins")) {
+        // The doc's comment on this line: the plugin added to the config's plugins first.
+        const configFile = join(cwd, "skillrig.config.json");
+        const config = JSON.parse(readFileSync(configFile, "utf8"));
+        writeFileSync(configFile, `${JSON.stringify({ ...config, plugins: [pkg] }, null, 2)}\n`);
+      }
+      const done = await shellLine(cwd, line);
+      if (line.includes("init --plugin")) {
+        const npmrc = readFileSync(join(work, "skillrig-engine-hello", ".npmrc"), "utf8");
+        expect(npmrc).toContain(`@skillrig:registry=${registry.url}`);
+        expect(npmrc).not.toMatch(/_authToken/);
+      }
+      if (line.startsWith("npx --no skillrig plugins")) {
+        expect(done.output).toContain(pkg);
+        expect(done.output).toMatch(/linked/);
+      }
+      cwd = done.cwd;
+    }
+    scaffold = join(work, "skillrig-engine-hello");
+    const published = await registryManifest(registry, pkg);
+    expect(Object.keys(published?.versions ?? {})).toEqual(["0.1.0"]);
+  }, 2_400_000);
 
   it("installs from the registry into another project beside the CLI, and runs a skill job there", async () => {
     const other = newProject(registry, join(work, "other"), ["@skillrig", "@acme"]);
@@ -289,6 +320,9 @@ describe("a plugin scaffolded by `skillrig init --plugin`, published to the team
     expect(existsSync(join(published, "dist/index.js"))).toBe(true);
     expect(existsSync(join(published, "src"))).toBe(false);
     expect(existsSync(join(published, "node_modules/@skillrig/core"))).toBe(false);
+    // engine-kit brings neither the loopback model server nor a sandbox of its own (the project's is the CLI's).
+    expect(existsSync(join(other, "node_modules/@skillrig/mock-model"))).toBe(false);
+    expect(existsSync(join(other, "node_modules/@skillrig/engine-kit/node_modules/@skillrig/sandbox"))).toBe(false);
 
     cpSync(join(scaffold, "test/fixtures/skills"), join(other, "skills"), { recursive: true });
     writeJson(join(other, "skillrig.config.json"), { plugins: [pkg], skills: { roots: ["skills"] } });
@@ -301,4 +335,143 @@ describe("a plugin scaffolded by `skillrig init --plugin`, published to the team
     expect(job.code, job.stdout + job.stderr).toBe(0);
     expect(JSON.parse(job.stdout)).toMatchObject({ status: "succeeded", output: { name: "Ada" } });
   }, 900_000);
+
+  it("the linked plugin without its build: refused as not built, with the command that builds it", async () => {
+    // A copy of the linked plugin, linked in its place (the published one and the Node 22/24 runs are not touched).
+    const unbuilt = join(work, "skillrig-engine-hello-unbuilt");
+    cpSync(scaffold, unbuilt, { recursive: true, filter: (src) => !src.startsWith(join(scaffold, "dist")) });
+    const project = join(work, "unbuilt-project");
+    mkdirSync(join(project, "node_modules/@acme"), { recursive: true });
+    symlinkSync(unbuilt, join(project, "node_modules", pkg));
+    writeJson(join(project, "skillrig.config.json"), { plugins: [pkg] });
+    // The CLI installed in the loop's project, run in this one (which has no CLI of its own).
+    const r = await run(join(app, "node_modules/.bin/skillrig"), ["plugins", "--json"], { cwd: project, timeoutMs: 300_000 });
+    expect(r.code, r.stdout + r.stderr).toBe(2);
+    const { error } = JSON.parse(r.stdout);
+    expect(error.code).toBe("plugin_not_found");
+    expect(error.message).toContain("has not been built");
+    expect(error.message).not.toContain("Cannot find module");
+    expect(error.hint).toMatch(new RegExp(`^build it: cd ${unbuilt.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")} && `));
+  }, 300_000);
+});
+
+/** `npx skillrig ...` on another Node: its folder first on the PATH, so npx and the CLI's `#!/usr/bin/env node` run on it. */
+const skillrigOn = (node: NodeRelease, cwd: string, ...args: string[]) =>
+  run("npx", ["--no", "skillrig", ...args], { cwd, env: userEnv({ PATH: `${node.binDir}:${process.env.PATH}` }), timeoutMs: 300_000 });
+
+/**
+ * The smoke on one Node release: the CLI installed from the registry with that Node's npm, `init`, `test`, an
+ * offline `run` (the plugin published above: its stand-in CLI needs no model), and `serve` when the server needs
+ * no native build.
+ */
+async function smoke(node: NodeRelease): Promise<string> {
+  const onNode = { PATH: `${node.binDir}:${process.env.PATH}` };
+  const project = newProject(registry, join(work, `node-${node.major}`), ["@skillrig", "@acme"]);
+  const which = await run("sh", ["-c", "node --version && npm --version"], { cwd: project, env: userEnv(onNode) });
+  expect(which.stdout.split("\n")[0], "node on the PATH of the smoke").toBe(node.version);
+
+  const installed = await install(project, firstBlock![0]!, onNode);
+  expect(installed.code, `${node.version}: ${firstBlock![0]}\n${installed.stdout}\n${installed.stderr}`).toBe(0);
+  expect(installed.stdout + installed.stderr, `${node.version}: EBADENGINE for a skillrig package`).not.toMatch(
+    /EBADENGINE[^\n]*@skillrig/,
+  );
+  const init = await skillrigOn(node, project, "init", "--json");
+  expect(init.code, `${node.version}: init\n${init.stdout}\n${init.stderr}`).toBe(0);
+  const test = await skillrigOn(
+    node,
+    project,
+    "test",
+    "tasks/add-numbers/task.json",
+    "--deliverable",
+    "tasks/add-numbers/solution.py",
+    "--json",
+  );
+  expect(test.code, `${node.version}: test\n${test.stdout}\n${test.stderr}`).toBe(0);
+  expect(JSON.parse(test.stdout).summary).toMatchObject({ total: 3, passed: 3 });
+
+  const plugin = await install(project, `npm i -D ${pkg}`, onNode);
+  expect(plugin.code, `${node.version}: npm i -D ${pkg}\n${plugin.stdout}\n${plugin.stderr}`).toBe(0);
+  cpSync(join(scaffold, "test/fixtures/skills"), join(project, "offline-skills"), { recursive: true });
+  writeJson(join(project, "skillrig.config.json"), { plugins: [pkg], skills: { roots: ["offline-skills"] } });
+  const job = await skillrigOn(node, project, "run", "echo-inputs", "--engine", "hello", "--input", "name=Ada", "--json");
+  expect(job.code, `${node.version}: run\n${job.stdout}\n${job.stderr}`).toBe(0);
+  expect(JSON.parse(job.stdout)).toMatchObject({ status: "succeeded", output: { name: "Ada" } });
+  const server = await install(project, serverBlock![0]!, onNode);
+  expect(server.code, `${node.version}: ${serverBlock![0]}\n${server.stdout}\n${server.stderr}`).toBe(0);
+  const serving = await start(join(project, "node_modules/.bin/skillrig"), ["serve", "--port", "0", "--json"], {
+    cwd: project,
+    env: userEnv(onNode),
+    ready: /"url":\s*"(http:\/\/127\.0\.0\.1:\d+)"/,
+    timeoutMs: 180_000,
+  });
+  try {
+    const url = serving.match[1];
+    expect((await fetch(`${url}/healthz`)).status).toBe(200);
+    const skills = (await (await fetch(`${url}/v1/skills`)).json()) as { skills: { id: string }[] };
+    expect(skills.skills.map((s) => s.id)).toEqual(["echo-inputs"]);
+  } finally {
+    const stopped = await serving.stop();
+    expect(stopped.code, `${node.version}: serve stopped\n${stopped.stderr}`).toBe(0);
+  }
+  return "install, init, test, an offline run, serve";
+}
+
+describe("the installed product on Node 22 and Node 24", () => {
+  it("the published server brings no native build: better-sqlite3 is an optional peer, never installed unasked", async () => {
+    const server = await registryManifest(registry, "@skillrig/server");
+    const manifest = server?.versions[release.versions.get("@skillrig/server")!] as Record<string, Record<string, string> | undefined>;
+    // npm installs (and so compiles) a dependency or an optional dependency; an optional peer only when asked for.
+    const installedBy = ["dependencies", "optionalDependencies"].filter((field) => manifest[field]?.["better-sqlite3"] !== undefined);
+    expect(installedBy, "npm would install better-sqlite3 (a native build) with @skillrig/server").toEqual([]);
+    expect(manifest.peerDependencies?.["better-sqlite3"]).toBeDefined();
+  });
+
+  for (const [index, major] of [22, 24].entries()) {
+    it.concurrent(
+      `Node ${major}: install from the registry, init, test, an offline run, serve`,
+      async () => {
+        const node = (await newerNodes)[index]!;
+        const t0 = Date.now();
+        const what = await smoke(node);
+        ranOn.push(`Node ${node.version}: ${what}`);
+        figures.push(`Node ${node.version} smoke ${Date.now() - t0} ms`);
+      },
+      1_200_000,
+    );
+  }
+});
+
+// The server line's weight on Node 22 (issue 42's light server): from the same registry, nothing native for SQLite.
+describe("the server line on Node 22", () => {
+  let installed: ServerInstall;
+
+  beforeAll(async () => {
+    const node22 = (await newerNodes)[0]!;
+    installed = await checkServerInstall(registry, join(work, "project-server-node22"), join(node22.binDir, "node"));
+    figures.push(describeServerInstall(installed));
+  }, 1_500_000);
+
+  it("installs nothing native for SQLite and compiles nothing: no better-sqlite3, no install-script notice for it", () => {
+    expect(installed.node).toMatch(/^v22\./);
+    expect(installed.nativeFiles.filter((f) => /sqlite/i.test(f))).toEqual([]);
+    expect(installed.nativeFiles.filter((f) => /build\/Release\//.test(f))).toEqual([]);
+    expect(installed.output).not.toContain("better-sqlite3");
+    expect(installed.output).not.toContain("EBADENGINE");
+  });
+
+  it("the installed skillrig serve runs on node:sqlite and prints no experimental warning", () => {
+    expect(installed.sqliteDriver).toBe("node:sqlite");
+    expect(installed.serveOutput).not.toContain("ExperimentalWarning");
+  });
+});
+
+describe("Ctrl-C", () => {
+  it("stops the registry that pnpm release:local serves, and its folder goes", async () => {
+    const folder = release.process.output().match(/storage in (\S+)/)?.[1];
+    expect(folder && existsSync(folder), "the release's folder while it serves").toBe(true);
+    const stopped = await release.process.stop("SIGINT");
+    expect(stopped.stdout, stopped.stderr).toMatch(/^release: stopped$/m);
+    expect(existsSync(folder!)).toBe(false);
+    await expect(fetch(release.url)).rejects.toThrow();
+  }, 120_000);
 });

@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Registry, publishFolder, registryManifest, startRegistry } from "./support/registry.js";
+import { publishFolder, registryManifest, startRegistry } from "./support/registry.js";
 import { copyRepository, publishablePackages, publishedManifestProblems, sourceManifestProblems } from "./support/release.js";
 
 const work = mkdtempSync(join(tmpdir(), "skillrig-publishable-"));
@@ -50,7 +50,7 @@ describe("the manifests of a repository copy", () => {
 });
 
 describe("a manifest as the registry serves it", () => {
-  let registry: Registry;
+  let registry: Awaited<ReturnType<typeof startRegistry>>;
   beforeAll(async () => {
     registry = await startRegistry(join(work, "registry"));
   }, 180_000);

@@ -29,9 +29,10 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { release, tmpdir } from "node:os";
 import { dirname, isAbsolute, join, resolve, sep } from "node:path";
-import { type AgentConfinement, type AgentJailRequest, type ConfinedCommand, SkillrigError } from "@skillrig/core";
+import { type AgentConfinement, type AgentJailRequest, type ConfinedCommand, SkillrigError, unconfinedAgentCommand } from "@skillrig/core";
+import { DEFAULT_AGENT_BOUNDS } from "./agent-bounds.js";
 import { type EgressRelay, type ModelEndpoint, modelEndpointOf, RELAY_SCRIPT, startEgressRelay } from "./egress-proxy.js";
 import { giveCaseFolderTo } from "./folder-access.js";
 import { findExecutable, type HostProbe, installationRoot, probeHost } from "./host-probe.js";
@@ -151,6 +152,9 @@ export function agentJailAvailability(host: HostProbe = probeHost()): AgentLevel
   if (host.isRoot && !host.setpriv) {
     return { level: "none", reason: "setpriv (util-linux) is missing, so the agent cannot be dropped to an unprivileged user" };
   }
+  if (!host.prlimit) {
+    return { level: "none", reason: "prlimit (util-linux) is missing, so the agent's processes and file size cannot be bounded" };
+  }
   if (host.bwrap && host.namespacesWork) return { level: "namespaces" };
   return { level: "none", reason: host.namespacesError ?? "bubblewrap is not usable" };
 }
@@ -175,19 +179,7 @@ export async function confineAgent(request: AgentJailRequest, options: AgentJail
   const host = options.host ?? probeHost();
   const [program, ...programArgs] = request.command;
   if (!program) throw new SkillrigError("sandbox_unavailable", "agent jail: no command to run");
-  const unconfined = (warning: string): ConfinedCommand => ({
-    file: program,
-    args: programArgs,
-    env: request.env,
-    isolation: "none",
-    network: "host",
-    uid: process.getuid?.() ?? 0,
-    capabilities: "runner",
-    seccomp: false,
-    userNamespaces: true,
-    warnings: [warning],
-    close: async () => {},
-  });
+  const unconfined = (warning: string): ConfinedCommand => unconfinedAgentCommand(request, warning);
   if (options.level === "none") {
     return unconfined(
       'agent jail: the engine runs unconfined (level "none" was chosen): it can read and write whatever the runner can, and reach any network',
@@ -287,6 +279,31 @@ interface JailPlan {
   release(): Promise<void>;
 }
 
+/** Linux counts a uid's processes per user namespace since 5.14 (ucounts); before, across the machine. */
+export function countsProcessesPerUserNamespace(kernel: string = release()): boolean {
+  const [major = 0, minor = 0] = kernel.split(/[.-]/).map(Number);
+  return major > 5 || (major === 5 && minor >= 14);
+}
+
+/**
+ * The agent's rlimits, set inside the jail before the uid switch: the largest file (RLIMIT_FSIZE), no core dumps, and
+ * its processes (RLIMIT_NPROC). RLIMIT_NPROC counts the processes (threads included) of a real uid: as root the agent's
+ * uid is its own (leased per run), so the count is this run's alone; unprivileged the jail has its own user namespace,
+ * and the kernel counts a uid's processes per user namespace (since Linux 5.14), so the count is again this jail's.
+ * On an older kernel, unprivileged, it would count every process of the runner's user: not set, and said.
+ */
+function agentRlimits(host: HostProbe, request: AgentJailRequest, warnings: string[]): string[] {
+  const limits = request.limits ?? {};
+  const processes = Math.floor(limits.processes ?? DEFAULT_AGENT_BOUNDS.processes);
+  const fileBytes = Math.floor(limits.fileBytes ?? DEFAULT_AGENT_BOUNDS.fileBytes);
+  const countable = host.isRoot || countsProcessesPerUserNamespace();
+  if (!countable)
+    warnings.push(
+      `agent jail: the agent's processes are not limited (sandbox.agent.processes): this kernel (${release()}) counts them across the runner's user, not per jail (Linux 5.14 or later does); run as root for a per-run uid`,
+    );
+  return [host.prlimit ?? "prlimit", ...(countable ? [`--nproc=${processes}`] : []), `--fsize=${fileBytes}`, "--core=0", "--"];
+}
+
 /** The lowest port an unprivileged process may bind (`net.ipv4.ip_unprivileged_port_start`, per network namespace). */
 const UNPRIVILEGED_PORT_START = 1024;
 
@@ -330,6 +347,7 @@ async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<Confin
     else masks.push("--ro-bind", "/dev/null", file);
   }
 
+  const warnings: string[] = [];
   const bwrapArgs = [
     ...(host.isRoot
       ? ["--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try"]
@@ -354,6 +372,9 @@ async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<Confin
     "/dev",
     "--perms",
     "1777",
+    // A tmpfs is memory: sized, or it could take half the host's RAM.
+    "--size",
+    String(Math.floor(request.limits?.tmpBytes ?? DEFAULT_AGENT_BOUNDS.tmpBytes)),
     "--tmpfs",
     "/tmp",
     ...folderBinds(readOnly, writable),
@@ -362,6 +383,7 @@ async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<Confin
     request.workspace,
     ...(filter ? ["--seccomp", "9"] : []),
     "--",
+    ...agentRlimits(host, request, warnings),
     // As root: the per-run uid, its own group only, no capability now or after any exec (setuid programs included).
     ...(uid !== undefined
       ? [
@@ -395,7 +417,7 @@ async function jailed(request: AgentJailRequest, plan: JailPlan): Promise<Confin
     capabilities: "none",
     seccomp: filter !== undefined,
     userNamespaces,
-    warnings: [],
+    warnings,
     close: plan.release,
   };
 }

@@ -5,6 +5,7 @@
  * Kept free of heavy imports: the CLI loads it to validate a config before anything else is loaded.
  */
 import { defineConfigSection, type SandboxLimitsConfig } from "@skillrig/core";
+import { AGENT_BOUNDS_SCHEMA, type AgentBoundsConfig } from "./agent-bounds.js";
 
 /** The `sandbox` section: the default sandbox's isolation level and a case's default limits. */
 export interface SandboxConfig {
@@ -12,6 +13,8 @@ export interface SandboxConfig {
   /** Fail instead of falling back when the strongest level is not available. */
   require_strongest?: boolean;
   limits?: SandboxLimitsConfig;
+  /** Bounds on an agent (an engine CLI and its tool commands): agent-bounds.ts. */
+  agent?: AgentBoundsConfig;
 }
 
 declare module "@skillrig/core" {
@@ -24,7 +27,8 @@ export const sandboxConfigSection = defineConfigSection({
   section: "sandbox",
   owner: "@skillrig/sandbox",
   schema: {
-    description: "How deliverables are confined: the isolation level and the default resource limits of a case.",
+    description:
+      "How deliverables and agents are confined: the isolation level, the default resource limits of a case, and the bounds on an agent.",
     type: "object",
     additionalProperties: false,
     properties: {
@@ -34,6 +38,7 @@ export const sandboxConfigSection = defineConfigSection({
       require_strongest: {
         type: "boolean",
       },
+      agent: AGENT_BOUNDS_SCHEMA,
       limits: {
         type: "object",
         additionalProperties: false,

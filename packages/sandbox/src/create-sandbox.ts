@@ -4,11 +4,18 @@
  */
 import { statSync } from "node:fs";
 import { resolve } from "node:path";
-import type { IsolationLevel, Sandbox, SandboxLimitsConfig, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import type {
+  IsolationLevel,
+  SampleUidLease,
+  SampleUidSupport,
+  Sandbox,
+  SandboxLimitsConfig,
+  SandboxProcess,
+  SandboxResult,
+  SandboxSpawnOptions,
+} from "@skillrig/core";
 import { resolveCaseLimits, SkillrigError } from "@skillrig/core";
-import { HARNESS_FILE, HOST_FILE, openSample } from "./sample-host/open-sample.js";
-import type { SampleUidLease, SampleUidSupport } from "./sample-host/shared-host.js";
-import { SharedHostSlot } from "./sample-host/shared-host-slot.js";
+import { createSampleHost } from "./sample-host/sample-host.js";
 import { confineAgent } from "./agent-profile.js";
 import { type HostProbe, probeHost } from "./host-probe.js";
 import { closedToOthers } from "./folder-access.js";
@@ -102,12 +109,6 @@ function requireCaseFolder(cwd: string): void {
       file: cwd,
     });
   }
-}
-
-/** The per-sample uid support of a sandbox this module made (root at level namespaces), for its own tests. */
-const uidSupport = new WeakMap<Sandbox, SampleUidSupport>();
-export function sampleUidSupportOf(sandbox: Sandbox): SampleUidSupport | undefined {
-  return uidSupport.get(sandbox);
 }
 
 function leaseSampleUid(): SampleUidLease | undefined {
@@ -253,43 +254,23 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
         }
       : undefined;
 
-  let shared: SharedHostSlot | undefined;
   const caseDefaults = resolveCaseLimits({}, undefined, { limits: options.limits });
   const sandbox: Sandbox = {
     name: "@skillrig/sandbox",
     isolation,
     warnings,
     levelNamed: requested !== "auto",
+    ...(sampleUids ? { sampleUids } : {}),
     async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
       return start(spawnOptions, "run").exited;
     },
     spawn: (spawnOptions) => spawn(spawnOptions),
-    openSample: (sampleOptions) =>
-      openSample(
-        {
-          sandbox,
-          uids: sampleUids,
-          shared: () =>
-            (shared ??= new SharedHostSlot({
-              support: sampleUids as SampleUidSupport,
-              python: sampleOptions.python ?? "python3",
-              harnessFile: HARNESS_FILE,
-              runtimeFile: HOST_FILE,
-              fileSizeBytes: caseDefaults.fileSizeBytes,
-              diskBytes: caseDefaults.diskBytes,
-            })),
-        },
-        sampleOptions,
-      ),
-    async close() {
-      const slot = shared;
-      shared = undefined;
-      await slot?.close();
-    },
+    openSample: (sampleOptions) => sampleHost.openSample(sampleOptions),
+    close: () => sampleHost.close(),
     // The agent profile (agent-profile.ts): the jail when bubblewrap works here. A weaker level named in the config
     // runs engines unconfined too; a weaker level the machine forced is the jail's own decision (refused as root).
     confineAgent: (request) => confineAgent(request, { host, level: level === "namespaces" || requested === "auto" ? "auto" : "none" }),
   };
-  if (sampleUids) uidSupport.set(sandbox, sampleUids);
+  const sampleHost = createSampleHost(sandbox, { fileSizeBytes: caseDefaults.fileSizeBytes, diskBytes: caseDefaults.diskBytes });
   return sandbox;
 }

@@ -1,6 +1,8 @@
 export { createSandbox, availableLevels, ISOLATION_LEVELS } from "./create-sandbox.js";
 export type { SandboxOptions, LevelAvailability } from "./create-sandbox.js";
 export type { HostedSample } from "./sample-host/open-sample.js";
+export { createSampleHost } from "./sample-host/sample-host.js";
+export type { SampleHost, SampleHostOptions } from "./sample-host/sample-host.js";
 export { probeHost } from "./host-probe.js";
 export type { HostProbe, PythonInstallation } from "./host-probe.js";
 export { hostFingerprint, probeCacheFile, readCachedProbe, writeCachedProbe } from "./probe-cache.js";
@@ -19,3 +21,6 @@ export { startEgressRelay, modelEndpointOf } from "./egress-proxy.js";
 export type { EgressRelay, ModelEndpoint } from "./egress-proxy.js";
 export { sandboxConfigSection } from "./config-section.js";
 export type { SandboxConfig } from "./config-section.js";
+export { agentBounds, AGENT_BOUND_KEYS, DEFAULT_AGENT_BOUNDS } from "./agent-bounds.js";
+export type { AgentBounds, AgentBoundsConfig } from "./agent-bounds.js";
+export { folderUsage } from "./usage-watchdog.js";

@@ -153,7 +153,7 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
     folder: options.cwd,
     diskBytes: limits.diskBytes,
     diskEntries: DISK_ENTRY_LIMIT,
-    // A case is watched every tick; a long-lived spawn() (a harness, the warm runtime) is a backstop, once a second.
+    // A case is watched every tick; a long-lived spawn() (a harness, the shared host) is a backstop, once a second.
     intervalMs: options.mode === "run" ? undefined : 1000,
     onExceeded: (what) => {
       if (what === "cpu") cpuTreeExceeded = true;

@@ -19,9 +19,19 @@
  * cap, not a tick's worth of writes past it. cgroups would count both in the kernel, but they are often not
  * writable (containers) and not ours to reorganise.
  */
-import { chmodSync, lstatSync, readdirSync } from "node:fs";
-import { join } from "node:path";
-import { CLOCK_TICKS_PER_SECOND, type ProcStat, childrenByParent, descendantsOf, listFds, readAllStats, statFd } from "@skillrig/process";
+import {
+  CLOCK_TICKS_PER_SECOND,
+  type ProcStat,
+  childrenByParent,
+  descendantsOf,
+  folderUsage,
+  listFds,
+  readAllStats,
+  statFd,
+} from "@skillrig/process";
+
+// The folder count is the process layer's (shared with engine-kit); kept importable from here.
+export { folderUsage };
 
 const TICK_MS = 100;
 /** The soonest a folder nearing its cap is looked at again. */
@@ -39,7 +49,7 @@ export interface TreeUsageWatch {
   diskBytes: number;
   diskEntries: number;
   /**
-   * How often this run is sampled: a case every tick (100 ms); a long-lived process (a harness, the warm runtime,
+   * How often this run is sampled: a case every tick (100 ms); a long-lived process (a harness, the shared host,
    * whose cases are watched one by one by the harness) every second, a backstop that costs the runner little.
    */
   intervalMs?: number;
@@ -57,41 +67,6 @@ interface WatchState {
   nextDeletedCheck: number;
 }
 const DELETED_CHECK_MS = 1000;
-
-/** Allocated bytes and entries under `folder`; stops counting once past the caps. */
-export function folderUsage(folder: string, capBytes: number, capEntries: number): { bytes: number; entries: number } {
-  let bytes = 0;
-  let entries = 0;
-  const pending = [folder];
-  while (pending.length > 0 && bytes <= capBytes && entries <= capEntries) {
-    const dir = pending.pop() as string;
-    let names: string[];
-    try {
-      names = readdirSync(dir);
-    } catch (error) {
-      // A folder the code closed to its owner (chmod 000) still counts: open it again (the runner owns it, or is root).
-      if ((error as NodeJS.ErrnoException).code !== "EACCES") continue;
-      try {
-        chmodSync(dir, 0o700);
-        names = readdirSync(dir);
-      } catch {
-        continue;
-      }
-    }
-    for (const name of names) {
-      const path = join(dir, name);
-      try {
-        const stat = lstatSync(path);
-        entries++;
-        bytes += stat.blocks * 512;
-        if (stat.isDirectory()) pending.push(path);
-      } catch {
-        // Removed meanwhile.
-      }
-    }
-  }
-  return { bytes, entries };
-}
 
 /** Bytes of files the processes hold open after they were deleted (no name left in any folder to count them by). */
 function deletedOpenBytes(pids: number[]): number {

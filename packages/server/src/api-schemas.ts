@@ -248,6 +248,16 @@ const SHARED = {
         additionalProperties: false,
         properties: {
           timeout_ms: { type: "integer", minimum: 1 },
+          max_cost_usd: {
+            type: "number",
+            minimum: 0.000001,
+            description: "Stop the engine once its model calls cost this much (USD): cost_limit",
+          },
+          max_tokens: {
+            type: "integer",
+            minimum: 1,
+            description: "Stop the engine once its model calls used this many tokens: cost_limit",
+          },
           dry_run: { type: "boolean", description: "Stop after rendering the prompt" },
           engine: { type: "object", additionalProperties: true, description: "Options for the engine plugin" },
           skill_install: {
@@ -459,6 +469,30 @@ const SHARED = {
     properties: { name: { type: "string" }, plugin: { type: "string" }, info: { type: "object", additionalProperties: true } },
   },
   EngineList: { type: "object", required: ["engines"], properties: { engines: { type: "array", items: ref("Engine") } } },
+  TenantUsage: {
+    type: "object",
+    required: ["tenant", "days"],
+    properties: {
+      tenant: { type: "string" },
+      max_cost_usd_per_day: { type: "number", description: "The tenant's daily cost budget, when it has one" },
+      max_tokens_per_day: { type: "integer", description: "The tenant's daily token budget, when it has one" },
+      days: {
+        type: "array",
+        description: "Each UTC day asked for, oldest first (a day without jobs reads as zeros)",
+        items: {
+          type: "object",
+          required: ["day", "cost_usd", "tokens", "jobs", "unpriced_jobs"],
+          properties: {
+            day: { type: "string", format: "date" },
+            cost_usd: { type: "number", description: "USD of the day's priced jobs" },
+            tokens: { type: "integer" },
+            jobs: { type: "integer", description: "Finished skill jobs and solve attempts" },
+            unpriced_jobs: { type: "integer", description: "Jobs whose model has no price (their cost is not in cost_usd)" },
+          },
+        },
+      },
+    },
+  },
   Health: {
     type: "object",
     properties: {

@@ -18,6 +18,7 @@ import { artifactRoutes } from "./routes/artifacts.js";
 import { catalogRoutes } from "./routes/catalog.js";
 import { eventRoutes } from "./routes/events.js";
 import { jobRoutes } from "./routes/jobs.js";
+import { usageRoutes } from "./routes/usage.js";
 
 const version: string = createRequire(import.meta.url)("../package.json").version;
 
@@ -28,7 +29,9 @@ declare module "fastify" {
     /** The JSON body's text as received (set for application/json bodies). */
     jsonText: string | null;
     /** Who sent it (the tenant of its token; the tenant `default` on a server without tokens). */
-    caller: Caller;
+    readonly caller: Caller;
+    /** The caller as the onRequest hook found it; null before the hook ran (and for /healthz). Read `caller`. */
+    authenticated: Caller | null;
   }
 }
 
@@ -44,7 +47,23 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
 
   // Shared schemas first: routes and the document refer to them by $id.
   for (const schema of sharedSchemas()) app.addSchema(schema);
+  await registerOpenApiDocument(app, context);
+  await registerUploadBodies(app, context);
+  refuseOtherHostsOnLoopback(app, context);
+  parseJsonBodies(app, context);
+  authenticateCallers(app, context);
+  answerErrors(app, context);
+  healthRoutes(app, context);
+  jobRoutes(app, context);
+  eventRoutes(app, context);
+  artifactRoutes(app, context);
+  catalogRoutes(app, context);
+  usageRoutes(app, context);
+  return app;
+}
 
+/** The OpenAPI document (GET /v1/openapi.json), built from the routes' schemas. */
+async function registerOpenApiDocument(app: FastifyInstance, context: ServerContext): Promise<void> {
   await app.register(swagger, {
     // A shared schema is listed in components.schemas under its $id (the default names them def-0, def-1 ...).
     refResolver: { buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`) },
@@ -78,11 +97,17 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
       return doc;
     },
   });
+}
 
+/** Upload bodies: a raw zip, or a browser form's one file part, under the upload size limit. */
+async function registerUploadBodies(app: FastifyInstance, context: ServerContext): Promise<void> {
   // Browsers' file forms send multipart/form-data: one file part holding the zip, under the same size limit.
   await app.register(multipart, { limits: { fileSize: context.settings.uploadLimitBytes, files: 1, fields: 10, parts: 20 } });
   app.addContentTypeParser(ZIP_TYPES, { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+}
 
+/** On a loopback host: requests addressed by another name or sent from another origin are refused. */
+function refuseOtherHostsOnLoopback(app: FastifyInstance, context: ServerContext): void {
   // A loopback server answers only requests addressed to it by a loopback name and its port, from no origin or its
   // own: a page that rebinds its name to 127.0.0.1 (or another site's form) cannot drive it. On every route.
   if (isLoopbackHost(context.settings.host)) {
@@ -99,7 +124,10 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
         );
     });
   }
+}
 
+/** JSON bodies, depth-checked on their text, which is kept for exact task values. */
+function parseJsonBodies(app: FastifyInstance, context: ServerContext): void {
   // JSON bodies: the depth limit is checked on the raw text before anything parses or walks the value, and the text
   // is kept (request.jsonText) so a task in it is read exactly as sent (numbers as written), as a local run reads it.
   const parseJson = app.getDefaultJsonParser("error", "error");
@@ -124,15 +152,26 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     request.jsonText = text;
     parseJson(request, text, done);
   });
+}
 
+/** Who sent each request: the tenant of its bearer token, or the tenant `default` on a server without tokens. */
+function authenticateCallers(app: FastifyInstance, context: ServerContext): void {
   const anonymous = anonymousCaller(context.settings.tenants);
-  app.decorateRequest("caller", null as unknown as Caller);
+  // Set by the onRequest hook below for every request but /healthz, before any route reads `caller`.
+  app.decorateRequest("authenticated", null);
+  app.decorateRequest("caller", {
+    getter(): Caller {
+      if (this.authenticated === null)
+        throw new SkillrigError("unauthorized", "the request was not authenticated", { field: "authorization" });
+      return this.authenticated;
+    },
+  });
   if (context.settings.tokens.length > 0) {
     const check = bearerCheck(context.settings.tenants);
     app.addHook("onRequest", async (request, reply) => {
       if (request.url === "/healthz") return;
       try {
-        request.caller = check(request.headers.authorization);
+        request.authenticated = check(request.headers.authorization);
       } catch (error) {
         if (isSkillrigError(error)) return sendError(reply, error);
         throw error;
@@ -140,10 +179,13 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     });
   } else {
     app.addHook("onRequest", async (request) => {
-      request.caller = anonymous;
+      request.authenticated = anonymous;
     });
   }
+}
 
+/** Errors as the API's error body, never naming the server's folders; an unknown route says where the API is listed. */
+function answerErrors(app: FastifyInstance, context: ServerContext): void {
   app.setErrorHandler((error, request, reply) => handleError(error as Error, request, reply));
   // No error answer names the server's folders, whatever wrote its message (an fs error's path, a library's).
   const folders = { dataDir: context.settings.dataDir };
@@ -159,7 +201,10 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
       }),
     ),
   );
+}
 
+/** GET /healthz (liveness and queue depth, no token needed) and the OpenAPI document. */
+function healthRoutes(app: FastifyInstance, context: ServerContext): void {
   app.get(
     "/healthz",
     {
@@ -184,10 +229,4 @@ export async function buildApp(context: ServerContext, options: { logger?: boole
     },
   );
   app.get("/v1/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-
-  jobRoutes(app, context);
-  eventRoutes(app, context);
-  artifactRoutes(app, context);
-  catalogRoutes(app, context);
-  return app;
 }

@@ -21,8 +21,12 @@ export interface TenantConfig {
   waiting_upload_limit?: number;
   /** Jobs of this tenant running at once on the workers (its other queued jobs wait, others' run). */
   running_limit?: number;
-  /** Upload bytes this tenant may send per UTC day; beyond it the upload answers 429 (limit `upload_bytes_per_day`). */
+  /** Bytes this tenant's uploads may extract to per UTC day (default 10 GiB); beyond it the upload answers 429 (limit `upload_bytes_per_day`). */
   upload_bytes_per_day?: number;
+  /** USD this tenant's jobs may cost per UTC day; once spent, new jobs answer 429 `cost_limit`. */
+  max_cost_usd_per_day?: number;
+  /** Tokens this tenant's jobs may use per UTC day; once used, new jobs answer 429 `cost_limit`. */
+  max_tokens_per_day?: number;
 }
 
 export interface ServerConfig {
@@ -56,7 +60,7 @@ export interface ServerConfig {
       };
   upload_limit_bytes?: number;
   upload_max_files?: number;
-  /** Cap on the total bytes a zip upload may extract to (zip bombs). */
+  /** Cap on the total bytes a zip upload may extract to, counted as written (zip bombs; default 256 MiB). */
   upload_max_extracted_bytes?: number;
   /** A job waiting for its upload longer than this is canceled (reason `upload_timeout`), freeing its place. Default 10 minutes. */
   upload_wait_ms?: number;
@@ -70,6 +74,20 @@ export interface ServerConfig {
   json_max_depth?: number;
   /** Most test cases of a task sent to the server (default 10000); more answers 422. */
   task_max_cases?: number;
+  /** A job running longer than this is stopped: failed, error timeout, reason time_limit (default 7200000: 2 h). */
+  job_max_running_ms?: number;
+  /** A job in a worker thread still running this long after it was told to stop has its thread ended (default 30000). */
+  job_stop_grace_ms?: number;
+  /** Most case time a task may ask, the sum of its cases' time limits (default job_max_running_ms); more answers 422. */
+  task_max_case_time_ms?: number;
+  /** Slots of each worker kept for tenants with no job running (default 1 with two or more tenants, else 0). */
+  reserved_slots?: number;
+  /** Heap of each job worker thread in MiB (default 1024); a job past it fails with memory_limit. */
+  worker_heap_mb?: number;
+  /** Most folders an upload's entry path may go down (default 32). */
+  upload_max_path_depth?: number;
+  /** Longest upload entry path in UTF-8 bytes (default 1024). */
+  upload_max_path_bytes?: number;
 }
 
 declare module "@skillrig/core" {
@@ -77,6 +95,50 @@ declare module "@skillrig/core" {
     server?: ServerConfig;
   }
 }
+
+/** The keys of issue 38's bounds (server-bounds.ts), kept together. */
+const BOUND_KEYS = {
+  job_max_running_ms: {
+    description:
+      "A job running longer than this is stopped and ends failed, error timeout, reason time_limit; its run folder keeps what it did (default 7200000: 2 hours).",
+    type: "integer",
+    minimum: 1000,
+  },
+  job_stop_grace_ms: {
+    description:
+      "A job in a worker thread still running this long after it was told to stop (canceled, or past job_max_running_ms) has its worker thread ended and replaced (default 30000).",
+    type: "integer",
+    minimum: 100,
+  },
+  task_max_case_time_ms: {
+    description:
+      "Most case time a task sent to the server may ask: the sum over its cases of each case's time limit (default: job_max_running_ms); more answers 422.",
+    type: "integer",
+    minimum: 1,
+  },
+  reserved_slots: {
+    description:
+      "Slots of each worker process kept for tenants with no job running, so one tenant's long jobs cannot hold every slot (default 1 when two or more tenants have tokens, else 0; at most concurrency - 1 apply).",
+    type: "integer",
+    minimum: 0,
+  },
+  worker_heap_mb: {
+    description:
+      "Heap (V8 old generation) of each job worker thread, in MiB (default 1024); a job whose worker passes it fails with memory_limit.",
+    type: "integer",
+    minimum: 16,
+  },
+  upload_max_path_depth: {
+    description: "Most folders an upload's zip entry path may go down (default 32); deeper answers 400 upload_unsafe.",
+    type: "integer",
+    minimum: 1,
+  },
+  upload_max_path_bytes: {
+    description: "Longest zip entry path of an upload in UTF-8 bytes (default 1024); longer answers 400 upload_unsafe.",
+    type: "integer",
+    minimum: 16,
+  },
+} as const;
 
 const TOKEN_SOURCE = {
   oneOf: [
@@ -142,7 +204,19 @@ export const serverConfigSection = defineConfigSection({
               minimum: 1,
             },
             upload_bytes_per_day: {
-              description: "Upload bytes this tenant may send per UTC day; beyond it the upload answers 429.",
+              description:
+                "Bytes this tenant's uploads may extract to per UTC day, counted as they are written (default 10737418240: 10 GiB); beyond it the upload answers 429.",
+              type: "integer",
+              minimum: 1,
+            },
+            max_cost_usd_per_day: {
+              description:
+                "USD this tenant's skill jobs and solve attempts may cost per UTC day (priced from the price table); once spent, new jobs answer 429 cost_limit.",
+              type: "number",
+              exclusiveMinimum: 0,
+            },
+            max_tokens_per_day: {
+              description: "Tokens this tenant's jobs may use per UTC day; once used, new jobs answer 429 cost_limit.",
               type: "integer",
               minimum: 1,
             },
@@ -227,11 +301,13 @@ export const serverConfigSection = defineConfigSection({
         minimum: 1,
       },
       upload_max_files: {
+        description: "Most entries (files and folders) one zip upload may hold (default 1000); more answers 413.",
         type: "integer",
         minimum: 1,
       },
       upload_max_extracted_bytes: {
-        description: "Cap on the total bytes a zip upload may extract to (zip bombs).",
+        description:
+          "Cap on the bytes one zip upload may extract to, counted as they are written (default 268435456: 256 MiB); more answers 413.",
         type: "integer",
         minimum: 1,
       },
@@ -267,6 +343,7 @@ export const serverConfigSection = defineConfigSection({
         type: "integer",
         minimum: 1,
       },
+      ...BOUND_KEYS,
       allow_unjailed_engines: {
         description:
           "Run engines outside the agent jail when it is unavailable or an engine sets jail: none. Default false: such a job fails with sandbox_unavailable.",

@@ -5,6 +5,12 @@
  * So one tenant's burst takes one slot turn each time another tenant with queued work has had its own, and never
  * delays another tenant's single job by more than one job per tenant ahead of it.
  *
+ * Turns alone never preempt: a tenant whose long jobs took every slot before another tenant came would hold them
+ * until they end. So a worker keeps `reserve` slots (`server.reserved_slots`) for tenants with no job running: a
+ * tenant that already runs a job may not take a slot that would leave fewer than `reserve` free. A newcomer's job
+ * then starts at the next turn while a reserved slot is free, and otherwise when the first running job ends, which
+ * `server.job_max_running_ms` bounds (docs/server.md, "Fair turns between tenants", states the bound).
+ *
  * The SQLite store calls this; the redis backend runs the same rule in its claim script (redis-scripts.ts).
  */
 export interface TenantTurn {
@@ -16,11 +22,22 @@ export interface TenantTurn {
   served: number;
 }
 
-export function pickTenant(candidates: TenantTurn[], runningLimit: (tenant: string) => number | undefined): string | undefined {
+/** The slots a turn would leave free, and how many of them are kept for tenants with no job running. */
+export interface SlotReserve {
+  freeAfter: number;
+  reserved: number;
+}
+
+export function pickTenant(
+  candidates: TenantTurn[],
+  runningLimit: (tenant: string) => number | undefined,
+  reserve: SlotReserve = { freeAfter: 0, reserved: 0 },
+): string | undefined {
   let best: TenantTurn | undefined;
   for (const c of candidates) {
     const limit = runningLimit(c.tenant);
     if (limit !== undefined && c.running >= limit) continue;
+    if (c.running > 0 && reserve.freeAfter < reserve.reserved) continue;
     if (
       !best ||
       c.running < best.running ||

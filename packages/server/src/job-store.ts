@@ -11,9 +11,7 @@
  * Methods may answer synchronously (SQLite) or with a promise (Redis); callers always `await`.
  */
 import type { JobStatus, SerializedError } from "@skillrig/core";
-
-/** skill: a skill job; oracle: an oracle run; solve: one attempt of a solve batch (engine, then hidden tests). */
-export type JobKind = "skill" | "oracle" | "solve";
+import type { JobKind, JobRecord, JobRequestOf } from "./stored-job.js";
 
 export const TERMINAL_STATUSES: readonly JobStatus[] = ["succeeded", "failed", "canceled"];
 export const PENDING_STATUSES: readonly JobStatus[] = ["waiting_upload", "queued"];
@@ -24,29 +22,16 @@ export function isTerminal(status: JobStatus): boolean {
 
 export type Awaitable<T> = T | Promise<T>;
 
-export interface JobRecord {
-  id: string;
-  /** The tenant that submitted it: only its tokens (and an admin's) see it. */
-  tenant: string;
-  kind: JobKind;
-  status: JobStatus;
-  skill_id: string | null;
-  engine: string | null;
-  /** The request as accepted (skill: JobRequest; oracle: { task }; solve: SolveAttemptRequest). */
-  request: Record<string, unknown>;
-  /** Whether the job waits for an upload before it is queued. */
-  needs_upload: boolean;
-  run_dir: string;
-  /** Why a job ended the way it did beyond its error code (`interrupted`, `canceled_by_client` ...). */
-  reason: string | null;
-  error: SerializedError | null;
-  /** JobResult (skill), TaskReport (oracle) or AttemptResult (solve), once finished. */
-  result: unknown;
-  created_at: string;
-  queued_at: string | null;
-  started_at: string | null;
-  finished_at: string | null;
-}
+// What a stored job is, and the check of each one read back from a backend: stored-job.ts.
+export type {
+  JobKind,
+  JobRecord,
+  JobRequestOf,
+  OracleRunRecord,
+  OracleRunRequest,
+  SkillJobRecord,
+  SolveAttemptRecord,
+} from "./stored-job.js";
 
 export interface StoredEvent {
   /** Increasing across the store: the SSE event id clients resume from with Last-Event-ID. */
@@ -57,16 +42,15 @@ export interface StoredEvent {
   at: string;
 }
 
-export interface NewJob {
-  id: string;
-  tenant: string;
-  kind: JobKind;
+/** What a submission makes of a job before it is stored: its kind and its request go together. */
+export type JobSubmission = {
   skill_id?: string;
   engine?: string;
-  request: Record<string, unknown>;
   needs_upload: boolean;
-  run_dir: string;
-}
+} & { [K in JobKind]: { kind: K; request: JobRequestOf<K> } }[JobKind];
+
+/** A job to store: the submission, with its id, its tenant and its run folder. */
+export type NewJob = JobSubmission & { id: string; tenant: string; run_dir: string };
 
 export interface FinishFields {
   status: Extract<JobStatus, "succeeded" | "failed" | "canceled">;
@@ -141,6 +125,16 @@ export interface TenantCounts {
   running: number;
 }
 
+/** What a tenant's finished jobs cost on one UTC day. */
+export interface DayUsage {
+  day: string;
+  /** USD of the priced jobs (an unpriced job adds nothing here and counts in `unpriced_jobs`). */
+  cost_usd: number;
+  tokens: number;
+  jobs: number;
+  unpriced_jobs: number;
+}
+
 export interface JobStore {
   /**
    * Inserts a job in `waiting_upload` or `queued` and records its first status event, unless it does not fit
@@ -154,6 +148,10 @@ export interface JobStore {
   reserveUploadBytes(tenant: string, day: string, bytes: number, max: number): Awaitable<{ ok: boolean; used: number }>;
   /** Gives back bytes reserved for an upload that was refused. */
   releaseUploadBytes(tenant: string, day: string, bytes: number): Awaitable<void>;
+  /** Adds a finished job's cost to `tenant`'s `day` (tenant-usage.ts). */
+  addDayUsage(tenant: string, day: string, add: Omit<DayUsage, "day">): Awaitable<void>;
+  /** `tenant`'s stored usage on those of `days` that have any. */
+  dayUsage(tenant: string, days: string[]): Awaitable<DayUsage[]>;
   /** Jobs per status (missing statuses count 0). */
   counts(): Awaitable<Record<JobStatus, number>>;
   /** Jobs waiting to run (`waiting_upload` + `queued`): what the queue limit counts. */

@@ -11,9 +11,12 @@ import { SOLVE_SKILL_ID } from "@skillrig/solve";
 import type { SolveAttemptRequest } from "./job-execution.js";
 import type { Caller } from "./auth.js";
 import { DEFAULT_RETRY_AFTER_S } from "./http-errors.js";
-import type { JobKind, JobRecord, Refusal } from "./job-store.js";
+import type { JobRecord, JobSubmission, Refusal } from "./job-store.js";
 import { fileInputNames } from "@skillrig/skills/protocol";
-import { checkJobRequest, checkSolveAttempt } from "./request-check.js";
+import { checkJobRequest } from "@skillrig/skills";
+import { checkSolveAttempt } from "./solve-attempt-check.js";
+import { checkRequestedTime, checkTaskCaseTime } from "./time-bounds-check.js";
+import { checkTenantBudget } from "./tenant-usage.js";
 import type { ServerContext } from "./server-context.js";
 
 /** A body as Fastify parsed it, with its JSON text when the body was JSON (exact task values are read from it). */
@@ -26,16 +29,26 @@ export interface SubmittedBody<B> {
 
 export async function createSkillJob(context: ServerContext, { body, caller }: SubmittedBody<JobRequest>): Promise<JobRecord> {
   const skill = context.execution.skill(body.skill_id);
-  checkJobRequest(context.runner, skill, body, context.settings.clientEngineOptions);
+  checkJobRequest(context.runner, body, { skill, client: { engineOptions: context.settings.clientEngineOptions } });
+  const options = body.options as { timeout_ms?: unknown; engine?: { timeout_ms?: unknown } } | undefined;
+  checkRequestedTime(
+    [
+      ["/options/timeout_ms", options?.timeout_ms],
+      ["/options/engine/timeout_ms", options?.engine?.timeout_ms],
+    ],
+    context.settings.bounds,
+  );
   const request: JobRequest = { skill_id: body.skill_id, engine: body.engine };
   if (body.input) request.input = body.input;
   if (body.parameter) request.parameter = body.parameter;
   if (body.prompt !== undefined) request.prompt = body.prompt;
   if (body.options) request.options = body.options;
-  return newJob(context, caller, "skill", {
+  await checkTenantBudget(context, caller.tenant);
+  return newJob(context, caller, {
+    kind: "skill",
     skill_id: skill.id,
     engine: body.engine,
-    request: request as unknown as Record<string, unknown>,
+    request,
     needs_upload: fileInputNames(skill).length > 0,
   });
 }
@@ -45,7 +58,7 @@ export async function createOracleRun(
   submitted: SubmittedBody<{ task: Record<string, unknown> }>,
 ): Promise<JobRecord> {
   const taskText = checkTask(context, submitted);
-  return newJob(context, submitted.caller, "oracle", { request: { task_text: taskText }, needs_upload: true });
+  return newJob(context, submitted.caller, { kind: "oracle", request: { task_text: taskText }, needs_upload: true });
 }
 
 export async function createSolveAttempt(
@@ -55,6 +68,13 @@ export async function createSolveAttempt(
   const { body } = submitted;
   const taskText = checkTask(context, submitted);
   checkSolveAttempt(context.runner, body.engine, context.settings.clientEngineOptions);
+  checkRequestedTime(
+    [
+      ["/timeout_ms", body.timeout_ms],
+      ["/engine/options/timeout_ms", body.engine.options?.timeout_ms],
+    ],
+    context.settings.bounds,
+  );
   const attempt: SolveAttemptRequest = {
     task_text: taskText,
     engine: {
@@ -65,10 +85,12 @@ export async function createSolveAttempt(
     attempt: body.attempt,
     ...(body.timeout_ms !== undefined ? { timeout_ms: body.timeout_ms } : {}),
   };
-  return newJob(context, submitted.caller, "solve", {
+  await checkTenantBudget(context, submitted.caller.tenant);
+  return newJob(context, submitted.caller, {
+    kind: "solve",
     skill_id: SOLVE_SKILL_ID,
     engine: body.engine.name,
-    request: attempt as unknown as Record<string, unknown>,
+    request: attempt,
     needs_upload: false,
   });
 }
@@ -77,16 +99,11 @@ export async function createSolveAttempt(
  * Stores the job if it fits its tenant's limits, then the server's (checked where it is stored, atomically); a job
  * that does not is refused with 429 naming the limit, and nothing is stored.
  */
-async function newJob(
-  context: ServerContext,
-  caller: Caller,
-  kind: JobKind,
-  fields: { skill_id?: string; engine?: string; request: Record<string, unknown>; needs_upload: boolean },
-): Promise<JobRecord> {
+async function newJob(context: ServerContext, caller: Caller, fields: JobSubmission): Promise<JobRecord> {
   const id = randomUUID();
   const tenant = caller.tenant;
   const created = await context.queue.create(
-    { id, tenant: tenant.name, kind, run_dir: join(context.runsDir, id), ...fields },
+    { id, tenant: tenant.name, run_dir: join(context.runsDir, id), ...fields },
     {
       tenantQueueLimit: tenant.limits.queueLimit,
       tenantWaitingUploadLimit: tenant.limits.waitingUploadLimit,
@@ -148,5 +165,6 @@ function checkTask(context: ServerContext, { body, jsonText }: SubmittedBody<{ t
       hint: "split the task, or raise server.task_max_cases in the server's config",
     });
   }
+  checkTaskCaseTime(loaded.task, context.settings.bounds, context.runner.config.oracle?.timeout_ms);
   return text;
 }

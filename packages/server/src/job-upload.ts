@@ -15,7 +15,7 @@ import type { FastifyRequest } from "fastify";
 import type { JobRecord } from "./job-store.js";
 import { uploadsOf } from "./run-job-record.js";
 import type { ServerContext } from "./server-context.js";
-import { reserveUploadBytes } from "./upload-quota.js";
+import { uploadAllowance } from "./upload-quota.js";
 import { extractZip, looksLikeZip, type ExtractedFile } from "./upload-zip.js";
 
 const NOTHING_WRITTEN = "nothing of this upload was written; the job still waits for an upload";
@@ -25,13 +25,16 @@ export async function receiveUpload(context: ServerContext, job: JobRecord, requ
     throw new SkillrigError("job_state_conflict", `job "${job.id}" is ${job.status}, not waiting for an upload`, { field: "status" });
   }
   const zip = await zipBody(request);
-  // The zip is counted against the tenant's bytes per day before anything is written, and given back if refused.
-  const reservation = await reserveUploadBytes(context, request.caller.tenant, zip.length);
+  // What it extracts to is counted against the tenant's bytes per day as it is written, and given back if refused.
+  const allowance = uploadAllowance(context, request.caller.tenant);
   const skill = job.kind === "skill" ? context.execution.skill(job.skill_id!) : undefined;
   const target = skill ? uploadsOf(job.run_dir) : join(job.run_dir, "deliverable");
   const files = await extractZip(zip, target, {
     maxFiles: context.settings.uploadMaxFiles,
     maxBytes: context.settings.uploadMaxExtractedBytes,
+    maxPathDepth: context.settings.bounds.uploadMaxPathDepth,
+    maxPathBytes: context.settings.bounds.uploadMaxPathBytes,
+    count: (bytes: number) => allowance.take(bytes),
     ...(skill
       ? {
           accept: (paths: string[]) => placeSkillUpload(skill, paths),
@@ -41,9 +44,10 @@ export async function receiveUpload(context: ServerContext, job: JobRecord, requ
   }).catch(async (error: unknown) => {
     // Refused with nothing written: not even the run folder the extraction made to hold it.
     await rmdir(job.run_dir).catch(() => undefined);
-    await reservation.release();
+    await allowance.release();
     throw error;
   });
+  await allowance.settle();
   await context.queue.record(job.id, "log", {
     stream: "skillrig",
     line: `upload extracted: ${files.map((f) => f.path).join(", ") || "(empty)"}`,
@@ -51,7 +55,7 @@ export async function receiveUpload(context: ServerContext, job: JobRecord, requ
   if (!(await context.queue.uploaded(job.id))) {
     // Canceled (by the client or for waiting too long) while the zip was being extracted: drop what was written.
     await rm(target, { recursive: true, force: true });
-    await reservation.release();
+    await allowance.release();
     throw new SkillrigError("job_state_conflict", `job "${job.id}" stopped waiting for an upload while this one was read`);
   }
   return files;

@@ -12,12 +12,12 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { createRunner, isSkillrigError, loadConfig, type ConfigSection, type LoadedConfig, type SkillrigPlugin } from "@skillrig/core";
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
-import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
+import { costConfigSection, runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { serverConfigSection } from "./config-section.js";
 import { createJobExecution, type SolveAttemptRequest } from "./job-execution.js";
 
 /** Without a host module: the sections of what the server itself reads (its own, the oracle's, the skills'). */
-const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection];
+const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection, costConfigSection];
 
 export interface JobWorkerData {
   cwd: string;

@@ -24,6 +24,7 @@ import {
 } from "./job-queue.js";
 import { isTerminal, type Admission, type JobRecord, type NewJob, type Refusal, type StoredEvent } from "./job-store.js";
 import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
+import { recordJobCost } from "./tenant-usage.js";
 import type { SqliteJobStore } from "./sqlite-job-store.js";
 
 export interface LocalJobQueueOptions {
@@ -37,6 +38,10 @@ export interface LocalJobQueueOptions {
   uploadWaitMs: number;
   /** Each tenant's `running_limit` (tenants not named have none). */
   runningLimits?: Record<string, number>;
+  /** `server.job_max_running_ms`. */
+  maxRunningMs?: number;
+  /** Slots kept for tenants with no job running (`reserveOf(server.reserved_slots, concurrency)`). */
+  reservedSlots?: number;
 }
 
 export class LocalJobQueue implements JobQueue {
@@ -158,7 +163,9 @@ export class LocalJobQueue implements JobQueue {
   #pump(): void {
     const limits = this.#options.runningLimits ?? {};
     while (!this.#closing && this.#running.size < this.#options.concurrency) {
-      const claimed = this.store.claimNext((tenant) => limits[tenant]);
+      // Slots still free once this one is taken: a tenant already running may not take a reserved one.
+      const freeAfter = this.#options.concurrency - this.#running.size - 1;
+      const claimed = this.store.claimNext((tenant) => limits[tenant], { freeAfter, reserved: this.#options.reservedSlots ?? 0 });
       if (!claimed) return;
       this.#publish(claimed.event);
       this.#start(claimed.record);
@@ -185,6 +192,7 @@ export class LocalJobQueue implements JobQueue {
       execution: this.#options.execution,
       runsDir: this.#options.runsDir,
       signal: controller.signal,
+      maxRunningMs: this.#options.maxRunningMs,
       onEvent: (type, data) => {
         if (!this.#closing) this.#recordNow(job.id, type, data);
       },
@@ -192,7 +200,12 @@ export class LocalJobQueue implements JobQueue {
       .then(
         (outcome) => {
           if (this.#closing) return;
-          this.#published(this.store.finish(job.id, entry.canceled ? canceledWhileRunning(outcome.result) : outcome));
+          const finished = this.store.finish(job.id, entry.canceled ? canceledWhileRunning(outcome.result) : outcome);
+          this.#published(finished);
+          // Counted once, by the finish that took (a job already ended elsewhere adds nothing).
+          void Promise.resolve(finished)
+            .then((event) => (event ? recordJobCost(this.store, job, outcome.result) : undefined))
+            .catch(() => undefined);
         },
         (error: unknown) => {
           if (this.#closing) return;

@@ -20,6 +20,8 @@ export interface RedisBackendRole {
   onRestart: "fail" | "requeue";
   uploadWaitMs: number;
   runningLimits: Record<string, number>;
+  maxRunningMs?: number;
+  reservedSlots?: number;
 }
 
 export async function openRedisBackend(

@@ -36,6 +36,7 @@ import type { Admission, JobRecord, NewJob, Refusal, StoredEvent } from "./job-s
 import { uploadTimeout } from "./local-job-queue.js";
 import type { RedisJobStore } from "./redis-job-store.js";
 import { clearForRerun, dropUpload, runJobRecord } from "./run-job-record.js";
+import { recordJobCost } from "./tenant-usage.js";
 
 /** A turn that found every tenant with queued jobs at its running limit is tried again after this. */
 const WAIT_TURN_MS = 500;
@@ -60,6 +61,10 @@ export interface RedisJobQueueOptions {
   lockMs: number;
   stalledCheckMs: number;
   rateLimit?: { max: number; duration_ms: number };
+  /** `server.job_max_running_ms`. */
+  maxRunningMs?: number;
+  /** Slots of this worker kept for tenants with no job running (`reserveOf(server.reserved_slots, concurrency)`). */
+  reservedSlots?: number;
 }
 
 export class RedisJobQueue implements JobQueue {
@@ -70,6 +75,8 @@ export class RedisJobQueue implements JobQueue {
   readonly #timers: NodeJS.Timeout[] = [];
   #stopCancelListener: (() => void) | undefined;
   #closing = false;
+  /** Deliveries this worker holds (BullMQ hands out at most `concurrency`): its slots in use. */
+  #inFlight = 0;
   readonly #name = `${hostname()}:${process.pid}`;
 
   constructor(options: RedisJobQueueOptions) {
@@ -182,8 +189,10 @@ export class RedisJobQueue implements JobQueue {
     if (this.#closing) throw new SkillrigError("interrupted", "this worker is shutting down");
     const entry = { controller: new AbortController(), canceled: false };
     let running: string | undefined;
+    this.#inFlight += 1;
     try {
-      let claim = await this.store.claim(turn, this.#name, this.#options.runningLimits);
+      const reserve = { freeAfter: this.#options.concurrency - this.#inFlight, reserved: this.#options.reservedSlots ?? 0 };
+      let claim = await this.store.claim(turn, this.#name, this.#options.runningLimits, reserve);
       if (claim.outcome === "stalled") {
         const id = claim.id;
         const job = (await this.store.get(id))!;
@@ -198,7 +207,7 @@ export class RedisJobQueue implements JobQueue {
         await clearForRerun(job);
         await this.store.appendEvent(id, "log", { stream: "skillrig", line: "the worker running the job stopped; requeued" });
         await this.store.markQueued(id, "running");
-        claim = await this.store.claim(turn, this.#name, this.#options.runningLimits);
+        claim = await this.store.claim(turn, this.#name, this.#options.runningLimits, reserve);
       }
       if (claim.outcome === "wait") {
         // Every tenant with queued jobs is at its running limit: this turn comes back when a slot may have freed.
@@ -212,6 +221,7 @@ export class RedisJobQueue implements JobQueue {
       const job = (await this.store.get(running))!;
       await this.#run(job, entry);
     } finally {
+      this.#inFlight -= 1;
       if (running !== undefined) this.#running.delete(running);
     }
   }
@@ -226,6 +236,7 @@ export class RedisJobQueue implements JobQueue {
         execution: this.#options.execution,
         runsDir: this.#options.runsDir,
         signal: entry.controller.signal,
+        maxRunningMs: this.#options.maxRunningMs,
         onEvent: (type, data) => {
           if (!this.#closing) pendingEvents.push(this.store.appendEvent(job.id, type, data).catch(() => undefined));
         },
@@ -237,7 +248,7 @@ export class RedisJobQueue implements JobQueue {
     await Promise.all(pendingEvents);
     // Shutting down: leave the job running in the store; BullMQ's stalled check hands it to another worker.
     if (this.#closing) throw new SkillrigError("interrupted", "this worker is shutting down");
-    await this.store.finish(job.id, outcome);
+    if (await this.store.finish(job.id, outcome)) await recordJobCost(this.store, job, outcome.result).catch(() => undefined);
   }
 
   /** Stops taking jobs; running ones are aborted and left to BullMQ's stalled check and on_restart, as after a crash. */

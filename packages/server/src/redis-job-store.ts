@@ -7,7 +7,8 @@
  * Durability is Redis's: with `appendonly yes` and `appendfsync always` an acknowledged write survives a Redis
  * crash; with `everysec` (Redis's default) up to a second of writes may be lost (docs/server.md).
  */
-import { SkillrigError, type JobStatus, type SerializedError } from "@skillrig/core";
+import { createHash } from "node:crypto";
+import { SkillrigError, type JobStatus } from "@skillrig/core";
 import { Redis } from "ioredis";
 import {
   decodeCursor,
@@ -19,38 +20,63 @@ import {
   type ListQuery,
   type Refusal,
   type TenantCounts,
-  type JobKind,
   type JobRecord,
+  type DayUsage,
   type JobStore,
   type NewJob,
   type StoredEvent,
 } from "./job-store.js";
-import { turnsAhead } from "./fair-turns.js";
+import { turnsAhead, type SlotReserve } from "./fair-turns.js";
 import { REDIS_SCRIPTS, type RedisScriptName } from "./redis-scripts.js";
+import { storedJob } from "./stored-job.js";
+
+/** Each script's SHA1, as Redis caches it. */
+const SCRIPT_SHAS = Object.fromEntries(
+  Object.entries(REDIS_SCRIPTS).map(([name, lua]) => [name, createHash("sha1").update(lua).digest("hex")]),
+) as Record<RedisScriptName, string>;
 
 const STATUSES: JobStatus[] = ["waiting_upload", "queued", "running", "succeeded", "failed", "canceled"];
 
-function fromHash(hash: Record<string, string>): JobRecord | undefined {
+/**
+ * The record of a job's hash, checked (stored-job.ts), or undefined when there is no such hash. A field the hash
+ * lacks is null; JSON fields are parsed; a hash this server did not write is named, never run.
+ */
+function fromHash(hash: Record<string, string>, where: string): JobRecord | undefined {
   if (!hash.id) return undefined;
-  const parse = (value: string | undefined) => (value === undefined ? null : JSON.parse(value));
-  return {
-    id: hash.id,
-    tenant: hash.tenant ?? "default",
-    kind: hash.kind as JobKind,
-    status: hash.status as JobStatus,
-    skill_id: hash.skill_id ?? null,
-    engine: hash.engine ?? null,
-    request: JSON.parse(hash.request_json ?? "{}") as Record<string, unknown>,
-    needs_upload: hash.needs_upload === "1",
-    run_dir: hash.run_dir ?? "",
-    reason: hash.reason ?? null,
-    error: parse(hash.error_json) as SerializedError | null,
-    result: parse(hash.result_json),
-    created_at: hash.created_at ?? "",
-    queued_at: hash.queued_at ?? null,
-    started_at: hash.started_at ?? null,
-    finished_at: hash.finished_at ?? null,
+  const parse = (field: string): unknown => {
+    const text = hash[field];
+    if (text === undefined) return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new SkillrigError("unhandled", `the stored job "${hash.id}" (${where}) has a ${field} that is not JSON`, {
+        field,
+        details: { job_id: hash.id, store: where },
+      });
+    }
   };
+  return storedJob(
+    {
+      id: hash.id,
+      // A hash written before tenants has no tenant field: it is the tenant `default`'s (redis-scripts.ts).
+      tenant: hash.tenant ?? "default",
+      kind: hash.kind,
+      status: hash.status,
+      skill_id: hash.skill_id ?? null,
+      engine: hash.engine ?? null,
+      request: parse("request_json"),
+      needs_upload: hash.needs_upload === "1",
+      run_dir: hash.run_dir,
+      reason: hash.reason ?? null,
+      error: parse("error_json"),
+      result: parse("result_json"),
+      created_at: hash.created_at,
+      queued_at: hash.queued_at ?? null,
+      started_at: hash.started_at ?? null,
+      finished_at: hash.finished_at ?? null,
+    },
+    where,
+  );
 }
 
 /** What a BullMQ delivery does (see the claim script): start `id`, settle `id` whose worker died, wait, or nothing. */
@@ -75,6 +101,8 @@ export class RedisJobStore implements JobStore {
   readonly #redis: Redis;
   readonly #url: string;
   #subscriber: Redis | undefined;
+  /** Where the records are, for the error about one that does not read as a record. */
+  readonly #where: string;
   readonly #listeners = new Map<string, { listeners: Set<(message: string) => void>; ready: Promise<void> }>();
 
   /** `redis` is the command connection (shared with BullMQ's queue); subscriptions get their own. */
@@ -82,14 +110,20 @@ export class RedisJobStore implements JobStore {
     this.#redis = redis;
     this.#url = url;
     this.prefix = prefix;
-    for (const [name, lua] of Object.entries(REDIS_SCRIPTS)) {
-      redis.defineCommand(`skillrig_${name}`, { numberOfKeys: 0, lua });
-    }
+    this.#where = `redis: prefix ${prefix}`;
   }
 
-  #run(name: RedisScriptName, ...args: Array<string | number>): Promise<unknown> {
-    const command = (this.#redis as unknown as Record<string, (...a: unknown[]) => Promise<unknown>>)[`skillrig_${name}`]!;
-    return command.call(this.#redis, this.prefix, ...args);
+  /**
+   * Runs one of the scripts by its SHA1; a Redis that does not have it cached yet (just started, or flushed) gets
+   * its text once with EVAL, which caches it (what ioredis's defineCommand does, without an untyped command).
+   */
+  async #run(name: RedisScriptName, ...args: Array<string | number>): Promise<unknown> {
+    try {
+      return await this.#redis.evalsha(SCRIPT_SHAS[name], 0, this.prefix, ...args);
+    } catch (error) {
+      if (!(error instanceof Error) || !error.message.startsWith("NOSCRIPT")) throw error;
+      return this.#redis.eval(REDIS_SCRIPTS[name], 0, this.prefix, ...args);
+    }
   }
 
   #key(...parts: string[]): string {
@@ -147,7 +181,7 @@ export class RedisJobStore implements JobStore {
   }
 
   async get(id: string): Promise<JobRecord | undefined> {
-    return fromHash(await this.#redis.hgetall(this.#key("job", id)));
+    return fromHash(await this.#redis.hgetall(this.#key("job", id)), this.#where);
   }
 
   /** The raw flag a cancel sets on a running job, for the worker that claims it. */
@@ -183,7 +217,7 @@ export class RedisJobStore implements JobStore {
       const hashes = (await pipeline.exec()) ?? [];
       for (let i = 0; i < hashes.length; i++) {
         const score = Number(entries[2 * i + 1]);
-        const record = fromHash(hashes[i]![1] as Record<string, string>);
+        const record = fromHash(hashes[i]![1] as Record<string, string>, this.#where);
         scanned++;
         if (record && matches(record, query)) {
           if (jobs.length === query.limit) return { jobs, next_cursor: encodeCursor(lastScore!) };
@@ -209,6 +243,41 @@ export class RedisJobStore implements JobStore {
 
   async releaseUploadBytes(tenant: string, day: string, bytes: number): Promise<void> {
     await this.#run("releaseUpload", tenant, day, bytes);
+  }
+
+  async addDayUsage(tenant: string, day: string, add: Omit<DayUsage, "day">): Promise<void> {
+    const key = this.#key("cost", tenant, day);
+    await this.#redis
+      .multi()
+      .hincrbyfloat(key, "cost_usd", add.cost_usd)
+      .hincrby(key, "tokens", add.tokens)
+      .hincrby(key, "jobs", add.jobs)
+      .hincrby(key, "unpriced_jobs", add.unpriced_jobs)
+      // Kept 400 days: a year of GET /v1/tenants/{tenant}/usage.
+      .expire(key, 400 * 86_400)
+      .exec();
+  }
+
+  async dayUsage(tenant: string, days: string[]): Promise<DayUsage[]> {
+    const out: DayUsage[] = [];
+    for (const day of days) {
+      const [cost, tokens, jobs, unpriced] = await this.#redis.hmget(
+        this.#key("cost", tenant, day),
+        "cost_usd",
+        "tokens",
+        "jobs",
+        "unpriced_jobs",
+      );
+      if (jobs === null) continue;
+      out.push({
+        day,
+        cost_usd: Math.round(Number(cost ?? 0) * 1e6) / 1e6,
+        tokens: Number(tokens ?? 0),
+        jobs: Number(jobs),
+        unpriced_jobs: Number(unpriced ?? 0),
+      });
+    }
+    return out;
   }
 
   async counts(): Promise<Record<JobStatus, number>> {
@@ -269,13 +338,15 @@ export class RedisJobStore implements JobStore {
    * job this delivery had started is still running (its worker died), or that every tenant with queued jobs is at
    * its running limit.
    */
-  async claim(delivery: string, worker: string, runningLimits: Record<string, number>): Promise<ClaimOutcome> {
+  async claim(
+    delivery: string,
+    worker: string,
+    runningLimits: Record<string, number>,
+    reserve: SlotReserve = { freeAfter: 0, reserved: 0 },
+  ): Promise<ClaimOutcome> {
     const at = new Date().toISOString();
-    const [outcome, id, value] = (await this.#run("claim", delivery, at, worker, JSON.stringify(runningLimits))) as [
-      string,
-      string,
-      number | string,
-    ];
+    const args = [delivery, at, worker, JSON.stringify(runningLimits), reserve.freeAfter, reserve.reserved];
+    const [outcome, id, value] = (await this.#run("claim", ...args)) as [string, string, number | string];
     if (outcome === "claimed") {
       return { outcome, id, event: { seq: Number(value), job_id: id, type: "status", data: { status: "running" }, at } };
     }

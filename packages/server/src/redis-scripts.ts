@@ -105,11 +105,14 @@ return emit(id, 'status', '{"status":"queued"}', at)
 `;
 
 /**
- * ARGV: P, delivery, at, worker, running_limits_json -> {'claimed', id, seq} | {'stalled', id, restarts} | {'wait', ''} | {'skip', ''}
+ * ARGV: P, delivery, at, worker, running_limits_json, free_after, reserved
+ *   -> {'claimed', id, seq} | {'stalled', id, restarts} | {'wait', ''} | {'skip', ''}
  *
  * A BullMQ delivery is a turn, not a particular job: each queued job adds one entry, and whichever entry a worker
  * receives starts the job fair turns pick (src/fair-turns.ts: fewest running, then least recently served, then
- * oldest; tenants at their running limit are passed over). P:deliveries remembers which job a delivery started.
+ * oldest; tenants at their running limit are passed over, and so is a tenant already running a job when the
+ * delivering worker would be left with fewer than `reserved` free slots: server.reserved_slots).
+ * P:deliveries remembers which job a delivery started.
  * 'stalled': that job is still running, so the worker that had it died (BullMQ handed the delivery out again).
  * 'wait': jobs are queued but every tenant holding them is at its running limit (the delivery is tried later).
  * 'skip': nothing queued (a surplus turn).
@@ -117,6 +120,7 @@ return emit(id, 'status', '{"status":"queued"}', at)
 const claim = `
 local delivery, at, worker = ARGV[2], ARGV[3], ARGV[4]
 local limits = cjson.decode(ARGV[5])
+local free_after, reserved = tonumber(ARGV[6] or '0'), tonumber(ARGV[7] or '0')
 local mapped = redis.call('HGET', P .. ':deliveries', delivery)
 if not mapped then
   -- a job stored before deliveries were recorded ran under its own id
@@ -135,7 +139,7 @@ local best, best_id, best_running, best_served, best_first
 for _, t in ipairs(redis.call('SMEMBERS', P .. ':qtenants')) do
   local running = tonumber(redis.call('HGET', P .. ':tcounts:' .. t, 'running') or '0')
   local limit = limits[t]
-  if not limit or running < limit then
+  if (not limit or running < limit) and (running == 0 or free_after >= reserved) then
     local first = redis.call('ZRANGE', P .. ':queued:' .. t, 0, 0, 'WITHSCORES')
     if first[1] then
       local served = tonumber(redis.call('HGET', P .. ':served', t) or '0')

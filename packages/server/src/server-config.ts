@@ -5,6 +5,7 @@
 import { resolve } from "node:path";
 import { SkillrigError, type SkillrigConfig } from "@skillrig/core";
 import type { TokenSource } from "./config-section.js";
+import { DEFAULT_UPLOAD_BYTES_PER_DAY, resolveServerBounds, type ServerBounds } from "./server-bounds.js";
 
 /** A team sharing the server: its tokens (read at start), whether it sees every tenant's jobs, and its limits. */
 export interface TenantSettings {
@@ -21,6 +22,9 @@ export interface TenantLimits {
   /** Jobs running at once (the scheduler's bound, not an HTTP error). */
   runningLimit?: number;
   uploadBytesPerDay?: number;
+  /** The tenant's daily model budget (tenant-usage.ts). */
+  costUsdPerDay?: number;
+  tokensPerDay?: number;
 }
 
 /** The tenant of `server.tokens`, of jobs stored before tenants existed, and of every request on a server without tokens. */
@@ -59,6 +63,8 @@ export interface ServerSettings {
   jsonMaxDepth: number;
   /** Most test cases a task sent to the server may have. */
   taskMaxCases: number;
+  /** Bounds on what one tenant's jobs may hold of the server's shared resources (issue 38; server-bounds.ts). */
+  bounds: ServerBounds;
 }
 
 export type ServerRole = "all" | "api" | "worker";
@@ -92,7 +98,7 @@ export const SERVER_DEFAULTS = {
   onRestart: "fail",
   uploadLimitBytes: 100 * 1024 * 1024,
   uploadMaxFiles: 1000,
-  uploadMaxExtractedBytes: 1024 * 1024 * 1024,
+  uploadMaxExtractedBytes: 256 * 1024 * 1024,
   uploadWaitMs: 10 * 60 * 1000,
   clientEngineOptions: ["model", "timeout_ms", "idle_timeout_ms"],
   jsonBodyLimitBytes: 10 * 1024 * 1024,
@@ -132,6 +138,7 @@ export function resolveServerSettings(
     jsonBodyLimitBytes: server.json_body_limit_bytes ?? SERVER_DEFAULTS.jsonBodyLimitBytes,
     jsonMaxDepth: server.json_max_depth ?? SERVER_DEFAULTS.jsonMaxDepth,
     taskMaxCases: server.task_max_cases ?? SERVER_DEFAULTS.taskMaxCases,
+    bounds: resolveServerBounds(server, tenants),
   };
   if (settings.role !== "all" && settings.queue.backend !== "redis") {
     throw new SkillrigError(
@@ -213,7 +220,8 @@ function tenantSettings(server: NonNullable<SkillrigConfig["server"]>, configFil
   const configured = server.tenants ?? {};
   const out: TenantSettings[] = [];
   const defaultTokens = read(server.tokens ?? [], "/server/tokens", DEFAULT_TENANT);
-  if (!(DEFAULT_TENANT in configured)) out.push({ name: DEFAULT_TENANT, tokens: defaultTokens, admin: false, limits: {} });
+  if (!(DEFAULT_TENANT in configured))
+    out.push({ name: DEFAULT_TENANT, tokens: defaultTokens, admin: false, limits: { uploadBytesPerDay: DEFAULT_UPLOAD_BYTES_PER_DAY } });
   for (const [name, tenant] of Object.entries(configured)) {
     const tokens = read(tenant.tokens, `/server/tenants/${name}/tokens`, name);
     out.push({
@@ -224,7 +232,9 @@ function tenantSettings(server: NonNullable<SkillrigConfig["server"]>, configFil
         queueLimit: tenant.queue_limit,
         waitingUploadLimit: tenant.waiting_upload_limit,
         runningLimit: tenant.running_limit,
-        uploadBytesPerDay: tenant.upload_bytes_per_day,
+        uploadBytesPerDay: tenant.upload_bytes_per_day ?? DEFAULT_UPLOAD_BYTES_PER_DAY,
+        costUsdPerDay: tenant.max_cost_usd_per_day,
+        tokensPerDay: tenant.max_tokens_per_day,
       },
     });
   }

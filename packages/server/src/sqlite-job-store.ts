@@ -11,8 +11,7 @@
  * read of the log. `onCommitted` listeners hear of an event only once it is committed, so nothing a client was sent
  * can vanish in a crash. Sequence numbers are handed out here, not by SQLite: one process owns the file.
  */
-import Database from "better-sqlite3";
-import { SkillrigError, type JobStatus, type SerializedError } from "@skillrig/core";
+import { SkillrigError, type JobStatus } from "@skillrig/core";
 import {
   decodeCursor,
   encodeCursor,
@@ -23,20 +22,24 @@ import {
   type ListQuery,
   type Refusal,
   type TenantCounts,
-  type JobKind,
   type JobRecord,
+  type DayUsage,
   type JobStore,
   type NewJob,
   type StoredEvent,
 } from "./job-store.js";
-import { pickTenant, turnsAhead } from "./fair-turns.js";
+import { pickTenant, turnsAhead, type SlotReserve } from "./fair-turns.js";
+import type { SqliteDatabase, SqliteStatement } from "./sqlite-database.js";
+import { openSqliteDatabase } from "./sqlite-driver.js";
 import { migrate } from "./sqlite-migrations.js";
+import { storedJob } from "./stored-job.js";
 
+/** A row of `jobs` as SQLite returns it: nothing checked yet (fromRow checks it). */
 interface JobRow {
   id: string;
   tenant: string;
-  kind: JobKind;
-  status: JobStatus;
+  kind: string;
+  status: string;
   skill_id: string | null;
   engine: string | null;
   request_json: string;
@@ -57,31 +60,46 @@ function badCursor(): SkillrigError {
   });
 }
 
-function fromRow(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    tenant: row.tenant,
-    kind: row.kind,
-    status: row.status,
-    skill_id: row.skill_id,
-    engine: row.engine,
-    request: JSON.parse(row.request_json) as Record<string, unknown>,
-    needs_upload: row.needs_upload === 1,
-    run_dir: row.run_dir,
-    reason: row.reason,
-    error: row.error_json === null ? null : (JSON.parse(row.error_json) as SerializedError),
-    result: row.result_json === null ? null : JSON.parse(row.result_json),
-    created_at: row.created_at,
-    queued_at: row.queued_at,
-    started_at: row.started_at,
-    finished_at: row.finished_at,
+/** The record of a row, checked (stored-job.ts): a row this server did not write is named, never run. */
+function fromRow(row: JobRow, where: string): JobRecord {
+  const parse = (column: string, text: string | null): unknown => {
+    if (text === null) return null;
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new SkillrigError("unhandled", `the stored job "${row.id}" (${where}) has a ${column} that is not JSON`, {
+        field: column,
+        details: { job_id: row.id, store: where },
+      });
+    }
   };
+  return storedJob(
+    {
+      id: row.id,
+      tenant: row.tenant,
+      kind: row.kind,
+      status: row.status,
+      skill_id: row.skill_id,
+      engine: row.engine,
+      request: parse("request_json", row.request_json),
+      needs_upload: row.needs_upload === 1,
+      run_dir: row.run_dir,
+      reason: row.reason,
+      error: parse("error_json", row.error_json),
+      result: parse("result_json", row.result_json),
+      created_at: row.created_at,
+      queued_at: row.queued_at,
+      started_at: row.started_at,
+      finished_at: row.finished_at,
+    },
+    where,
+  );
 }
 
 type PendingEvent = StoredEvent & { data_json: string };
 
 export class SqliteJobStore implements JobStore {
-  readonly #db: Database.Database;
+  readonly #db: SqliteDatabase;
   readonly #statements;
   /** The last sequence number handed out (events are numbered before they are written). */
   #seq: number;
@@ -93,11 +111,15 @@ export class SqliteJobStore implements JobStore {
   /** When each tenant last had a job started (a turn number): fair turns between tenants. */
   readonly #served = new Map<string, number>();
   /** GET /v1/jobs statements, one per combination of filters (a handful), prepared once. */
-  readonly #listStatements = new Map<string, Database.Statement>();
+  readonly #listStatements = new Map<string, SqliteStatement>();
   #turn = 0;
+  /** Where the records are, for the error about one that does not read as a record. */
+  readonly #where: string;
+  readonly #fromRow = (row: JobRow): JobRecord => fromRow(row, this.#where);
 
   constructor(file: string) {
-    this.#db = new Database(file);
+    this.#where = `sqlite: ${file}`;
+    this.#db = openSqliteDatabase(file);
     this.#db.pragma("journal_mode = WAL");
     this.#db.pragma("synchronous = NORMAL");
     this.#db.pragma("busy_timeout = 5000");
@@ -123,6 +145,11 @@ export class SqliteJobStore implements JobStore {
       usage: db.prepare("SELECT bytes FROM upload_usage WHERE tenant = ? AND day = ?"),
       addUsage: db.prepare(
         "INSERT INTO upload_usage (tenant, day, bytes) VALUES (@tenant, @day, @bytes) ON CONFLICT (tenant, day) DO UPDATE SET bytes = bytes + @bytes",
+      ),
+      dayUsage: db.prepare("SELECT day, cost_usd, tokens, jobs, unpriced_jobs FROM model_usage WHERE tenant = ? AND day = ?"),
+      addDayUsage: db.prepare(
+        `INSERT INTO model_usage (tenant, day, cost_usd, tokens, jobs, unpriced_jobs) VALUES (@tenant, @day, @cost_usd, @tokens, @jobs, @unpriced_jobs)
+         ON CONFLICT (tenant, day) DO UPDATE SET cost_usd = cost_usd + @cost_usd, tokens = tokens + @tokens, jobs = jobs + @jobs, unpriced_jobs = unpriced_jobs + @unpriced_jobs`,
       ),
       countStatus: db.prepare("SELECT status, COUNT(*) AS n FROM jobs GROUP BY status"),
       countPending: db.prepare("SELECT COUNT(*) AS n FROM jobs WHERE status IN ('waiting_upload', 'queued')"),
@@ -177,7 +204,7 @@ export class SqliteJobStore implements JobStore {
     const value = this.#db.transaction(() => {
       if (count > 0) this.#writePending();
       return body();
-    })();
+    });
     if (count > 0) {
       const committed = this.#pending.splice(0, count).map(({ data_json: _, ...event }) => event);
       for (const listener of this.#committedListeners) listener(committed);
@@ -217,7 +244,7 @@ export class SqliteJobStore implements JobStore {
 
   get(id: string): JobRecord | undefined {
     const row = this.#statements.get.get(id) as JobRow | undefined;
-    return row ? fromRow(row) : undefined;
+    return row ? this.#fromRow(row) : undefined;
   }
 
   #refusal(job: NewJob, admission: Admission): Refusal | undefined {
@@ -264,7 +291,7 @@ export class SqliteJobStore implements JobStore {
     const rows = statement.all(...params, query.limit + 1) as Array<JobRow & { row_number: number }>;
     const more = rows.length > query.limit;
     const page = rows.slice(0, query.limit);
-    return { jobs: page.map(fromRow), next_cursor: more ? encodeCursor(page.at(-1)!.row_number) : null };
+    return { jobs: page.map(this.#fromRow), next_cursor: more ? encodeCursor(page.at(-1)!.row_number) : null };
   }
 
   /** The tenant's jobs waiting for their upload, queued and running. */
@@ -286,6 +313,14 @@ export class SqliteJobStore implements JobStore {
 
   releaseUploadBytes(tenant: string, day: string, bytes: number): void {
     this.#write(() => this.#statements.addUsage.run({ tenant, day, bytes: -bytes }));
+  }
+
+  addDayUsage(tenant: string, day: string, add: Omit<DayUsage, "day">): void {
+    this.#write(() => this.#statements.addDayUsage.run({ tenant, day, ...add }));
+  }
+
+  dayUsage(tenant: string, days: string[]): DayUsage[] {
+    return days.flatMap((day) => (this.#statements.dayUsage.get(tenant, day) as DayUsage | undefined) ?? []);
   }
 
   /** Jobs per status (missing statuses count 0). */
@@ -328,9 +363,12 @@ export class SqliteJobStore implements JobStore {
    * queued jobs and below their running limit, the one with the fewest running jobs, then the one served least
    * recently, then the one whose oldest queued job is oldest; its oldest queued job.
    */
-  claimNext(runningLimit: (tenant: string) => number | undefined = () => undefined): { record: JobRecord; event: StoredEvent } | undefined {
+  claimNext(
+    runningLimit: (tenant: string) => number | undefined = () => undefined,
+    reserve?: SlotReserve,
+  ): { record: JobRecord; event: StoredEvent } | undefined {
     return this.#write(() => {
-      const tenant = this.#nextTenant(runningLimit);
+      const tenant = this.#nextTenant(runningLimit, reserve);
       if (tenant === undefined) return undefined;
       const row = this.#statements.nextQueuedOf.get(tenant) as JobRow;
       this.#served.set(tenant, ++this.#turn);
@@ -341,7 +379,7 @@ export class SqliteJobStore implements JobStore {
     });
   }
 
-  #nextTenant(runningLimit: (tenant: string) => number | undefined): string | undefined {
+  #nextTenant(runningLimit: (tenant: string) => number | undefined, reserve?: SlotReserve): string | undefined {
     const queued = this.#statements.queuedTenants.all() as Array<{ tenant: string; first: number }>;
     if (queued.length === 0) return undefined;
     const running = new Map(
@@ -355,6 +393,7 @@ export class SqliteJobStore implements JobStore {
         served: this.#served.get(q.tenant) ?? 0,
       })),
       runningLimit,
+      reserve,
     );
   }
 
@@ -377,7 +416,7 @@ export class SqliteJobStore implements JobStore {
 
   /** Jobs left `running` by a server that stopped without finishing them. */
   runningJobs(): JobRecord[] {
-    return (this.#statements.running.all() as JobRow[]).map(fromRow);
+    return (this.#statements.running.all() as JobRow[]).map(this.#fromRow);
   }
 
   /** Counts one more death of the worker running `id` (durably, before anything else is done about it); returns the count. */
@@ -407,7 +446,7 @@ export class SqliteJobStore implements JobStore {
     this.#flushScheduled ??= setImmediate(() => {
       this.#flushScheduled = undefined;
       try {
-        if (this.#db.open) this.flush();
+        if (this.#db.isOpen) this.flush();
       } catch {
         // Left pending: the job's next status change writes them in its own transaction, and its caller hears the error.
       }

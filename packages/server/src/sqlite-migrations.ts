@@ -7,8 +7,8 @@
  * Version 0 is a file made before versions existed (skillrig 0.1: the `jobs` and `events` tables, user_version 0)
  * or a new, empty file; migration 1 creates that schema where it is missing, so both end up the same.
  */
-import type Database from "better-sqlite3";
 import { SkillrigError } from "@skillrig/core";
+import type { SqliteDatabase } from "./sqlite-database.js";
 
 export const MIGRATIONS: ReadonlyArray<{ version: number; why: string; sql: string }> = [
   {
@@ -74,13 +74,28 @@ CREATE TABLE upload_usage (
 );
 `,
   },
+  {
+    version: 5,
+    why: "what each tenant's jobs cost per UTC day (cost_usd, tokens, jobs, unpriced jobs): GET /v1/tenants/{tenant}/usage and the daily budgets",
+    sql: `
+CREATE TABLE model_usage (
+  tenant TEXT NOT NULL,
+  day TEXT NOT NULL,
+  cost_usd REAL NOT NULL DEFAULT 0,
+  tokens INTEGER NOT NULL DEFAULT 0,
+  jobs INTEGER NOT NULL DEFAULT 0,
+  unpriced_jobs INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY (tenant, day)
+);
+`,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
 /** Brings `db` to SCHEMA_VERSION. Returns the version it had. */
-export function migrate(db: Database.Database, file: string): number {
-  const from = db.pragma("user_version", { simple: true }) as number;
+export function migrate(db: SqliteDatabase, file: string): number {
+  const from = db.pragma("user_version") as number;
   if (from > SCHEMA_VERSION) {
     throw new SkillrigError(
       "invalid_config",
@@ -93,7 +108,7 @@ export function migrate(db: Database.Database, file: string): number {
     db.transaction(() => {
       db.exec(migration.sql);
       db.pragma(`user_version = ${migration.version}`);
-    })();
+    });
   }
   return from;
 }

@@ -3,10 +3,12 @@
  *
  * Two passes over the zip (it is in memory, so a second open is cheap):
  *  1. the central directory only: every entry name, type, and declared size is checked (no `..`, no absolute
- *     paths, no symlinks, no encrypted entries, not too many files, declared bytes within the cap);
- *  2. extraction into a staging folder beside the target, counting the bytes actually inflated (a zip bomb can
- *     lie about its sizes; yauzl also checks each entry against its declared size). Only when every entry is
- *     written is the staging folder renamed onto the target; on any failure it is removed.
+ *     paths, no symlinks, no encrypted entries, not too many entries, no path too deep or too long, declared bytes
+ *     within the cap: an early refusal only, the declared sizes are never trusted);
+ *  2. extraction into a staging folder beside the target, counting the bytes actually inflated as they are written
+ *     (a zip bomb can lie about its sizes; yauzl also checks each entry against its declared size) against the
+ *     upload's cap and `count` (the tenant's bytes per day): the extraction stops at the chunk that crosses either.
+ *     Only when every entry is written is the staging folder renamed onto the target; on any failure it is removed.
  */
 import { createWriteStream } from "node:fs";
 import { chmod, mkdir, mkdtemp, readdir, rename, rm, rmdir } from "node:fs/promises";
@@ -17,11 +19,18 @@ import yauzl from "yauzl";
 import { isSkillrigError, SkillrigError } from "@skillrig/core";
 
 export interface ZipLimits {
-  /** Most files (not counting folders) the zip may hold. */
+  /** Most entries (files and folders) the zip may hold (`server.upload_max_files`). */
   maxFiles: number;
-  /** Most bytes all entries together may extract to. */
+  /** Most bytes all entries together may extract to (`server.upload_max_extracted_bytes`). */
   maxBytes: number;
+  /** Most folders an entry's path may go down (`a/b/c` is 3 deep; `server.upload_max_path_depth`). */
+  maxPathDepth: number;
+  /** Longest entry path in UTF-8 bytes (`server.upload_max_path_bytes`). */
+  maxPathBytes: number;
 }
+
+/** A path segment longer than this cannot be a file name on Linux (NAME_MAX), whatever the config says. */
+const MAX_SEGMENT_BYTES = 255;
 
 export interface ExtractOptions extends ZipLimits {
   /**
@@ -35,6 +44,11 @@ export interface ExtractOptions extends ZipLimits {
    * throws to refuse the zip (nothing is left behind). For checks that need the files' bytes.
    */
   verify?: (staging: string, files: ExtractedFile[]) => Promise<void>;
+  /**
+   * Called with every chunk's size as it is inflated, before it is written; throws to stop the extraction there
+   * (the tenant's bytes per day). Nothing of the upload is left when it throws.
+   */
+  count?: (bytes: number) => Promise<void>;
 }
 
 export interface ExtractedFile {
@@ -58,6 +72,15 @@ function unsafe(message: string, entry?: string): SkillrigError {
     field: entry,
     details: entry === undefined ? {} : { entry },
     hint: "zip only regular files with relative paths inside one folder; nothing of this upload was written",
+  });
+}
+
+/** A limit of the upload's own size crossed: 413, naming the config key and the numbers. */
+function tooLarge(message: string, limit: string, max: number, entry?: string): SkillrigError {
+  return new SkillrigError("upload_too_large", message, {
+    field: limit,
+    details: { limit, max, ...(entry === undefined ? {} : { entry }) },
+    hint: `nothing of this upload was written; send fewer or smaller files, or raise ${limit} in the server's config`,
   });
 }
 
@@ -100,13 +123,45 @@ function eachEntry(zip: yauzl.ZipFile, visit: (entry: yauzl.Entry) => Promise<vo
   });
 }
 
-function checkName(name: string): void {
+function checkName(name: string, limits: ZipLimits): void {
   // yauzl already refuses absolute paths and `..` (strictFileNames also backslashes); these say why in our words.
   if (name.includes("\u0000")) throw unsafe(`zip entry "${name}" has a NUL byte in its name`, name);
   if (name.startsWith("/") || /^[A-Za-z]:/.test(name)) throw unsafe(`zip entry "${name}" is an absolute path`, name);
   if (name.includes("\\")) throw unsafe(`zip entry "${name}" uses "\\" in its path`, name);
-  if (name.split("/").some((segment) => segment === ".."))
-    throw unsafe(`zip entry "${name}" points outside the upload folder ("..")`, name);
+  const segments = name.split("/").filter((segment) => segment !== "");
+  if (segments.some((segment) => segment === "..")) throw unsafe(`zip entry "${name}" points outside the upload folder ("..")`, name);
+  checkPathSize(name, segments, limits);
+}
+
+function checkPathSize(name: string, segments: string[], limits: ZipLimits): void {
+  const shown = name.length > 120 ? `${name.slice(0, 120)}...` : name;
+  const bytes = Buffer.byteLength(name);
+  if (bytes > limits.maxPathBytes) {
+    throw pathRefusal(
+      `zip entry "${shown}" has a path of ${bytes} bytes; the server takes at most ${limits.maxPathBytes} (server.upload_max_path_bytes)`,
+      "server.upload_max_path_bytes",
+      limits.maxPathBytes,
+      name,
+    );
+  }
+  if (segments.length > limits.maxPathDepth) {
+    throw pathRefusal(
+      `zip entry "${shown}" is ${segments.length} levels deep; the server takes at most ${limits.maxPathDepth} (server.upload_max_path_depth)`,
+      "server.upload_max_path_depth",
+      limits.maxPathDepth,
+      name,
+    );
+  }
+  const long = segments.find((segment) => Buffer.byteLength(segment) > MAX_SEGMENT_BYTES);
+  if (long !== undefined) throw unsafe(`zip entry "${shown}" has a name longer than ${MAX_SEGMENT_BYTES} bytes`, name);
+}
+
+function pathRefusal(message: string, limit: string, max: number, entry: string): SkillrigError {
+  return new SkillrigError("upload_unsafe", message, {
+    field: limit,
+    details: { limit, max, entry },
+    hint: "zip only regular files with short relative paths; nothing of this upload was written",
+  });
 }
 
 function yauzlNameError(error: Error): Error {
@@ -127,11 +182,20 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
   const files: Array<{ name: string; declared: number }> = [];
   const seen = new Set<string>();
   let declaredTotal = 0;
+  let entries = 0;
   await eachEntry(
     await openZip(body),
     async (entry) => {
       const name = entry.fileName;
-      checkName(name);
+      entries += 1;
+      if (entries > limits.maxFiles) {
+        throw tooLarge(
+          `the zip holds more than ${limits.maxFiles} entries (files and folders); the server takes at most ${limits.maxFiles} (server.upload_max_files)`,
+          "server.upload_max_files",
+          limits.maxFiles,
+        );
+      }
+      checkName(name, limits);
       const mode = (entry.externalFileAttributes >>> 16) & S_IFMT;
       if (mode === S_IFLNK) throw unsafe(`zip entry "${name}" is a symbolic link`, name);
       if (entry.isEncrypted()) throw unsafe(`zip entry "${name}" is encrypted`, name);
@@ -140,10 +204,14 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
       if (seen.has(key)) throw unsafe(`zip entry "${name}" appears twice`, name);
       seen.add(key);
       files.push({ name, declared: entry.uncompressedSize });
-      if (files.length > limits.maxFiles) throw unsafe(`the zip holds more than ${limits.maxFiles} files (server.upload_max_files)`);
       declaredTotal += entry.uncompressedSize;
       if (declaredTotal > limits.maxBytes) {
-        throw unsafe(`the zip would extract to more than ${limits.maxBytes} bytes (server.upload_max_extracted_bytes)`, name);
+        throw tooLarge(
+          `the zip says it extracts to more than ${limits.maxBytes} bytes (at entry "${name}"); the server takes at most ${limits.maxBytes} per upload (server.upload_max_extracted_bytes)`,
+          "server.upload_max_extracted_bytes",
+          limits.maxBytes,
+          name,
+        );
       }
     },
     yauzlNameError,
@@ -181,8 +249,21 @@ export async function extractZip(body: Buffer, target: string, limits: ExtractOp
             bytes += chunk.length;
             actualTotal += chunk.length;
             if (actualTotal > limits.maxBytes) {
-              callback(unsafe(`the zip extracts to more than ${limits.maxBytes} bytes (server.upload_max_extracted_bytes)`, name));
-            } else callback(null, chunk);
+              callback(
+                tooLarge(
+                  `the zip extracts to more than ${limits.maxBytes} bytes (at entry "${name}", whatever its sizes say); the server takes at most ${limits.maxBytes} per upload (server.upload_max_extracted_bytes)`,
+                  "server.upload_max_extracted_bytes",
+                  limits.maxBytes,
+                  name,
+                ),
+              );
+              return;
+            }
+            if (!limits.count) return callback(null, chunk);
+            limits.count(chunk.length).then(
+              () => callback(null, chunk),
+              (error: unknown) => callback(error as Error),
+            );
           },
         });
         await pipeline(source, counter, createWriteStream(dest, { flags: "wx" }));

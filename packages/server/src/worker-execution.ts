@@ -12,6 +12,10 @@ import type { JobWorkerData } from "./job-worker.js";
 
 export interface WorkerPoolOptions extends JobWorkerData {
   size: number;
+  /** `server.worker_heap_mb`: each worker's V8 old generation; a worker past it ends its job `memory_limit`. */
+  heapMb?: number;
+  /** `server.job_stop_grace_ms`: a job still running this long after its stop has its worker ended. */
+  stopGraceMs?: number;
 }
 
 interface PendingJob {
@@ -25,6 +29,8 @@ interface PooledWorker {
   worker: Worker;
   ready: Promise<void>;
   job?: { id: string; pending: PendingJob };
+  /** Ended by the pool because its job did not stop in time (not a crash of its own). */
+  ended?: boolean;
 }
 
 type Outgoing =
@@ -40,6 +46,19 @@ function revive(error: SerializedError): SkillrigError {
   return new SkillrigError(code, message, rest);
 }
 
+/** The job whose worker thread ran out of its heap: failed (never requeued), the worker replaced. */
+function outOfMemory(heapMb: number | undefined): SkillrigError {
+  return new SkillrigError(
+    "memory_limit",
+    `the job's worker thread ran out of its memory (server.worker_heap_mb: ${heapMb ?? "Node's default"} MiB) and was stopped; it will not run again`,
+    {
+      field: "server.worker_heap_mb",
+      details: { limit: "server.worker_heap_mb", max_mb: heapMb ?? null },
+      hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on. Make the job smaller, or raise server.worker_heap_mb",
+    },
+  );
+}
+
 export function createWorkerExecution(local: JobExecution, options: WorkerPoolOptions): JobExecution & { close(): Promise<void> } {
   const pool: PooledWorker[] = [];
   const waiting: Array<(w: PooledWorker) => void> = [];
@@ -48,6 +67,7 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
   const spawn = (): PooledWorker => {
     const worker = new Worker(new URL("./job-worker.js", import.meta.url), {
       workerData: { cwd: options.cwd, configFile: options.configFile, builtinsModule: options.builtinsModule } satisfies JobWorkerData,
+      ...(options.heapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } }),
     });
     let markReady!: () => void;
     let markFailed!: (error: Error) => void;
@@ -87,8 +107,23 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
       new SkillrigError("unhandled", `the job crashed its worker thread (${how}); quarantined (it will not run again)`, {
         hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
       });
-    worker.on("error", (error) => drop(crashed(`it threw ${error.message}`)));
-    worker.on("exit", (code) => drop(crashed(`it ${describeProcessEnding({ kind: "exited", code })}`)));
+    worker.on("error", (error: Error & { code?: string }) =>
+      drop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? outOfMemory(options.heapMb) : crashed(`it threw ${error.message}`)),
+    );
+    worker.on("exit", (code) =>
+      drop(
+        pooled.ended
+          ? new SkillrigError(
+              "interrupted",
+              `the job did not stop within server.job_stop_grace_ms (${options.stopGraceMs} ms) of being told to; its worker thread was ended`,
+              {
+                field: "server.job_stop_grace_ms",
+                hint: "the worker was replaced and other jobs carry on",
+              },
+            )
+          : crashed(`it ${describeProcessEnding({ kind: "exited", code })}`),
+      ),
+    );
     pool.push(pooled);
     return pooled;
   };
@@ -125,7 +160,10 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
       pending = { ...handlers, resolve: resolve as (v: unknown) => void, reject };
     });
     const pooled = await acquire({ id: jobId, pending });
-    const cancel = () => pooled.worker.postMessage({ type: "cancel", jobId });
+    let endTimer: NodeJS.Timeout | undefined;
+    const cancel = () => {
+      endTimer = stopJob(pooled, jobId, options.stopGraceMs);
+    };
     // A worker that fails to start rejects `result` itself (see drop), so only the success path posts.
     pooled.ready.then(
       () => {
@@ -138,6 +176,7 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
     try {
       return await result;
     } finally {
+      clearTimeout(endTimer);
       signal.removeEventListener("abort", cancel);
     }
   };
@@ -168,6 +207,20 @@ export function createWorkerExecution(local: JobExecution, options: WorkerPoolOp
       await Promise.all(pool.splice(0).map((p) => closeWorker(p.worker)));
     },
   };
+}
+
+/**
+ * Tells the worker to stop `jobId`; a job that ignores its stop (a plugin blocking its thread) must not keep the
+ * slot, so after `graceMs` its thread is ended (the exit handler fails the job as `ended`).
+ */
+function stopJob(pooled: PooledWorker, jobId: string, graceMs: number | undefined): NodeJS.Timeout | undefined {
+  pooled.worker.postMessage({ type: "cancel", jobId });
+  if (graceMs === undefined) return undefined;
+  return setTimeout(() => {
+    if (pooled.job?.id !== jobId) return;
+    pooled.ended = true;
+    void pooled.worker.terminate();
+  }, graceMs);
 }
 
 /** Asks a worker to close its runner (warm runtimes stop), then terminates it; a worker that does not answer within 5 s is terminated anyway. */

@@ -157,13 +157,17 @@ describe.each(BACKENDS)("bad input (%s backend)", (backend) => {
     await expectNothingWritten(id);
   });
 
-  const unsafeZips: Array<[string, CraftedEntry[], RegExp]> = [
+  // [what, entries, status, code, message]: a zip of a shape no upload needs is 400 upload_unsafe; one past a size
+  // limit of the upload itself (entries, extracted bytes) is 413 upload_too_large naming its config key.
+  const refusedZips: Array<[string, CraftedEntry[], number, string, RegExp]> = [
     [
       "a .. entry",
       [
         { name: "text_file", data: "a" },
         { name: "../../escaped.txt", data: "x" },
       ],
+      400,
+      "upload_unsafe",
       /\.\.|relative path/,
     ],
     [
@@ -172,26 +176,67 @@ describe.each(BACKENDS)("bad input (%s backend)", (backend) => {
         { name: "text_file", data: "a" },
         { name: "/tmp/skillrig-absolute.txt", data: "x" },
       ],
+      400,
+      "upload_unsafe",
       /absolute/,
     ],
-    ["a symlink", [{ name: "text_file", data: "/etc/passwd", mode: 0o120777 }], /symbolic link/],
-    ["more files than upload_max_files", ["text_file", "b", "c", "d"].map((name) => ({ name, data: "x" })), /more than 3 files/],
-    ["more declared bytes than allowed", [{ name: "text_file", data: Buffer.alloc(20_000), deflate: true }], /more than 10000 bytes/],
+    ["a symlink", [{ name: "text_file", data: "/etc/passwd", mode: 0o120777 }], 400, "upload_unsafe", /symbolic link/],
+    [
+      "a path 40 folders deep",
+      [{ name: `${"d/".repeat(40)}text_file`, data: "x" }],
+      400,
+      "upload_unsafe",
+      /41 levels deep.*server\.upload_max_path_depth/,
+    ],
+    [
+      "a path of 1100 bytes",
+      [
+        {
+          name: `${"n".repeat(200)}/${"m".repeat(200)}/${"o".repeat(200)}/${"p".repeat(200)}/${"q".repeat(200)}/${"r".repeat(95)}`,
+          data: "x",
+        },
+      ],
+      400,
+      "upload_unsafe",
+      /1100 bytes.*server\.upload_max_path_bytes/,
+    ],
+    [
+      "more files than upload_max_files",
+      ["text_file", "b", "c", "d"].map((name) => ({ name, data: "x" })),
+      413,
+      "upload_too_large",
+      /more than 3 entries.*server\.upload_max_files/,
+    ],
+    [
+      "more folders than upload_max_files (folders count)",
+      [{ name: "text_file", data: "x" }, ...["a/", "b/", "c/"].map((name) => ({ name, mode: 0o40755 }))],
+      413,
+      "upload_too_large",
+      /more than 3 entries/,
+    ],
+    [
+      "more declared bytes than allowed",
+      [{ name: "text_file", data: Buffer.alloc(20_000), deflate: true }],
+      413,
+      "upload_too_large",
+      /more than 10000 bytes.*server\.upload_max_extracted_bytes/,
+    ],
     // Claims 100 bytes, inflates to 200 000 (its deflated form fits the 8 KiB body limit): caught while extracting.
     [
       "sizes that lie (a zip bomb)",
       [{ name: "text_file", data: Buffer.alloc(200_000), deflate: true, declaredSize: 100 }],
+      400,
+      "upload_unsafe",
       /while extracting|extracts to more than 10000 bytes/,
     ],
   ];
-  for (const [what, entries, message] of unsafeZips) {
-    it(`a zip with ${what}: refused, nothing written`, async () => {
+  for (const [what, entries, status, code, message] of refusedZips) {
+    it(`a zip with ${what}: ${status} ${code}, nothing written`, async () => {
       const id = await waitingJob();
       const zip = craftZip(entries);
       expect(zip.length).toBeLessThan(8192);
       const res = await client.upload(`/v1/jobs/${id}/upload`, zip);
-      expect(res.status).toBe(400);
-      expect(res.body.error.code).toBe("upload_unsafe");
+      expect([res.status, res.body.error.code]).toEqual([status, code]);
       expect(res.body.error.message).toMatch(message);
       await expectNothingWritten(id);
       expect(existsSync("/tmp/skillrig-absolute.txt")).toBe(false);
@@ -291,7 +336,7 @@ describe.each(BACKENDS)("limits and security (%s backend)", (backend) => {
   });
 
   it("a job whose upload never comes is canceled after server.upload_wait_ms and frees its queue place", async () => {
-    const server = await startInProcess(makeProject({ upload_wait_ms: 300, queue_limit: 1, queue: under.queue() }));
+    const server = await startInProcess(makeProject({ upload_wait_ms: 4000, queue_limit: 1, queue: under.queue() }));
     const client = api(server.url);
     try {
       const abandoned = await client.json("POST", "/v1/jobs", { skill_id: "word-count", engine: "echo", input: { label: "x" } });

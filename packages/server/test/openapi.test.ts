@@ -45,6 +45,7 @@ describe("the OpenAPI document", () => {
       "GET /v1/skills": "listSkills",
       "GET /v1/skills/{id}": "getSkill",
       "POST /v1/solve/attempts": "createSolveAttempt",
+      "GET /v1/tenants/{tenant}/usage": "getTenantUsage",
     });
     expect(new Set(Object.values(ids)).size).toBe(operations.length);
     for (const op of operations) expect(op.tags?.length, op.at).toBeGreaterThan(0);
@@ -126,6 +127,7 @@ describe("the OpenAPI document", () => {
       "/v1/skills",
       "/v1/skills/{id}",
       "/v1/solve/attempts",
+      "/v1/tenants/{tenant}/usage",
     ]);
     const attempt = resolved.paths["/v1/solve/attempts"].post.requestBody.content["application/json"].schema;
     expect(attempt.required).toEqual(["task", "engine", "attempt"]);

@@ -7,9 +7,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import Database from "better-sqlite3";
 import { afterEach, describe, expect, it } from "vitest";
 import type { StoredEvent } from "../src/job-store.js";
+import { openSqliteDatabase } from "../src/sqlite-driver.js";
 import { SqliteJobStore } from "../src/sqlite-job-store.js";
 
 const folders: string[] = [];
@@ -24,7 +24,7 @@ afterEach(() => {
 
 /** What another connection (another process, after a crash) reads from the file. */
 function committedEvents(file: string): Array<{ seq: number; type: string }> {
-  const db = new Database(file, { readonly: true });
+  const db = openSqliteDatabase(file);
   try {
     return db.prepare("SELECT seq, type FROM events ORDER BY seq").all() as Array<{ seq: number; type: string }>;
   } finally {
@@ -32,7 +32,14 @@ function committedEvents(file: string): Array<{ seq: number; type: string }> {
   }
 }
 
-const job = (id: string) => ({ id, tenant: "default", kind: "skill" as const, request: {}, needs_upload: false, run_dir: `/runs/${id}` });
+const job = (id: string) => ({
+  id,
+  tenant: "default",
+  kind: "skill" as const,
+  request: { skill_id: "demo", engine: "echo" },
+  needs_upload: false,
+  run_dir: `/runs/${id}`,
+});
 const nextTurn = () => new Promise((r) => setImmediate(r));
 
 describe("the SQLite store's batched event writes", () => {
@@ -74,7 +81,7 @@ describe("the SQLite store's batched event writes", () => {
     store.create(job("a"));
     const last = store.appendEvent("a", "log", { line: "x" });
     store.close(); // close commits what is pending
-    const db = new Database(file);
+    const db = openSqliteDatabase(file);
     db.prepare("DELETE FROM events WHERE seq = ?").run(last.seq);
     db.close();
     const reopened = new SqliteJobStore(file);
@@ -93,7 +100,7 @@ describe("the SQLite store's batched event writes", () => {
     const script = `
       const { SqliteJobStore } = await import(${JSON.stringify(built)});
       const store = new SqliteJobStore(${JSON.stringify(file)});
-      store.create({ id: "a", tenant: "default", kind: "skill", request: {}, needs_upload: false, run_dir: "/runs/a" });
+      store.create({ id: "a", tenant: "default", kind: "skill", request: { skill_id: "demo", engine: "echo" }, needs_upload: false, run_dir: "/runs/a" });
       for (const n of [1, 2, 3]) store.appendEvent("a", "log", { n });
       setImmediate(() => {
         store.appendEvent("a", "log", { n: 4 });

@@ -4,8 +4,8 @@
  */
 import { mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import Database from "better-sqlite3";
 import { describe, expect, it } from "vitest";
+import { openSqliteDatabase } from "../src/sqlite-driver.js";
 import { FIXTURES, api, makeProject, readEvents, startInProcess, waitForStatus } from "./support/server-harness.js";
 
 const OLD_SCHEMA = readFileSync(join(FIXTURES, "data-0.1", "schema.sql"), "utf8");
@@ -13,7 +13,7 @@ const OLD_SCHEMA = readFileSync(join(FIXTURES, "data-0.1", "schema.sql"), "utf8"
 function dataFolderOf(projectDir: string, sql: string, userVersion = 0): string {
   const dataDir = join(projectDir, "data");
   mkdirSync(dataDir, { recursive: true });
-  const db = new Database(join(dataDir, "skillrig-server.sqlite"));
+  const db = openSqliteDatabase(join(dataDir, "skillrig-server.sqlite"));
   db.exec(sql);
   db.pragma(`user_version = ${userVersion}`);
   db.close();
@@ -45,8 +45,8 @@ describe("the SQLite store's migrations", () => {
     } finally {
       await server.close();
     }
-    const db = new Database(join(dataDir, "skillrig-server.sqlite"), { readonly: true });
-    expect(db.pragma("user_version", { simple: true })).toBe(4);
+    const db = openSqliteDatabase(join(dataDir, "skillrig-server.sqlite"));
+    expect(db.pragma("user_version")).toBe(5);
     // Version 3: every old job starts with no worker deaths counted.
     expect(db.prepare("SELECT DISTINCT worker_crashes AS n FROM jobs").all()).toEqual([{ n: 0 }]);
     // Version 4: every old job belongs to the tenant `default`.
@@ -92,7 +92,7 @@ describe("the SQLite store's migrations", () => {
       (e: unknown) => e as { code: string; message: string; field: string },
     );
     expect(error).toMatchObject({ code: "invalid_config", field: "server.data_dir" });
-    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (4)");
+    expect(error!.message).toContain("has schema version 99, newer than this skillrig knows (5)");
     expect(error!.message).toContain("skillrig-server.sqlite");
   });
 });

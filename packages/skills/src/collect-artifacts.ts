@@ -12,8 +12,9 @@ import { basename, dirname, isAbsolute, join, relative, resolve } from "node:pat
 import { escapePointerToken, type ArtifactCollection, type CollectedArtifact, type JobWork } from "@skillrig/core";
 import { compiledSchema } from "./compiled-schemas.js";
 import { isInside } from "./paths.js";
+import { ARTIFACT_SEARCH_SKIPPED } from "./workspace-folders.js";
 
-const SKIP_DIRS = new Set([".agents", ".git", "node_modules", ".venv", "__pycache__", ".gemini", ".codex"]);
+const SKIP_DIRS = new Set(ARTIFACT_SEARCH_SKIPPED);
 
 function realFile(path: string): string | undefined {
   try {

@@ -110,3 +110,4 @@ export const runConfigSection = defineConfigSection({
     },
   },
 });
+export { costConfigSection, type CostConfig } from "./cost-config-section.js";

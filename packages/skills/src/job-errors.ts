@@ -21,6 +21,7 @@ export const REQUEST_ERROR_CODES: ReadonlySet<ErrorCode> = new Set<ErrorCode>([
   "parameter_invalid",
   "template_error",
   "invalid_skill",
+  "skill_interactive_only",
   "skill_not_found",
   "engine_not_found",
   "invalid_config",
@@ -52,6 +53,8 @@ const ENGINE_ERROR_CODES: Record<EngineFailureKind, ErrorCode> = {
   jail_unavailable: "sandbox_unavailable",
   crash: "engine_failed",
   malformed_output: "engine_failed",
+  output_limit: "output_limit",
+  cost_limit: "cost_limit",
 };
 
 /** The job's error for a failed engine run; its details keep how the process ended and what the engine noted. */
@@ -61,6 +64,7 @@ export function engineError(outcome: EngineFailed, engine: string): SkillrigErro
     ...(hint ? { hint } : {}),
     details: {
       kind,
+      ...(outcome.failure.infrastructure ? { infrastructure: outcome.failure.infrastructure } : {}),
       exitCode: outcome.exit?.code,
       signal: outcome.exit?.signal,
       ...(outcome.trace ?? {}),

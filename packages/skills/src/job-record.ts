@@ -6,6 +6,7 @@
 import { createWriteStream, lstatSync, readFileSync, writeFileSync, type WriteStream } from "node:fs";
 import { basename, join, resolve } from "node:path";
 import type { EngineEvent, JobRequest, JobResult, JobWork, Runner, SkillManifest } from "@skillrig/core";
+import { jobCostControls } from "./cost-config-section.js";
 import { createRunFolder, installedSkillDir, newJobId } from "./run-folder.js";
 
 export interface JobRecordOptions {
@@ -83,6 +84,7 @@ export function openJob(runner: Runner, request: JobRequest, skill: SkillManifes
     },
     requireEngineJail: options.requireEngineJail,
     signal: options.signal ? AbortSignal.any([options.signal, timeLimit.signal]) : timeLimit.signal,
+    cost: jobCostControls(runner.config.cost, request),
     emit(event) {
       if (event.type === "skill_activated" && !skillsActivated.includes(event.skill)) skillsActivated.push(event.skill);
       if (events.writable) events.write(`${JSON.stringify({ at: new Date().toISOString(), ...event })}\n`);

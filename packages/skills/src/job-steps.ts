@@ -70,12 +70,17 @@ export async function runEngine(
   // Claimed before the run folder was made (checkJobRequest); a tap that returns nothing is a broken engine plugin.
   if (!outcome) throw new SkillrigError("engine_not_found", `no plugin ran engine "${work.engine}" for this job`, { field: "engine" });
   result.usage = outcome.usage;
+  // Priced by the engine (engine-kit's price table); an engine that says nothing of cost is unpriced, never 0.
+  result.cost_usd = typeof outcome.usage?.costUsd === "number" ? outcome.usage.costUsd : "unpriced";
   result.engine_version = outcome.engineVersion;
   if (outcome.confinement) result.engine_confinement = outcome.confinement;
   for (const warning of outcome.warnings ?? []) work.warn(warning);
   if (outcome.rawOutput !== undefined) writeFileSync(resolve(work.run.logs, "raw-output.txt"), outcome.rawOutput);
   for (const repair of outcome.repairs ?? []) work.warn(`engine output repaired: ${repair}`);
-  if (!outcome.ok) throw engineError(outcome, work.engine);
+  if (!outcome.ok) {
+    if (outcome.failure.infrastructure) result.infrastructure_failure = outcome.failure.infrastructure;
+    throw engineError(outcome, work.engine);
+  }
   return outcome;
 }
 

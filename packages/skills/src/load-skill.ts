@@ -9,6 +9,7 @@ import { createRequire } from "node:module";
 import { basename, join, resolve } from "node:path";
 import {
   compileSchema,
+  jsonSyntaxProblem,
   pointer,
   SkillrigError,
   type CompiledSchema,
@@ -78,12 +79,16 @@ function readJson(file: string, errors: Violation[]): unknown {
     return undefined;
   }
   try {
-    return JSON.parse(text);
+    return JSON.parse(text.replace(/^\uFEFF/, ""));
   } catch (error) {
-    const message = (error as Error).message;
-    const at = /position (\d+)/.exec(message);
-    const line = at ? text.slice(0, Number(at[1])).split("\n").length : undefined;
-    errors.push({ file: displayPath(file), line, message: `is not valid JSON: ${message}` });
+    const where = jsonSyntaxProblem(text);
+    errors.push({
+      file: displayPath(file),
+      line: where?.line,
+      message: where
+        ? `is not valid JSON: line ${where.line}, column ${where.column}: ${where.problem}\n${where.excerpt.replace(/^/gm, "      ")}`
+        : `is not valid JSON: ${(error as Error).message}`,
+    });
     return undefined;
   }
 }

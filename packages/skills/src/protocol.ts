@@ -9,6 +9,15 @@
  * bundles it. Keep it that way: a runtime import here breaks the view's build and `test/protocol-import.test.ts`.
  */
 import type { ArtifactSpec, JobRequest, JsonSchema, SkillManifest, Violation } from "@skillrig/core";
+import { RESERVED_WORKSPACE_FOLDERS } from "./workspace-folders.js";
+
+export {
+  ENGINE_WORKSPACE_FOLDERS,
+  RESERVED_WORKSPACE_FOLDERS,
+  SKILL_DISCOVERY_DIRS,
+  SKILL_INSTALL_DIRS,
+  SKILLRIG_WORKSPACE_FOLDER,
+} from "./workspace-folders.js";
 
 /** The input annotation naming where a field's value comes from. */
 export const INPUT_SOURCE_KEYWORD = "x-input-source";
@@ -211,12 +220,6 @@ function pointerToken(token: string): string {
 }
 
 /**
- * Workspace folders that skillrig and the engines own (the installed skill, the engines' discovered skills and
- * settings, the output file): a plain skill's file may not land in them.
- */
-export const RESERVED_WORKSPACE_FOLDERS: readonly string[] = [".agents", ".claude", ".gemini", ".codex", ".skillrig"];
-
-/**
  * Why `key` cannot be where a plain skill's file goes in the workspace (`--file data/sales.csv=./sales.csv`), or
  * undefined: it must be a relative file path, without `..`, outside the folders skillrig and the engines own.
  */
@@ -276,7 +279,7 @@ export const SKILL_INSTALL_MODES: readonly string[] = ["referenced", "discoverab
  * What only the skill's kind decides, every problem listed with its pointer into the request: a plain Agent Skill
  * (`plain`) needs `prompt` (its job's whole task), takes no `input` or `parameter`, and its `files` keys are paths
  * inside the workspace (`workspaceFileKeyProblem`); a runner.json skill renders its own prompt, so `prompt` is
- * refused. `options.skill_install` is one of SKILL_INSTALL_MODES.
+ * refused. `options.skill_install` is one of SKILL_INSTALL_MODES; `options.attempt` a whole number from 1.
  */
 export function promptAndInstallViolations(
   skill: Pick<SkillManifest, "id" | "plain">,
@@ -289,6 +292,14 @@ export function promptAndInstallViolations(
       pointer: "/options/skill_install",
       field: "skill_install",
       message: `must be "referenced", "discoverable" or "none", not ${JSON.stringify(install)}`,
+    });
+  }
+  const attempt: unknown = request.options?.attempt;
+  if (attempt !== undefined && !(Number.isInteger(attempt) && (attempt as number) >= 1 && (attempt as number) <= 1000)) {
+    violations.push({
+      pointer: "/options/attempt",
+      field: "attempt",
+      message: `must be a whole number from 1 to 1000 (which attempt of a retried run the job is), not ${JSON.stringify(attempt)}`,
     });
   }
   if (skill.plain !== true) {

@@ -82,7 +82,9 @@ export async function resolveJobInput(resolution: JobInputResolution, work: JobW
       continue;
     }
     if (!present) {
-      if (field.required) {
+      // The file named for it (--file field=path) was reported missing already: that is the one mistake to fix.
+      const reported = violations.some((v) => v.pointer === `/files/${escapePointerToken(field.name)}`);
+      if (field.required && !reported) {
         violations.push({
           pointer: `/input/${escapePointerToken(field.name)}`,
           field: field.name,

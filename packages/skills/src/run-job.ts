@@ -8,8 +8,16 @@
  * does not support, no engine plugin) are thrown as SkillrigErrors; everything after that ends in a JobResult
  * with status "failed" and `error` (the run folder keeps what happened).
  */
-import { resolve } from "node:path";
-import type { EngineEvent, JobRequest, JobResult, JobWork, PromptRendering, Runner, SkillManifest } from "@skillrig/core";
+import {
+  runsFolderOf,
+  type EngineEvent,
+  type JobRequest,
+  type JobResult,
+  type JobWork,
+  type PromptRendering,
+  type Runner,
+  type SkillManifest,
+} from "@skillrig/core";
 import { jobError } from "./job-errors.js";
 import { closeJob, openJob } from "./job-record.js";
 import { checkJobRequest } from "./job-request.js";
@@ -21,7 +29,7 @@ export { REQUEST_ERROR_CODES } from "./job-errors.js";
 export interface RunJobOptions {
   /** The skill, already loaded (e.g. from a path); default: `resolveSkill(runner, request.skill_id)`. */
   skill?: SkillManifest;
-  /** Where run folders go; default the config's `runs_dir` (relative to the config file) or `.skillrig/runs`. */
+  /** Where run folders go; default core's `runsFolderOf` ($SKILLRIG_RUNS_DIR, else the config's `runs_dir`, else `.skillrig/runs`). */
   runsDir?: string;
   jobId?: string;
   signal?: AbortSignal;
@@ -33,13 +41,9 @@ export interface RunJobOptions {
   onPrompt?: (info: { input: Record<string, unknown>; parameter: Record<string, unknown>; prompt: PromptRendering; work: JobWork }) => void;
 }
 
-export function runsDirOf(runner: Runner): string {
-  return resolve(runner.configDir, runner.config.runs_dir ?? ".skillrig/runs");
-}
-
 export async function runJob(runner: Runner, request: JobRequest, options: RunJobOptions = {}): Promise<JobResult> {
-  const skill = checkJobRequest(runner, request, options.skill);
-  const job = openJob(runner, request, skill, { ...options, runsDir: options.runsDir ?? runsDirOf(runner) });
+  const skill = checkJobRequest(runner, request, { skill: options.skill });
+  const job = openJob(runner, request, skill, { ...options, runsDir: options.runsDir ?? runsFolderOf(runner) });
   try {
     const uploadProblems = copyUploads(request, skill, job.work.run, runner.cwd);
     const inputs = await resolveInputs(runner, job, uploadProblems);

@@ -224,7 +224,7 @@ print(json.dumps({"x": x, "y": y, "numbers": [a, b], "comparison": "ge" if a > b
     expect(md).not.toContain("Do not ask the user questions");
     // Unattended, nobody would answer its questions: refused up front rather than failing later as malformed_output.
     await expect(runJob(runner, request("demo-interactive-skill", withAgent(printAgent({ advise: ["rest"] }))))).rejects.toMatchObject({
-      code: "invalid_skill",
+      code: "skill_interactive_only",
       field: "execution_modes",
     });
   });
@@ -490,7 +490,7 @@ describe("engines", () => {
     makeSkill(root, "asks-user", { runner: { id: "asks-user", execution_modes: ["interactive"], schemas: {} } });
     const { runner } = testRunner({ roots: [root] });
     const refused = runJob(runner, request("asks-user", withAgent(printAgent({}))));
-    await expect(refused).rejects.toMatchObject({ code: "invalid_skill", pointer: "/execution_modes", field: "execution_modes" });
+    await expect(refused).rejects.toMatchObject({ code: "skill_interactive_only", pointer: "/execution_modes", field: "execution_modes" });
     await expect(refused).rejects.toThrow(/needs interactive answers .*nobody would answer/);
     // A skill that can also run unattended still runs.
     makeSkill(root, "asks-sometimes", { runner: { id: "asks-sometimes", execution_modes: ["interactive", "auto"], schemas: {} } });

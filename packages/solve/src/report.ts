@@ -12,9 +12,10 @@ import { passAtK, reportedKs } from "./pass-at-k.js";
  * - `artifact_missing`: the engine ran but wrote no deliverable file;
  * - `engine_failed`: the engine or the job failed before a deliverable could be collected (auth, timeout, crash ...);
  * - `grading_error`: the deliverable was collected but could not be graded;
- * - `canceled`: the batch was canceled while the attempt ran, or before it started.
+ * - `canceled`: the batch was canceled while the attempt ran, or before it started;
+ * - `not_run`: the attempt never started, for the `reason` it names (`cost_limit`: the solve's budget was spent).
  */
-export type AttemptStatus = "passed" | "failed" | "artifact_missing" | "engine_failed" | "grading_error" | "canceled";
+export type AttemptStatus = "passed" | "failed" | "artifact_missing" | "engine_failed" | "grading_error" | "canceled" | "not_run";
 
 export interface AttemptUsage {
   inputTokens?: number;
@@ -24,6 +25,13 @@ export interface AttemptUsage {
   engineMs?: number;
   /** Wall-clock time of the whole attempt: the job and the grading. */
   durationMs: number;
+  /** Of inputTokens, read from the prompt cache; of outputTokens, reasoning (the job's usage record). */
+  cachedInputTokens?: number;
+  reasoningTokens?: number;
+  /** Where the figures came from: the metering proxy, the engine's own report, or none. */
+  source?: "proxy" | "engine" | "none";
+  /** What the attempt's model calls cost (USD, from the price table); null when its model is unpriced. */
+  costUsd?: number | null;
 }
 
 /** An engine event as a transcript keeps it: `at`, when the runner got it (ISO 8601; a merged message: its first part). */
@@ -37,6 +45,8 @@ export interface AttemptResult {
   status: AttemptStatus;
   /** One line a person reads first. */
   message?: string;
+  /** Why a `not_run` attempt never started: `cost_limit` (the invocation's budget, `--max-cost-usd` / `--max-tokens`). */
+  reason?: "cost_limit";
   /** Scored cases that passed, of those scored (cases the reference solution fails are not scored). */
   score: { passed: number; total: number };
   job?: {
@@ -97,7 +107,17 @@ export interface EngineSummary {
   /** Tasks with at least one passing attempt. */
   tasks_solved: number;
   statuses: Partial<Record<AttemptStatus, number>>;
-  usage: { inputTokens: number; outputTokens: number; totalTokens: number; engineMs: number; durationMs: number; reported: boolean };
+  usage: {
+    inputTokens: number;
+    outputTokens: number;
+    totalTokens: number;
+    engineMs: number;
+    durationMs: number;
+    reported: boolean;
+    /** USD of the engine's priced attempts; `unpricedAttempts` ran a model with no price (never counted as $0). */
+    costUsd: number;
+    unpricedAttempts: number;
+  };
 }
 
 export interface SolveReport {
@@ -109,6 +129,8 @@ export interface SolveReport {
   engines: EngineSummary[];
   tasks: TaskResult[];
   summary: { tasks: number; attempts: number; passed: number; not_passed: number };
+  /** Why the batch stopped early: its budget (`--max-cost-usd`, `--max-tokens`) was spent; later attempts are `not_run`. */
+  stopped?: { code: "cost_limit"; message: string };
 }
 
 export interface EngineLabel {
@@ -125,8 +147,9 @@ export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], at
     const pass_at_k: Record<string, number> = {};
     const graded = perTask.filter((attempts) => attempts.length > 0);
     if (graded.length > 0) {
-      const n = Math.min(...graded.map((a) => a.length));
-      for (const k of reportedKs(Math.min(n, attemptsPerTask))) {
+      const n = Math.min(...graded.map((a) => a.length), attemptsPerTask);
+      // Every task's attempts count: k up to the fewest any task has, and k = that count ("any attempt passed").
+      for (const k of reportedKs(n, [n])) {
         const mean =
           graded.reduce((sum, attempts) => sum + passAtK(attempts.length, attempts.filter((a) => a.status === "passed").length, k), 0) /
           graded.length;
@@ -135,7 +158,16 @@ export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], at
     }
     const statuses: EngineSummary["statuses"] = {};
     for (const a of all) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
-    const usage = { inputTokens: 0, outputTokens: 0, totalTokens: 0, engineMs: 0, durationMs: 0, reported: false };
+    const usage = {
+      inputTokens: 0,
+      outputTokens: 0,
+      totalTokens: 0,
+      engineMs: 0,
+      durationMs: 0,
+      reported: false,
+      costUsd: 0,
+      unpricedAttempts: 0,
+    };
     for (const a of all) {
       if (a.usage.inputTokens !== undefined || a.usage.outputTokens !== undefined || a.usage.totalTokens !== undefined)
         usage.reported = true;
@@ -144,6 +176,8 @@ export function summarizeEngines(engines: EngineLabel[], tasks: TaskResult[], at
       usage.totalTokens += a.usage.totalTokens ?? (a.usage.inputTokens ?? 0) + (a.usage.outputTokens ?? 0);
       usage.engineMs += a.usage.engineMs ?? 0;
       usage.durationMs += a.usage.durationMs;
+      if (typeof a.usage.costUsd === "number") usage.costUsd = Math.round((usage.costUsd + a.usage.costUsd) * 1e6) / 1e6;
+      else if (a.usage.costUsd === null) usage.unpricedAttempts += 1;
     }
     return {
       engine,

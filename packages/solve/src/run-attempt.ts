@@ -30,6 +30,8 @@ export interface AttemptSpec {
   signal?: AbortSignal;
   /** Refuse to run an engine outside the agent jail (a jobs server sets this; see docs/sandbox.md). */
   requireEngineJail?: boolean;
+  /** The job's own budget (what is left of the solve's, `--max-cost-usd` / `--max-tokens`), when there is one. */
+  budget?: { max_cost_usd?: number; max_tokens?: number };
   /** Each engine event as it comes (a jobs server forwards them to the job's event stream). */
   onEvent?: (event: EngineEvent) => void;
 }
@@ -46,7 +48,11 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       engine: spec.engine.name,
       input: solveInputs(spec.loaded.task),
       parameter: {},
-      options: { engine: spec.engine.options ?? {}, ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}) },
+      options: {
+        engine: spec.engine.options ?? {},
+        ...(spec.timeoutMs !== undefined ? { timeout_ms: spec.timeoutMs } : {}),
+        ...spec.budget,
+      },
     },
     {
       skill: spec.skill,
@@ -180,5 +186,10 @@ function usageOf(job: JobResult, durationMs: number): AttemptResult["usage"] {
     ...(job.usage?.totalTokens !== undefined ? { totalTokens: job.usage.totalTokens } : {}),
     ...(job.timings.engine_ms !== undefined ? { engineMs: job.timings.engine_ms } : {}),
     durationMs: Math.round(durationMs),
+    ...(job.usage?.cachedInputTokens !== undefined ? { cachedInputTokens: job.usage.cachedInputTokens } : {}),
+    ...(job.usage?.reasoningTokens !== undefined ? { reasoningTokens: job.usage.reasoningTokens } : {}),
+    ...(job.usage?.source !== undefined ? { source: job.usage.source } : {}),
+    // A job that never reached its engine has no cost_usd: nothing is said, rather than a guessed $0.
+    ...(job.cost_usd !== undefined ? { costUsd: typeof job.cost_usd === "number" ? job.cost_usd : null } : {}),
   };
 }

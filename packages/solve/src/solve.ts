@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pLimit from "p-limit";
 import { isSkillrigError, SkillrigError, type LoadedTask, type Runner, type SkillManifest, type Violation } from "@skillrig/core";
-import { loadSkill, runJob } from "@skillrig/skills";
+import { type InvocationBudget, loadSkill, runJob } from "@skillrig/skills";
 import { scoredTask } from "./reference-check.js";
 import { summarizeEngines, type AttemptResult, type ReferenceCheck, type SolveReport, type TaskResult } from "./report.js";
 import { localExecution, type SolveExecution } from "./solve-execution.js";
@@ -34,7 +34,7 @@ export interface SolveOptions {
   jobs?: number;
   /** Cases graded at once within an attempt (default 2). */
   caseJobs?: number;
-  /** Where run folders go (default: the skills package's runs dir). */
+  /** Where run folders go (default: core's `runsFolderOf`, as for `runJob`). */
   runsDir?: string;
   /** Per-job timeout for the engine. */
   timeoutMs?: number;
@@ -42,6 +42,11 @@ export interface SolveOptions {
   signal?: AbortSignal;
   /** Where reference checks and attempts run (default: here, on `runner`; `skillrig solve --server`: a jobs server). */
   execution?: SolveExecution;
+  /**
+   * One budget for the batch (`--max-cost-usd`, `--max-tokens`): each attempt's job is capped to what is left, and
+   * once it is spent no further attempt starts (those are `not_run`, reason `cost_limit`; the report's `stopped` says why).
+   */
+  budget?: InvocationBudget;
   /** Progress for people: called when each reference check and each attempt ends. */
   onProgress?: (event: SolveProgress) => void;
 }
@@ -133,19 +138,25 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
         for (let attempt = 1; attempt <= attempts; attempt++) {
           plan.push(async () => {
             // Once the batch is canceled, attempts that have not started are not started; the report says so.
+            // So too once its budget is spent; an attempt that starts gets what is left as its own budget.
+            const spent = options.budget?.reached();
             const outcome = options.signal?.aborted
               ? notRun(task.task_id, engine.label, attempt, scored.task.tests.length)
-              : await execution.runAttempt({
-                  loaded,
-                  scored,
-                  skill,
-                  engine,
-                  attempt,
-                  runsDir: options.runsDir,
-                  timeoutMs: options.timeoutMs,
-                  caseJobs,
-                  signal: options.signal,
-                });
+              : spent !== undefined
+                ? notRunForBudget(task.task_id, engine.label, attempt, scored.task.tests.length, spent)
+                : await execution.runAttempt({
+                    loaded,
+                    scored,
+                    skill,
+                    engine,
+                    attempt,
+                    runsDir: options.runsDir,
+                    timeoutMs: options.timeoutMs,
+                    caseJobs,
+                    signal: options.signal,
+                    ...(options.budget?.active ? { budget: options.budget.jobOptions() } : {}),
+                  });
+            if (spent === undefined && !options.signal?.aborted) options.budget?.addUsage(outcome.usage);
             result.attempts.push(outcome);
             return outcome;
           });
@@ -172,6 +183,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
 
     const all = results.flatMap((r) => r.attempts);
     const passed = all.filter((a) => a.status === "passed").length;
+    const stopped = options.budget?.reached();
     return {
       kind: "skillrig-solve-report",
       version: 1,
@@ -185,6 +197,7 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       ),
       tasks: results,
       summary: { tasks: results.length, attempts: all.length, passed, not_passed: all.length - passed },
+      ...(stopped !== undefined ? { stopped: { code: "cost_limit" as const, message: stopped } } : {}),
     };
   } finally {
     await rm(skillsDir, { recursive: true, force: true });
@@ -243,5 +256,15 @@ export function notRun(task_id: string, engine: string, attempt: number, total: 
     transcript: [],
     cases: [],
     usage: { durationMs: 0 },
+  };
+}
+
+/** An attempt the batch's budget kept from starting: `not_run`, reason `cost_limit`. */
+export function notRunForBudget(task_id: string, engine: string, attempt: number, total: number, why: string): AttemptResult {
+  return {
+    ...notRun(task_id, engine, attempt, total),
+    status: "not_run",
+    reason: "cost_limit",
+    message: `not run: ${why}`,
   };
 }

@@ -49,8 +49,10 @@ describe("passAtK", () => {
 });
 
 describe("reportedKs", () => {
-  it("lists every k for a few attempts and a readable ladder for many", () => {
-    expect(reportedKs(3)).toEqual([1, 2, 3]);
-    expect(reportedKs(25)).toEqual([1, 2, 5, 10, 20, 25]);
+  it("is the oracle's: a solve batch lists k = 1, the powers of ten and its attempts per task", async () => {
+    const oracle = await import("@skillrig/oracle");
+    expect(reportedKs).toBe(oracle.reportedKs);
+    expect(reportedKs(3, [3])).toEqual([1, 3]);
+    expect(reportedKs(25, [25])).toEqual([1, 10, 25]);
   });
 });

@@ -2,26 +2,32 @@
  * `skillrig view --bundle DIR`: a static site of chosen runs that opens from disk (file://, no server) and from any
  * static host. The built app (dist/web) is copied, its index.html loads the script as a classic one (Chromium
  * refuses module scripts and crossorigin styles from file://), and data.js embeds every chosen run's record, report
- * and the files its pages read (bundle-format.ts), so the app needs no fetch. Pages that need a live server (a jobs
- * server, a new job, evals) are absent.
+ * and the files its pages read (bundle-format.ts), so the app needs no fetch; eval iterations carry the answers their
+ * pages read (bundle-evals.ts), test and solve runs their trends. Pages that need a live server (a jobs server, a
+ * new job) are absent. No absolute path of the machine is written: every string and text file is redacted first
+ * (bundle-redact.ts).
  *
  * Nothing an agent wrote lands in the bundle as a file of its own: artifacts and logs are base64 inside data.js and
  * shown as data: URLs (text as text/plain), so an agent's report.html cannot run as a page of the host's origin.
  */
-import { copyFile, lstat, mkdir, readdir, readFile, realpath, rm, writeFile } from "node:fs/promises";
-import { dirname, extname, join, resolve } from "node:path";
+import { copyFile, mkdir, readdir, readFile, rm, writeFile } from "node:fs/promises";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
 import { SkillrigError } from "@skillrig/core";
-import { BUNDLE_GLOBAL, type BundleData, type BundleFile, type BundleRun } from "./bundle-format.js";
-import { isInside } from "./eval-folder.js";
+import { bundleEvals } from "./bundle-evals.js";
+import { type BundleBudget, BUNDLE_MAX, readBundleFile } from "./bundle-files.js";
+import { BUNDLE_GLOBAL, type BundleData, type BundleRun } from "./bundle-format.js";
+import { pathRedactor, redactJson } from "./bundle-redact.js";
+import { isInside, parseEvalRecordId, readIteration } from "./eval-folder.js";
 import { listRunRecords, readRunReport, type RunRecord } from "./runs-folder.js";
+import { readRunTrend } from "./trend-read.js";
 
 export interface BundleOptions {
   runsDir: string;
   /** The folder to write; it must not exist or be empty, unless `force`. */
   outDir: string;
-  /** Run ids to include; default the newest `limit` runs (eval iterations left out). */
+  /** Run ids to include (eval iterations too, `<folder>/iteration-<n>`); default the newest `limit` runs. */
   runs?: string[];
   /** How many of the newest runs when `runs` is not given (default 20). */
   limit?: number;
@@ -29,6 +35,8 @@ export interface BundleOptions {
   force?: boolean;
   /** The built web app; default the package's dist/web. */
   assetsDir?: string;
+  /** The project the runs belong to: paths under it are written relative to it (default: the working folder). */
+  projectDir?: string;
   now?: Date;
 }
 
@@ -41,18 +49,8 @@ export interface BundleResult {
   bytes: number;
 }
 
-/** A file larger than this is left out of the bundle (the page says so); the whole bundle is capped at BUNDLE_MAX. */
-export const BUNDLE_FILE_MAX = 8 * 1024 * 1024;
-export const BUNDLE_MAX = 64 * 1024 * 1024;
+export { BUNDLE_FILE_MAX, BUNDLE_MAX } from "./bundle-files.js";
 export const BUNDLE_DEFAULT_LIMIT = 20;
-
-const IMAGES: Record<string, string> = {
-  ".png": "image/png",
-  ".jpg": "image/jpeg",
-  ".jpeg": "image/jpeg",
-  ".gif": "image/gif",
-  ".webp": "image/webp",
-};
 
 const here = dirname(fileURLToPath(import.meta.url));
 
@@ -72,36 +70,43 @@ function filesOf(record: RunRecord, report: unknown): string[] {
   return ["run.json", "logs/events.jsonl", ...artifacts];
 }
 
-/** A file of the run folder when its real path is a regular file inside the folder, within the caps; else why not. */
-async function readRunFile(folder: string, path: string, budget: { left: number }): Promise<BundleFile | string> {
-  let real: string;
-  try {
-    real = await realpath(resolve(folder, path));
-  } catch {
-    return "missing";
-  }
-  if (!isInside(await realpath(folder), real)) return "not inside the run's folder";
-  const info = await lstat(real);
-  if (!info.isFile()) return "not a regular file";
-  if (info.size > BUNDLE_FILE_MAX) return `${info.size} bytes, over the ${BUNDLE_FILE_MAX} a bundle holds per file`;
-  if (info.size > budget.left) return `over the ${BUNDLE_MAX} bytes a bundle holds in all`;
-  const bytes = await readFile(real);
-  budget.left -= bytes.length;
-  return { type: IMAGES[extname(real).toLowerCase()] ?? "text/plain;charset=utf-8", base64: bytes.toString("base64") };
-}
-
-/** The records to bundle: the ids named (each must be a run, not an eval iteration) or the newest `limit`. */
+/** The records to bundle: the ids named (runs or eval iterations, `<folder>/iteration-<n>`) or the newest `limit`. */
 async function chooseRecords(options: BundleOptions): Promise<RunRecord[]> {
   const all = await listRunRecords(options.runsDir);
-  if (!options.runs || options.runs.length === 0)
-    return all.filter((r) => r.kind !== "eval").slice(0, options.limit ?? BUNDLE_DEFAULT_LIMIT);
-  return options.runs.map((id) => {
+  if (!options.runs || options.runs.length === 0) return all.slice(0, options.limit ?? BUNDLE_DEFAULT_LIMIT);
+  return [...new Set(options.runs)].map((id) => {
     const record = all.find((r) => r.id === id);
     if (!record)
       throw usage(`--run "${id}": no recorded run with that id in ${options.runsDir}`, "--run", "skillrig runs list shows the ids");
-    if (record.kind === "eval") throw usage(`--run "${id}": an eval iteration cannot be bundled (its pages need skillrig view)`, "--run");
     return record;
   });
+}
+
+/** A run's record and report, and the files its pages read, into the bundle (an eval iteration's report is its benchmark.json). */
+async function bundleRun(runsDir: string, record: RunRecord, budget: BundleBudget): Promise<BundleRun> {
+  const evalId = parseEvalRecordId(record.id);
+  const report = evalId
+    ? ((await readIteration(runsDir, evalId.id, evalId.n))?.benchmark ?? null)
+    : ((await readRunReport(runsDir, record.id))?.report ?? null);
+  const run: BundleRun = { record: { ...record }, report, files: {}, left_out: [] };
+  for (const path of filesOf(record, report)) {
+    const file = await readBundleFile(join(runsDir, record.id), path, budget);
+    if (typeof file === "string") run.left_out.push({ path, reason: file });
+    else run.files[path] = file;
+  }
+  return run;
+}
+
+/** The trend of each bundled test and solve run, over the bundled runs like it (a point opens a page of the bundle). */
+async function runTrends(runsDir: string, records: RunRecord[]): Promise<Record<string, unknown>> {
+  const ids = new Set(records.map((r) => r.id));
+  const api: Record<string, unknown> = {};
+  for (const record of records) {
+    if (record.kind !== "test" && record.kind !== "solve") continue;
+    const trend = await readRunTrend(runsDir, record.id, ids);
+    if (trend) api[`/api/trends/runs/${encodeURIComponent(record.id)}`] = trend;
+  }
+  return api;
 }
 
 /**
@@ -170,22 +175,32 @@ export async function writeBundle(options: BundleOptions): Promise<BundleResult>
   const assetsDir = options.assetsDir ?? join(here, "web");
   const html = bundleIndexHtml(await readFile(join(assetsDir, "index.html"), "utf8"));
   const records = await chooseRecords({ ...options, runsDir });
-  const budget = { left: BUNDLE_MAX };
+  const redact = pathRedactor({ projectDir: options.projectDir ?? process.cwd(), runsDir });
+  const budget: BundleBudget = { left: BUNDLE_MAX, redact };
   const runs: BundleRun[] = [];
-  const leftOut: BundleResult["left_out"] = [];
-  for (const record of records) {
-    const found = await readRunReport(runsDir, record.id);
-    const run: BundleRun = { record: { ...record }, report: found?.report ?? null, files: {}, left_out: [] };
-    for (const path of filesOf(record, run.report)) {
-      const file = await readRunFile(join(runsDir, record.id), path, budget);
-      if (typeof file === "string") {
-        run.left_out.push({ path, reason: file });
-        leftOut.push({ run: record.id, path, reason: file });
-      } else run.files[path] = file;
-    }
-    runs.push(run);
-  }
-  const data: BundleData = { format: "skillrig-view-bundle", version: 1, created_at: (options.now ?? new Date()).toISOString(), runs };
+  for (const record of records) runs.push(await bundleRun(runsDir, record, budget));
+  const evals = await bundleEvals(
+    runsDir,
+    records.map((r) => r.id),
+    budget,
+  );
+  const leftOut: BundleResult["left_out"] = [
+    ...runs.flatMap((r) => r.left_out.map((l) => ({ run: r.record.id, ...l }))),
+    ...evals.left_out,
+  ];
+  const api = { ...(await runTrends(runsDir, records)), ...evals.api };
+  const data: BundleData = redactJson(
+    {
+      format: "skillrig-view-bundle",
+      version: 1,
+      created_at: (options.now ?? new Date()).toISOString(),
+      runs,
+      api,
+      api_files: evals.api_files,
+      left_out: leftOut,
+    },
+    redact,
+  );
   // JSON is a JavaScript expression; U+2028/2029 are escaped for older parsers.
   const json = JSON.stringify(data)
     .replace(/\u2028/g, "\\u2028")
@@ -195,5 +210,11 @@ export async function writeBundle(options: BundleOptions): Promise<BundleResult>
   await copyApp(join(assetsDir, "assets"), join(dir, "assets"));
   await writeFile(join(dir, "index.html"), html);
   await writeFile(join(dir, "data.js"), script);
-  return { dir, index: join(dir, "index.html"), runs: records.map((r) => r.id), left_out: leftOut, bytes: Buffer.byteLength(script) };
+  return {
+    dir,
+    index: join(dir, "index.html"),
+    runs: records.map((r) => r.id),
+    left_out: data.left_out ?? [],
+    bytes: Buffer.byteLength(script),
+  };
 }

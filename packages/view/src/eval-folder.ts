@@ -6,7 +6,7 @@
  * iteration.json (whatever the folder is called, so an `--out` inside the runs folder is found too).
  *
  * Everything here is read defensively. Each JSON file is read only when it is a regular file (never through a
- * link), under a size cap, and checked against its schema (eval-schemas.ts): a file that breaks it is reported as
+ * link), under a size cap, and checked against its schema (`@skillrig/evals/format`'s, shipped by the writer): a file that breaks it is reported as
  * `<file> is not valid: <pointer> <what>` and not used. A run's folder (benchmark.json's `runs[].path`) must resolve,
  * through links, to a folder inside its iteration. `outputs/` is what an agent wrote: it is listed without following
  * a link, and its files are served as text or downloads only (view-server.ts).
@@ -14,11 +14,24 @@
 import { lstat, readdir, readFile, realpath } from "node:fs/promises";
 import { join, relative, resolve, sep, isAbsolute } from "node:path";
 import { compileSchema, formatViolations, type CompiledSchema, type JsonSchema } from "@skillrig/core";
-import type { Benchmark, Grading, IterationRecord, RunAnswer, RunDelta, Timing, TriggerReport } from "@skillrig/evals/format";
+import {
+  ANSWER_SCHEMA,
+  BENCHMARK_SCHEMA,
+  type Benchmark,
+  GRADING_SCHEMA,
+  type Grading,
+  ITERATION_SCHEMA,
+  type IterationRecord,
+  type RunAnswer,
+  type RunDelta,
+  TIMING_SCHEMA,
+  TRIGGERS_SCHEMA,
+  type Timing,
+  type TriggerReport,
+} from "@skillrig/evals/format";
 import type { EvalSummary, IterationDetail, IterationSummary, OutputEntry, RunAssertions, RunDetail } from "./eval-api.js";
 export type { EvalSummary, IterationDetail, IterationSummary, OutputEntry, RunAssertions, RunDetail } from "./eval-api.js";
-import { ANSWER_SCHEMA, BENCHMARK_SCHEMA, GRADING_SCHEMA, ITERATION_SCHEMA, TIMING_SCHEMA, TRIGGERS_SCHEMA } from "./eval-schemas.js";
-import type { RunRecord } from "./runs-folder.js";
+import type { RunRecord } from "./run-record.js";
 
 /** The largest JSON file the viewer parses (a benchmark of thousands of runs is a few megabytes). */
 export const MAX_JSON_BYTES = 16 * 1024 * 1024;

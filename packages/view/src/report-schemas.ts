@@ -3,7 +3,7 @@
  * and the suite report (@skillrig/oracle), the solve report (@skillrig/solve) and a skill job's result.json
  * (@skillrig/skills). A report that breaks its schema is named with its JSON pointers on the page (and the rest is
  * still shown as far as it goes), never rendered as a blank or NaN. Checked with core's ajv (`compileSchema`), as
- * the eval files are (eval-schemas.ts).
+ * the eval files are (`@skillrig/evals/format`'s schemas).
  */
 import { createRequire } from "node:module";
 import { compileSchema, formatViolations, type CompiledSchema, type JsonSchema } from "@skillrig/core";

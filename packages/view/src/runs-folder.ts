@@ -20,36 +20,9 @@ import { existsSync } from "node:fs";
 import { mkdir, readdir, readFile, rm, stat, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { evalRunRecords, isFolderName, parseEvalRecordId } from "./eval-folder.js";
+import { RUN_KINDS, type RunKind, type RunRecord } from "./run-record.js";
 
-/** The kinds of run that write a record.json. */
-export type RunKind = "test" | "solve" | "run";
-
-/** Every kind of record listed, in the order `runs list --kind` names them; eval iterations are read from their iteration.json. */
-export const RUN_KINDS: readonly RunRecord["kind"][] = ["test", "solve", "run", "eval"];
-
-export interface RunRecord {
-  format: "skillrig-run-record";
-  version: 1;
-  /** The folder's name inside the runs folder. */
-  id: string;
-  kind: RunKind | "eval";
-  /** The task id (test), the task ids (solve, comma-joined), the skill id (run) or the skill's name (eval). */
-  name: string;
-  engines: string[];
-  started_at: string;
-  duration_ms: number | null;
-  /**
-   * passed: everything passed or the job succeeded; failed: something did not pass; error: the run broke off;
-   * running: an eval iteration still running (or one that was killed before it could say how it ended).
-   */
-  status: "passed" | "failed" | "error" | "running";
-  passed: number | null;
-  total: number | null;
-  /** passed / total, null when nothing was counted; eval: the with_skill mean pass rate (passed and total are null). */
-  pass_rate: number | null;
-  /** The report's file name inside the folder. */
-  report: string;
-}
+export { RUN_KINDS, type RunKind, type RunRecord };
 
 export interface NewRecord {
   kind: RunKind;
@@ -57,7 +30,7 @@ export interface NewRecord {
   engines?: string[];
   startedAt: Date;
   durationMs: number | null;
-  status: Exclude<RunRecord["status"], "running">;
+  status: Exclude<RunRecord["status"], "running" | "finished">;
   passed: number | null;
   total: number | null;
 }

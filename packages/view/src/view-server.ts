@@ -13,6 +13,8 @@
  *   GET  /api/evals/{id}/iterations/{n}/assertions        every run's assertion results (to compare iterations)
  *   GET  /api/evals/{id}/iterations/{n}/run/{path}        one run: answer, grading, timing, its outputs/ listed
  *   GET  /api/evals/{id}/iterations/{n}/files/{path}      a file of the iteration, always as text (?download=1)
+ *   GET  /api/trends/runs/{id}           the trend of the runs of the same kind and name as {id} (trends.ts)
+ *   GET  /api/trends/evals/{id}          an eval folder's trend across its iterations
  *   ANY  /api/server/{path}              relayed to <server>/v1/{path}
  *   GET  /*                              the web app (dist/web)
  *
@@ -40,6 +42,7 @@ import {
 } from "./eval-folder.js";
 import { reportProblem } from "./report-schemas.js";
 import { listRunRecords, readRunRecord } from "./runs-folder.js";
+import { readEvalTrend, readRunTrend } from "./trend-read.js";
 
 export interface ViewServerOptions {
   runsDir: string;
@@ -260,6 +263,26 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
     }
   }
 
+  async function trendRoute(res: ServerResponse, path: string): Promise<void> {
+    const match = /^\/api\/trends\/(runs|evals)\/([^/]+)$/.exec(path);
+    if (!match) return sendError(res, 404, "not_found", `no API route ${path}`);
+    let id: string;
+    try {
+      id = decodeURIComponent(match[2]!);
+    } catch {
+      return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+    }
+    const trend = match[1] === "runs" ? await readRunTrend(runsDir, id) : await readEvalTrend(runsDir, id);
+    if (!trend)
+      return sendError(
+        res,
+        404,
+        "trend_not_found",
+        `no trend for "${id}": not a recorded test or solve run, nor an eval folder, in ${runsDir}`,
+      );
+    return sendJson(res, 200, trend);
+  }
+
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // The app's own pages read with GETs; only requests that change something must carry this origin.
     const refusal = loopbackRequestRefusal(
@@ -276,6 +299,7 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
     const evalMatch = /^\/api\/evals\/([^/]+)(?:\/iterations\/([1-9][0-9]{0,8})(?:\/(assertions|run|files)(?:\/(.+))?)?)?$/.exec(path);
     if (path === "/api/evals") return sendJson(res, 200, { evals: await listEvals(runsDir) });
     if (evalMatch) return evalRoute(res, method, evalMatch, url.searchParams.get("download") === "1");
+    if (path.startsWith("/api/trends/")) return trendRoute(res, path);
     const run = /^\/api\/runs\/([^/]+)(?:\/files\/(.+))?$/.exec(path);
     if (run) {
       if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "runs are read-only here");

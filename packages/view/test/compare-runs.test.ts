@@ -66,10 +66,12 @@ describe("compareRuns on runs the oracle recorded", () => {
   let solvedWrong: Record<string, unknown>;
 
   beforeAll(async () => {
-    [correct, correctAgain, buggy, solutions, samples, solvedRight, solvedWrong] = await Promise.all([
-      report(RECEIPT, ["task.json", "--deliverable", "correct"]),
-      report(RECEIPT, ["task.json", "--deliverable", "correct"]),
-      report(RECEIPT, ["task.json", "--deliverable", "buggy"]),
+    // The receipt parser's runs one at a time: its regex case has a wall-clock search limit (the oracle's), which
+    // seven CLIs at once on two loaded cores can push a correct script past.
+    correct = await report(RECEIPT, ["task.json", "--deliverable", "correct"]);
+    correctAgain = await report(RECEIPT, ["task.json", "--deliverable", "correct"]);
+    buggy = await report(RECEIPT, ["task.json", "--deliverable", "buggy"]);
+    [solutions, samples, solvedRight, solvedWrong] = await Promise.all([
       report(SUITE, ["tasks", "--deliverable", "solutions"]),
       report(SUITE, ["tasks", "--samples", "samples.jsonl"]),
       solveReport("correct"),
@@ -95,8 +97,9 @@ describe("compareRuns on runs the oracle recorded", () => {
       expect(x.sample).toBeNull();
     }
     const total = buggyCases.length;
-    expect(c.pass_rate).toEqual({
+    expect(c.pass_rate).toMatchObject({
       of: "cases",
+      pairs: total,
       before: 1,
       after: Math.round(((total - notPassed.length) / total) * 10_000) / 10_000,
       delta: Math.round((-notPassed.length / total) * 10_000) / 10_000,
@@ -125,13 +128,23 @@ describe("compareRuns on runs the oracle recorded", () => {
     const c = compareRuns(solutions, samples);
     expect(c.kind).toBe("suite");
     expect(c.tasks.common.sort()).toEqual(["any-int", "big-sum", "run-length"]);
-    // Sample 0 (the reports number samples from 0) of every task is a correct solution both times; sample 1 is
-    // in samples.jsonl only.
+    // Sample 1 of every task (its first line) is the solutions/ file both times, matched by content; sample 2 is in
+    // samples.jsonl only: new.
     const added = c.cases.filter((x) => x.change === "added");
     expect(added.length).toBeGreaterThan(0);
-    expect(new Set(added.map((x) => x.sample))).toEqual(new Set(["1"]));
-    expect(c.cases.filter((x) => x.sample === "0").every((x) => x.change === "same")).toBe(true);
-    expect(c.regression).toBe(false);
+    expect(new Set(added.map((x) => x.sample))).toEqual(new Set(["2"]));
+    expect(c.samples.filter((x) => x.change === "new").map((x) => [x.task_id, x.sample])).toEqual([
+      ["any-int", "2"],
+      ["big-sum", "2"],
+    ]);
+    expect(c.cases.filter((x) => x.sample === "1").every((x) => x.change === "same")).toBe(true);
+    expect(c.samples.filter((x) => x.sample === "1").every((x) => x.matched_by === "content")).toBe(true);
+    // any-int's new sample is wrong: its pass rate fell, which is a regression, not an "added" row.
+    expect(c.regression).toBe(true);
+    const anyIntTask = c.task_changes[0]!;
+    expect(anyIntTask).toMatchObject({ task_id: "any-int", regression: true, pass_rate: { before: 1, after: 0.5, pairs: 1 } });
+    expect(anyIntTask.causes).toEqual([expect.objectContaining({ sample: "2", change: "new", after: "failed" })]);
+    expect(c.task_changes.filter((t) => t.regression).map((t) => t.task_id)).toEqual(["any-int"]);
     // pass@1 over the suite as each report says it, and its delta.
     const passAt = (r: Record<string, unknown>) => (r.pass_at_k as Record<string, { value: number }>)["pass@1"]!.value;
     const all = c.pass_at_k.find((p) => p.scope === "all" && p.k === 1)!;
@@ -140,7 +153,8 @@ describe("compareRuns on runs the oracle recorded", () => {
     expect(all.delta).toBe(Math.round((passAt(samples) - passAt(solutions)) * 10_000) / 10_000);
     expect(all.delta).toBeLessThan(0);
     const anyInt = c.pass_at_k.find((p) => p.scope === "any-int" && p.k === 1)!;
-    expect(anyInt).toMatchObject({ before: 1, after: 0.5, delta: -0.5 });
+    expect(anyInt).toMatchObject({ before: 1, after: 0.5, delta: -0.5, ci95: null, p_value: null, pairs: 0 });
+    expect(all.pairs).toBe(3);
     const summary = (r: Record<string, unknown>) => r.summary as { samples: number; samples_passed: number; duration_ms: number };
     expect(c.pass_rate).toMatchObject({
       of: "samples",
@@ -163,10 +177,24 @@ describe("compareRuns on runs the oracle recorded", () => {
     expect(failing.length).toBeGreaterThan(0);
     expect(c.kind).toBe("solve");
     expect(c.regression).toBe(true);
-    expect(c.cases.filter((x) => x.regression).map((x) => x.case)).toEqual(failing);
+    // The agent wrote another program: a new sample (its cases added) and the old one gone; the task fell because of it.
+    expect(c.samples.map((x) => [x.sample, x.change, x.matched_by])).toEqual([
+      ["agent #1", "new", "none"],
+      ["agent #1", "gone", "none"],
+    ]);
+    expect(c.task_changes[0]).toMatchObject({ task_id: "run-length-encode", regression: true });
+    expect(c.task_changes[0]!.causes.map((x) => [x.change, x.after ?? x.before])).toEqual([
+      ["new", "failed"],
+      ["gone", "passed"],
+    ]);
+    expect(c.cases.filter((x) => x.change === "added" && x.after?.status !== "passed").map((x) => x.case)).toEqual(failing);
     expect(new Set(c.cases.map((x) => x.sample))).toEqual(new Set(["agent #1"]));
-    expect(c.pass_at_k).toEqual([{ scope: "agent", k: 1, before: 1, after: 0, delta: -1 }]);
-    expect(c.pass_rate).toEqual({ of: "attempts", before: 1, after: 0, delta: -1 });
+    // The same program twice is the same sample.
+    expect(compareRuns(solvedWrong, solvedWrong).samples).toEqual([
+      expect.objectContaining({ sample: "agent #1", change: "same", matched_by: "content" }),
+    ]);
+    expect(c.pass_at_k).toEqual([{ scope: "agent", k: 1, before: 1, after: 0, delta: -1, ci95: [-1, -1], p_value: 1, pairs: 1 }]);
+    expect(c.pass_rate).toMatchObject({ of: "attempts", before: 1, after: 0, delta: -1, pairs: 1 });
     expect(c.duration_ms.delta).toBe((solvedWrong.duration_ms as number) - (solvedRight.duration_ms as number));
     const durationOf = (r: Record<string, unknown>) => (attempt(r) as unknown as { usage: { durationMs: number } }).usage.durationMs;
     expect(c.task_durations).toEqual([
@@ -198,6 +226,20 @@ describe("compareRuns edge cases", () => {
     ...extra,
   });
 
+  it("a skill job's cost and tokens: before, after and delta; an unpriced side has no delta", () => {
+    const job = (cost_usd: number | "unpriced", totalTokens: number) => ({
+      skill_id: "s",
+      status: "succeeded",
+      timings: { duration_ms: 10 },
+      usage: { totalTokens, source: "proxy" },
+      cost_usd,
+    });
+    const c = compareRuns(job(0.0036, 1500), job(0.0012, 900));
+    expect(c.cost_usd).toEqual({ before: 0.0036, after: 0.0012, delta: -0.0024 });
+    expect(c.tokens).toEqual({ before: 1500, after: 900, delta: -600 });
+    expect(compareRuns(job("unpriced", 1500), job(0.0012, 900)).cost_usd).toEqual({ before: null, after: 0.0012, delta: null });
+  });
+
   it("accepts a task report with and without kind and version", () => {
     const c = compareRuns(task([["a", "passed"]]), task([["a", "failed"]], { kind: "skillrig-task-report", version: 1 }));
     expect(c.regression).toBe(true);
@@ -226,7 +268,7 @@ describe("compareRuns edge cases", () => {
       ["dup", "same"],
     ]);
     // A removed case that passed is not a regression: it no longer exists.
-    expect(c.counts).toEqual({ cases: 5, changed: 4, regressions: 1, fixed: 0, added: 1, removed: 1, same: 1 });
+    expect(c.counts).toMatchObject({ cases: 5, changed: 4, regressions: 1, fixed: 0, added: 1, removed: 1, same: 1 });
   });
 
   it("a suite sample that could not be graded now: its cases take the sample's status, a regression", () => {
@@ -241,7 +283,7 @@ describe("compareRuns edge cases", () => {
           pass_at_k: { "pass@1": status === "passed" ? 1 : 0 },
           samples: [
             {
-              sample: 1,
+              sample: 0,
               status,
               cases,
               duration_ms: 5,
@@ -260,8 +302,8 @@ describe("compareRuns edge cases", () => {
       after: { status: "error", message: "no entrypoint" },
     });
     expect(c.pass_at_k).toEqual([
-      { scope: "all", k: 1, before: 1, after: 0, delta: -1 },
-      { scope: "t", k: 1, before: 1, after: 0, delta: -1 },
+      { scope: "all", k: 1, before: 1, after: 0, delta: -1, ci95: [-1, -1], p_value: 1, pairs: 1 },
+      { scope: "t", k: 1, before: 1, after: 0, delta: -1, ci95: null, p_value: null, pairs: 0 },
     ]);
     expect(c.pass_rate).toMatchObject({ of: "samples", before: 1, after: 0, delta: -1 });
   });
@@ -290,7 +332,7 @@ describe("compareRuns edge cases", () => {
     const c = compareRuns(solve("passed", 1), solve("engine_failed", 0));
     expect(c.kind).toBe("solve");
     expect(c.cases[0]).toMatchObject({ sample: "gemini #1", case: "x", change: "regression", after: { status: "engine_failed" } });
-    expect(c.pass_at_k).toEqual([{ scope: "gemini", k: 1, before: 1, after: 0, delta: -1 }]);
+    expect(c.pass_at_k).toEqual([{ scope: "gemini", k: 1, before: 1, after: 0, delta: -1, ci95: [-1, -1], p_value: 1, pairs: 1 }]);
     expect(c.pass_rate).toMatchObject({ of: "attempts", before: 1, after: 0 });
     expect(c.task_durations).toEqual([{ task_id: "t", before: 50, after: 50, delta: 0 }]);
   });
@@ -328,5 +370,183 @@ describe("compareRuns edge cases", () => {
     const unknown = thrown(() => compareRuns({ kind: "skillrig-eval" }, task([])));
     expect(unknown.message).toBe('the before report: /kind is "skillrig-eval", not a kind of report skillrig compares');
     expect(thrown(() => compareRuns([], task([]))).message).toBe("the before report: / must be an object");
+  });
+});
+
+describe("compareRuns: samples matched by content, tasks that fell, statistics", () => {
+  const sha = (c: string) => `sha256:${Buffer.from(c).toString("hex").repeat(64).slice(0, 64)}`;
+  type S = [content: string, status: "passed" | "failed" | "error", cases?: Array<[string, string]>];
+  const suite = (tasks: Record<string, S[]>, withDigests = true) => ({
+    kind: "skillrig-suite-report",
+    version: 1,
+    summary: { duration_ms: 10 },
+    pass_at_k: {},
+    tasks: Object.entries(tasks).map(([task_id, samples]) => ({
+      task_id,
+      pass_at_k: {},
+      samples: samples.map(([content, status, cases], i) => ({
+        sample: i,
+        source: `samples.jsonl:${i + 1}`,
+        ...(withDigests ? { deliverable_sha256: sha(content) } : {}),
+        status,
+        cases: (cases ?? [["c", status]]).map(([name, st]) => ({ name, status: st, duration_ms: 1 })),
+        duration_ms: 2,
+      })),
+    })),
+  });
+
+  it("the same programs in another order are the same samples: nothing changed", () => {
+    const c = compareRuns(
+      suite({
+        t: [
+          ["a", "passed"],
+          ["b", "failed"],
+        ],
+      }),
+      suite({
+        t: [
+          ["b", "failed"],
+          ["a", "passed"],
+        ],
+      }),
+    );
+    expect(c.regression).toBe(false);
+    expect(c.counts.changed).toBe(0);
+    expect(c.samples.map((x) => [x.sample, x.sample_before, x.change, x.matched_by])).toEqual([
+      ["1", "2", "same", "content"],
+      ["2", "1", "same", "content"],
+    ]);
+    // By position the first sample would have "regressed" and the second been "fixed": two different programs.
+    const byPosition = compareRuns(
+      suite(
+        {
+          t: [
+            ["a", "passed"],
+            ["b", "failed"],
+          ],
+        },
+        false,
+      ),
+      suite(
+        {
+          t: [
+            ["b", "failed"],
+            ["a", "passed"],
+          ],
+        },
+        false,
+      ),
+    );
+    expect(byPosition.samples.every((x) => x.matched_by === "position")).toBe(true);
+    expect(byPosition.counts.regressions).toBe(1);
+  });
+
+  it("new failing samples before the old ones: the task fell, a regression naming the new samples, not 'added' rows", () => {
+    const before = suite({
+      keep: [["k", "passed"]],
+      t: [
+        ["a", "passed"],
+        ["b", "passed"],
+      ],
+    });
+    const after = suite({
+      keep: [["k", "passed"]],
+      t: [
+        ["syntax", "error"],
+        ["a", "passed"],
+        ["wrong", "failed"],
+        ["b", "passed"],
+      ],
+    });
+    const c = compareRuns(before, after);
+    expect(c.regression).toBe(true);
+    expect(c.counts.regressions).toBe(0);
+    expect(c.counts.task_regressions).toBe(1);
+    expect(c.task_changes[0]).toMatchObject({
+      task_id: "t",
+      regression: true,
+      pass_rate: { before: 1, after: 0.5, delta: -0.5, pairs: 2 },
+    });
+    expect(c.task_changes[0]!.causes.map((x) => [x.sample, x.change, x.after])).toEqual([
+      ["1", "new", "error"],
+      ["3", "new", "failed"],
+    ]);
+    expect(c.task_changes[1]).toMatchObject({ task_id: "keep", regression: false });
+    expect(c.counts.samples).toEqual({ matched: 3, new: 2, gone: 0 });
+  });
+
+  it("a case of the same deliverable that passed and fails now is a regression even when the task's rate held", () => {
+    const c = compareRuns(
+      suite({
+        t: [
+          [
+            "a",
+            "failed",
+            [
+              ["x", "passed"],
+              ["y", "failed"],
+            ],
+          ],
+        ],
+      }),
+      suite({
+        t: [
+          [
+            "a",
+            "failed",
+            [
+              ["x", "failed"],
+              ["y", "passed"],
+            ],
+          ],
+        ],
+      }),
+    );
+    expect(c.task_changes[0]!.regression).toBe(false);
+    expect(c.regression).toBe(true);
+    expect(c.cases.find((x) => x.case === "x")).toMatchObject({ change: "regression", sample: "1" });
+  });
+
+  it("a gone sample that passed makes the task fall; one run compared with itself says so", () => {
+    const before = suite({
+      t: [
+        ["a", "passed"],
+        ["b", "failed"],
+      ],
+    });
+    const c = compareRuns(before, suite({ t: [["b", "failed"]] }));
+    expect(c.task_changes[0]!.causes).toEqual([expect.objectContaining({ sample: "1", change: "gone", before: "passed" })]);
+    expect(compareRuns(before, before, { sameRun: true })).toMatchObject({ same_run: true, regression: false });
+    expect(compareRuns(before, before).same_run).toBe(false);
+  });
+
+  const task = (n: number, failing: number) => ({
+    task_id: "t",
+    cases: Array.from({ length: n }, (_, i) => ({ name: `case ${i}`, status: i < failing ? "failed" : "passed", duration_ms: 1 })),
+  });
+
+  it("10 of 40 cases flipped is a significant drop; 1 of 40 is a regression but not significant; identical runs neither", () => {
+    const ten = compareRuns(task(40, 0), task(40, 10));
+    expect(ten.pass_rate).toMatchObject({ before: 1, after: 0.75, delta: -0.25, pairs: 40, p_value: 0.001953 });
+    expect(ten.pass_rate.ci95![1]).toBeLessThan(0);
+    expect(ten.significant_drop).toBe(true);
+    const one = compareRuns(task(40, 0), task(40, 1));
+    expect(one.regression).toBe(true);
+    expect(one.pass_rate).toMatchObject({ delta: -0.025, p_value: 1, pairs: 40 });
+    expect(one.pass_rate.ci95![0]).toBeLessThanOrEqual(0);
+    expect(one.pass_rate.ci95![1]).toBeGreaterThanOrEqual(0);
+    expect(one.significant_drop).toBe(false);
+    const same = compareRuns(task(40, 3), task(40, 3));
+    expect(same.pass_rate).toMatchObject({ delta: 0, ci95: [0, 0], p_value: 1 });
+    expect(same.significant_drop).toBe(false);
+  });
+
+  it("refuses a deliverable_sha256 that is not one, naming its pointer", () => {
+    const bad = suite({ t: [["a", "passed"]] });
+    (bad.tasks[0]!.samples[0] as Record<string, unknown>).deliverable_sha256 = "md5:x";
+    expect(thrown(() => compareRuns(suite({ t: [["a", "passed"]] }), bad))).toMatchObject({
+      side: "after",
+      pointer: "/tasks/0/samples/0/deliverable_sha256",
+    });
   });
 });

@@ -2,7 +2,9 @@
  * Comparing runs, and bundles, in Debian's Chromium, over runs this test records itself: the receipt parser's
  * correct script then its buggy one (`skillrig test`), suite-mini graded from its solutions then from its samples,
  * and two `skillrig run` jobs of a skill on the server tests' echo engine (different inputs, so the output differs).
- * The compare page and `skillrig runs diff --json` must agree (same cases and changes, same deltas); then a bundle of
+ * The compare page and `skillrig runs diff --json` must agree (same cases and changes, same deltas, same cost and
+ * tokens: two `skillrig solve` batches on the real Gemini CLI against the mock model, priced, the second stopped by
+ * its `--max-tokens` budget with cost_limit and its attempt not started shown as not_run); then a bundle of
  * those runs opens from file:// with no server running and shows a run, a job's artifact and a comparison, and
  * from a plain static server.
  */
@@ -15,18 +17,29 @@ import { pathToFileURL } from "node:url";
 import type { Browser, Page } from "playwright-core";
 import sirv from "sirv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import type { RunComparison } from "../src/compare-runs.js";
+import type { PairedDelta, RunComparison } from "../src/compare-runs.js";
 import { launchChromium, OpenedPages, SCREENSHOTS } from "./support/browser.js";
 import { REPO, runCli, startCli, type CliService } from "./support/cli.js";
 
 const RECEIPT = join(REPO, "examples", "oracle-receipt-parser");
 const SUITE = join(REPO, "examples", "suite-mini");
+const SOLVE = join(REPO, "examples", "solve-run-length");
+/** The pinned Gemini CLI's models (the shipped table has no gemini-3 row): every solve attempt has a cost. */
+const PRICES = {
+  "gemini-3.1-pro": { input: 2, output: 12 },
+  "gemini-3.5-flash-lite": { input: 0.1, output: 0.4 },
+  "gemini-2.5-pro": { input: 1.25, output: 10 },
+};
 
 type Seen = {
   cases: string[][];
   rates: string[][];
+  /** Tasks that fell: the task, its rate's numbers and statistics, the samples named as causes. */
+  tasks: string[][];
   times: string[][];
   outputs: string[][];
+  /** The cost table's rows: what, before, after, delta (raw numbers). */
+  cost: string[][];
   regression: string | null;
 };
 
@@ -49,7 +62,16 @@ async function shown(page: Page): Promise<Seen> {
       rates: rows(".compare-rates tbody tr", (tr) => [
         tr.dataset.measure!,
         tr.dataset.scope ?? "",
-        ...[...tr.querySelectorAll<HTMLElement>("[data-value], [data-delta]")].map((td) => td.dataset.value ?? td.dataset.delta!),
+        ...[...tr.querySelectorAll<HTMLElement>("[data-value], [data-delta], [data-ci95], [data-p], [data-pairs]")].map(
+          (td) => td.dataset.value ?? td.dataset.delta ?? td.dataset.ci95 ?? td.dataset.p ?? td.dataset.pairs!,
+        ),
+      ]),
+      tasks: rows(".compare-tasks tbody tr", (tr) => [
+        tr.dataset.task!,
+        ...[...tr.querySelectorAll<HTMLElement>("[data-value], [data-delta], [data-ci95], [data-p], [data-pairs]")].map(
+          (td) => td.dataset.value ?? td.dataset.delta ?? td.dataset.ci95 ?? td.dataset.p ?? td.dataset.pairs!,
+        ),
+        ...[...tr.querySelectorAll<HTMLElement>("li[data-change]")].map((li) => `${li.dataset.sample} ${li.dataset.change}`),
       ]),
       times: rows(".compare-times tbody tr", (tr) => [
         tr.dataset.time!,
@@ -57,10 +79,24 @@ async function shown(page: Page): Promise<Seen> {
         tr.querySelector<HTMLElement>("[data-delta]")!.dataset.delta!,
       ]),
       outputs: rows(".compare-outputs tbody tr", (tr) => [tr.dataset.field!, tr.dataset.changed!]),
+      cost: rows(".compare-cost tbody tr", (tr) => [
+        tr.dataset.spend!,
+        ...[...tr.querySelectorAll<HTMLElement>("[data-value], [data-delta]")].map((td) => td.dataset.value ?? td.dataset.delta!),
+      ]),
       regression: document.querySelector<HTMLElement>(".compare-verdict")!.dataset.regression ?? null,
     };
   });
 }
+
+/** A paired delta's numbers as the page's data attributes hold them. */
+const statsOf = (d: PairedDelta) => [
+  String(d.before),
+  String(d.after),
+  String(d.delta),
+  JSON.stringify(d.ci95),
+  String(d.p_value),
+  String(d.pairs),
+];
 
 /** The same, from `runs diff --json`. */
 function expected(c: RunComparison): Seen {
@@ -74,15 +110,21 @@ function expected(c: RunComparison): Seen {
       x.after?.status ?? "–",
       String(x.duration_delta_ms),
     ]),
-    rates: [
-      ["pass_rate", "", String(c.pass_rate.before), String(c.pass_rate.after), String(c.pass_rate.delta)],
-      ...c.pass_at_k.map((p) => [`pass@${p.k}`, p.scope, String(p.before), String(p.after), String(p.delta)]),
-    ],
+    rates: [["pass_rate", "", ...statsOf(c.pass_rate)], ...c.pass_at_k.map((p) => [`pass@${p.k}`, p.scope, ...statsOf(p)])],
+    tasks: c.task_changes
+      .filter((t) => t.regression)
+      .map((t) => [t.task_id, ...statsOf(t.pass_rate), ...t.causes.map((s) => `${s.sample ?? ""} ${s.change}`)]),
     times: [
       ["run", "", String(c.duration_ms.delta)],
       ...(c.kind === "suite" || c.kind === "solve" ? c.task_durations.map((t) => ["task", t.task_id, String(t.delta)]) : []),
     ],
     outputs: c.outputs.map((o) => [o.field, String(o.changed)]),
+    cost: [c.cost_usd.before, c.cost_usd.after, c.tokens.before, c.tokens.after].some((v) => v !== null)
+      ? [
+          ["cost_usd", String(c.cost_usd.before), String(c.cost_usd.after), String(c.cost_usd.delta)],
+          ["tokens", String(c.tokens.before), String(c.tokens.after), String(c.tokens.delta)],
+        ]
+      : [],
     regression: String(c.regression),
   };
 }
@@ -93,7 +135,10 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
   let view: CliService<{ url: string }>;
   let browser: Browser;
   const pages = new OpenedPages(() => browser);
-  const ids: Record<"correct" | "buggy" | "solutions" | "samples" | "jobA" | "jobB", string> = {
+  let stoppedStderr = "";
+  const ids: Record<"correct" | "buggy" | "solutions" | "samples" | "jobA" | "jobB" | "solveA" | "solveStopped", string> = {
+    solveA: "",
+    solveStopped: "",
     correct: "",
     buggy: "",
     solutions: "",
@@ -137,6 +182,16 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
     writeFileSync(join(project, "short.txt"), "one two three\n");
     writeFileSync(join(project, "long.txt"), "one two three four five\n");
     const job = (file: string) => ["run", "word-count", "--engine", "echo", "--file", `text_file=${file}`, "--input", "label=text"];
+    const solveConfig = join(project, "solve.config.json");
+    writeFileSync(
+      solveConfig,
+      JSON.stringify({
+        plugins: [join(REPO, "plugins", "engine-gemini", "dist", "index.js")],
+        cost: { prices: PRICES },
+        solve: { variants: [{ label: "agent", engine: "gemini", options: { mock_scenario: join(SOLVE, "scenarios", "correct.json") } }] },
+      }),
+    );
+    const solveArgs = ["--config", solveConfig, "solve", "task.json", "--engine", "agent", "--jobs", "1"];
     // Each pair one after the other (the second is the newer run); the three pairs side by side.
     await Promise.all([
       (async () => {
@@ -150,6 +205,14 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
       (async () => {
         ids.jobA = await record(job("short.txt"), project, 0);
         ids.jobB = await record(job("long.txt"), project, 0);
+      })(),
+      (async () => {
+        ids.solveA = await record(solveArgs, SOLVE, 0);
+        // A budget of one token for the batch: the first attempt is capped to it and stopped, the second never starts.
+        const stopped = await runCli([...solveArgs, "--attempts", "2", "--max-tokens", "1"], { cwd: SOLVE, env });
+        expect(stopped.code, stopped.stderr).toBe(1);
+        stoppedStderr = stopped.stderr;
+        ids.solveStopped = /recorded in \S+\/([^/\s]+) /.exec(stopped.stderr)![1]!;
       })(),
     ]);
     view = await startCli(["view", "--port", "0", "--json"], { env });
@@ -191,7 +254,10 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
 
   it("a suite graded twice with different samples: samples, pass@k per task and over the suite, task times", async () => {
     const w = await pages.open(view.info.url, `#/compare/${ids.solutions}/${ids.samples}`);
-    const { seen } = await agree(w.page, ids.solutions, ids.samples, 0);
+    // any-int's new sample is wrong: the task fell, so runs diff exits 1 and the page names the task and the sample.
+    const { seen } = await agree(w.page, ids.solutions, ids.samples, 1);
+    expect(seen.regression).toBe("true");
+    expect(seen.tasks.map((t) => [t[0], t.at(-1)])).toEqual([["any-int", "2 new"]]);
     expect(seen.rates.map((r) => `${r[0]} ${r[1]}`)).toEqual([
       "pass_rate ",
       "pass@1 all",
@@ -199,8 +265,10 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
       "pass@1 big-sum",
       "pass@1 run-length",
     ]);
-    expect(seen.rates.find((r) => r[1] === "any-int")).toEqual(["pass@1", "any-int", "1", "0.5", "-0.5"]);
-    expect(seen.cases.some((c) => c[3] === "added" && c[1] === "1")).toBe(true);
+    expect(seen.rates.find((r) => r[1] === "any-int")).toEqual(["pass@1", "any-int", "1", "0.5", "-0.5", "null", "null", "0"]);
+    // Over the suite the interval and p-value are paired by task (3 tasks).
+    expect(seen.rates.find((r) => r[1] === "all")!.at(-1)).toBe("3");
+    expect(seen.cases.some((c) => c[3] === "added" && c[1] === "2")).toBe(true);
     await w.shot("compare-suite");
   });
 
@@ -218,6 +286,30 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
     const message = "cannot compare a one-task test report (before) with a suite report (after)";
     expect(refused.error).toBe(message);
     expect(await problem.textContent()).toBe(`these runs cannot be compared: ${message}`);
+  });
+
+  it("two solve batches' cost and tokens: the page and runs diff agree; the budget-stopped batch shows its not_run attempt", async () => {
+    expect(stoppedStderr).toContain("error[cost_limit]: the solve batch stopped: the invocation's token budget is spent");
+    const w = await pages.open(view.info.url, `#/compare/${ids.solveA}/${ids.solveStopped}`);
+    const { seen, cli } = await agree(w.page, ids.solveA, ids.solveStopped, 1);
+    expect(cli.cost_usd.before).toBeGreaterThan(0);
+    expect(cli.tokens.before).toBeGreaterThan(0);
+    // The stopped batch's one attempt ran until its first model call: it used fewer tokens, and cost less.
+    expect(cli.tokens.delta).toBeLessThan(0);
+    expect(cli.cost_usd.delta).toBeLessThan(0);
+    expect(seen.cost.map((r) => r[0])).toEqual(["cost_usd", "tokens"]);
+    await w.shot("compare-cost");
+
+    // A test report has no cost: no cost table.
+    const tests = await pages.open(view.info.url, `#/compare/${ids.correct}/${ids.buggy}`);
+    expect((await shown(tests.page)).cost).toEqual([]);
+
+    // The stopped batch's own page: attempt 2 not run, for cost_limit.
+    const run = await pages.open(view.info.url, `#/run/${ids.solveStopped}`);
+    const notRun = run.page.locator("button.cell.s-not_run");
+    await notRun.waitFor();
+    expect(await notRun.textContent()).toContain("#2 not_run");
+    expect(await notRun.getAttribute("title")).toMatch(/^not run: the invocation's token budget is spent/);
   });
 
   it("a bundle of the runs opens from file:// with no server: the runs, a run, a job's artifact, a comparison", async () => {
@@ -298,7 +390,7 @@ describe("comparing runs in Chromium, and a bundle opened from disk", () => {
     const base = `http://127.0.0.1:${(host.address() as AddressInfo).port}/`;
     try {
       const w = await pages.open(base, `index.html#/compare/${ids.solutions}/${ids.samples}`);
-      await agree(w.page, ids.solutions, ids.samples, 0);
+      await agree(w.page, ids.solutions, ids.samples, 1);
     } finally {
       host.closeAllConnections();
       await new Promise((ok) => host.close(ok));

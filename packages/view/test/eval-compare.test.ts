@@ -135,6 +135,15 @@ describe("comparing two eval iterations", () => {
       ["use it", "better", false, true],
       ["leave it", "worse", true, false],
     ]);
-    expect(compareTriggers(null, report([["use it", true, 1]])).map((r) => r.change)).toEqual(["new"]);
+    // An iteration with no trigger report did not run its triggers (--no-triggers): its queries are not "gone".
+    expect(compareTriggers(null, report([["use it", true, 1]])).map((r) => r.change)).toEqual(["not_run"]);
+    expect(compareTriggers(report([["use it", true, 1]]), null).map((r) => [r.change, r.before, r.after])).toEqual([
+      ["not_run", 1, undefined],
+    ]);
+    // A query only one iteration asks, both having run triggers, is new or gone.
+    expect(compareTriggers(report([["use it", true, 1]]), report([["leave it", false, 0]])).map((r) => [r.query, r.change])).toEqual([
+      ["leave it", "new"],
+      ["use it", "gone"],
+    ]);
   });
 });

@@ -5,10 +5,23 @@
 import { mkdtempSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Grading, IterationRecord, RunAnswer, Timing } from "@skillrig/evals/format";
+import { buildBenchmark, confusionTables } from "@skillrig/evals";
+import {
+  ANSWER_SCHEMA,
+  BENCHMARK_SCHEMA,
+  type BenchmarkRun,
+  GRADING_SCHEMA,
+  type Grading,
+  ITERATION_SCHEMA,
+  type IterationRecord,
+  type RunAnswer,
+  TIMING_SCHEMA,
+  TRIGGERS_SCHEMA,
+  type Timing,
+  type TriggerReport,
+} from "@skillrig/evals/format";
 import { describe, expect, it } from "vitest";
 import { readChecked } from "../src/eval-folder.js";
-import { ANSWER_SCHEMA, GRADING_SCHEMA, ITERATION_SCHEMA, TIMING_SCHEMA } from "../src/eval-schemas.js";
 
 const dir = mkdtempSync(join(tmpdir(), "skillrig-eval-schemas-"));
 async function check(value: unknown, schema: Parameters<typeof readChecked>[2]) {
@@ -32,6 +45,13 @@ const iteration: Required<IterationRecord> = {
   baseline_path: "/skills/top-months-v1",
   status: "error",
   min_pass_rate: 0.8,
+  inline_skill: {
+    files: [{ path: "SKILL.md", bytes: 900 }],
+    bytes: 900,
+    max_bytes: 262144,
+    left_out: [{ path: "../x.md", reason: "outside the skill folder" }],
+  },
+  distractors_path: "/skills/neighbours",
 };
 const answer: Required<RunAnswer> = {
   eval_id: "ranking",
@@ -61,9 +81,91 @@ describe("the view's schemas of eval files", () => {
     expect(await check(timing, TIMING_SCHEMA)).toBeNull();
   });
 
+  it("accept a benchmark.json with inline_skill and each pair's delta, and a triggers.json with the confusion table", async () => {
+    const run = (configuration: BenchmarkRun["configuration"], pass_rate: number, eval_id: number): BenchmarkRun => ({
+      eval_id,
+      configuration,
+      engine: "gemini",
+      run_number: 1,
+      path: `eval-${eval_id}/${configuration}`,
+      result: {
+        status: "succeeded",
+        pass_rate,
+        passed: pass_rate,
+        failed: 1 - pass_rate,
+        total: 1,
+        time_seconds: 1,
+        tokens: 10,
+        cost_usd: null,
+      },
+    });
+    const configurations: BenchmarkRun["configuration"][] = ["with_skill", "without_skill", "inline_skill"];
+    const benchmark = buildBenchmark({
+      metadata: {
+        skill_name: "s",
+        skill_path: "/s",
+        iteration: 1,
+        timestamp: "2026-12-02T00:00:00Z",
+        engines: ["gemini"],
+        configurations,
+        evals_run: [1, 2],
+        runs_per_configuration: 1,
+      },
+      runs: [1, 2].flatMap((id) => [run("with_skill", 1, id), run("without_skill", 0, id), run("inline_skill", 1, id)]),
+    });
+    expect(benchmark.deltas?.filter((d) => d.engine === null).map((d) => d.of.join(" - "))).toEqual([
+      "with_skill - inline_skill",
+      "with_skill - without_skill",
+      "inline_skill - without_skill",
+    ]);
+    expect(await check(benchmark, BENCHMARK_SCHEMA)).toBeNull();
+    expect(await check({ ...benchmark, deltas: [{ ...benchmark.deltas![0], engine: 3 }] }, BENCHMARK_SCHEMA)).toBe(
+      "file.json is not valid: /deltas/0/engine must be string,null",
+    );
+    const confusion = confusionTables({
+      skillName: "s",
+      neighbours: ["n"],
+      engines: ["gemini"],
+      own: [{ engine: "gemini", fired: ["s", "n", null] }],
+      neighbourQueries: [{ owner: "n", engine: "gemini", fired: ["n", "s", "n"] }],
+    });
+    const triggers: TriggerReport = {
+      format: "skillrig-trigger-report",
+      version: 1,
+      skill_name: "s",
+      runs_per_query: 3,
+      threshold: 0.5,
+      queries: [
+        {
+          query: "q",
+          should_trigger: true,
+          split: "train",
+          engine: "gemini",
+          triggers: 1,
+          runs: 3,
+          trigger_rate: 0.3333,
+          trigger_rate_ci95: [0.06, 0.79],
+          passed: false,
+          jobs: ["a", "b", "c"],
+          fired: ["s", "n", null],
+        },
+      ],
+      summary: { gemini: { train: { passed: 0, total: 1 }, validation: { passed: 0, total: 0 } } },
+      distractors: {
+        skills: [{ name: "n", path: "/n", queries: 1 }],
+        queries: [{ query: "nq", owner: "n", engine: "gemini", runs: 3, jobs: ["d", "e", "f"], fired: ["n", "s", "n"] }],
+        confusion,
+      },
+    };
+    expect(await check(triggers, TRIGGERS_SCHEMA)).toBeNull();
+    const broken = structuredClone(triggers);
+    broken.distractors!.confusion[0]!.rows[1]!.n = -1;
+    expect(await check(broken, TRIGGERS_SCHEMA)).toBe("file.json is not valid: /distractors/confusion/0/rows/1/n must be >= 0");
+  });
+
   it("refuse values that break the types, naming the pointer", async () => {
     expect(await check({ ...iteration, status: "done" }, ITERATION_SCHEMA)).toBe(
-      'file.json is not valid: /status must be one of "running", "passed", "failed", "error"',
+      'file.json is not valid: /status must be one of "running", "finished", "passed", "failed", "error"',
     );
     expect(await check({ ...iteration, version: 2 }, ITERATION_SCHEMA)).toBe("file.json is not valid: /version must be equal to constant");
     const { job_id: _, ...noJob } = answer;

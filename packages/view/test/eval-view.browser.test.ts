@@ -64,6 +64,9 @@ describe("skillrig view's eval pages in Chromium", () => {
     expect(await text(w, `${all} td[data-delta="pass_rate"]`)).toBe("+87.5 pp");
     expect(await text(w, `${all} td[data-delta="time"]`)).toBe("+10.0 s");
     expect(await text(w, `${all} td[data-delta="tokens"]`)).toBe("+3000");
+    // Cost per configuration (a dollar per million tokens in the fixture) and its delta per run.
+    expect(await text(w, `${all} [data-cost="with_skill"]`)).toBe("$0.0160 ($0.0040 / run)");
+    expect(await text(w, `${all} td[data-delta="cost"]`)).toBe("+$0.0030");
     expect(await text(w, 'table[data-table="delta"] tr[data-scope="gemini"] td[data-delta="pass_rate"]')).toBe("+100.0 pp");
     expect(await text(w, 'table[data-table="delta"] tr[data-scope="codex"] td[data-delta="pass_rate"]')).toBe("+75.0 pp");
 

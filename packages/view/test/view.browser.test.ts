@@ -7,85 +7,15 @@
  * not produce: a Markdown and an image artifact, and a report that breaks its schema. Every page is checked for
  * console errors and off-host requests; screenshots go to test-output/screenshots.
  */
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import type { Browser } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchChromium, OpenedPages, type WatchedPage } from "./support/browser.js";
 import { REPO, runCli, startCli, type CliService } from "./support/cli.js";
 import { writeFixtureRuns } from "./support/fixture-runs.js";
-
-const FIXTURES = join(dirname(fileURLToPath(import.meta.url)), "fixtures");
-const NOTES = "one two three four five\n";
-
-/**
- * A function task whose deliverable gets one case right, one wrong (a word diff) and one by an exception (a
- * traceback, a print and a warning on stderr).
- */
-function writeParseNumbers(work: string) {
-  mkdirSync(join(work, "parse"));
-  writeFileSync(
-    join(work, "parse/task.json"),
-    JSON.stringify({
-      contract_version: "1.0",
-      task_id: "parse-numbers",
-      deliverable_type: "function",
-      entrypoint: "parse",
-      tests: [
-        { name: "digits", input: ["12"], expected: 12 },
-        { name: "sentence", input: ["the quick brown fox"], expected: "the quick red fox" },
-        { name: "bad digit", input: ["x"], expected: 0 },
-      ],
-    }),
-  );
-  writeFileSync(
-    join(work, "parse/parse.py"),
-    [
-      "import sys",
-      "def parse(text):",
-      "    print('parsing ' + text)",
-      "    if ' ' in text:",
-      "        return text",
-      "    if not text.isdigit():",
-      "        print('warning: %s is not a digit' % text, file=sys.stderr)",
-      "    return int(text)",
-      "",
-    ].join("\n"),
-  );
-}
-
-/** examples/suite-mini's three tasks x three samples each: a task solved 2 of 3 times, one 1 of 3, one never. */
-function writeSuiteSamples(work: string): string {
-  const suite = join(REPO, "examples/suite-mini");
-  const solution = (task: string) => readFileSync(join(suite, "solutions", `${task}.py`), "utf8");
-  const entrypoint = (task: string) => JSON.parse(readFileSync(join(suite, "tasks", task, "task.json"), "utf8")).entrypoint as string;
-  const wrong = (task: string) => `def ${entrypoint(task)}(*args):\n    return None\n`;
-  const plan: Array<[string, boolean[]]> = [
-    ["any-int", [true, false, true]],
-    ["big-sum", [false, true, false]],
-    ["run-length", [false, false, false]],
-  ];
-  const lines = plan.flatMap(([task, right]) =>
-    right.map((ok) => JSON.stringify({ task_id: task, solution: ok ? solution(task) : wrong(task) })),
-  );
-  const file = join(work, "samples.jsonl");
-  writeFileSync(file, `${lines.join("\n")}\n`);
-  return file;
-}
-
-/** A project for `skillrig eval`: packages/evals' csv-total skill, played by the Gemini CLI and its mock scenario. */
-function writeEvalProject(runsDir: string): string {
-  const fixture = join(REPO, "packages/evals/test/fixtures/eval-run");
-  const dir = mkdtempSync(join(tmpdir(), "skillrig-view-eval-"));
-  cpSync(join(fixture, "csv-total"), join(dir, "skills", "csv-total"), { recursive: true });
-  const gemini = join(REPO, "plugins/engine-gemini/dist/index.js");
-  const options = { approval_mode: "yolo", mock_scenario: join(fixture, "scenario.json"), timeout_ms: 120000 };
-  const config = { plugins: [[gemini, options]], skills: { roots: ["skills"] }, runs_dir: runsDir };
-  writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify(config));
-  return dir;
-}
+import { FIXTURES, NOTES, writeEvalProject, writeParseNumbers, writeSuiteSamples } from "./support/recorded-projects.js";
 
 /** How the view writes a rate (format.ts's percent). */
 const percentText = (rate: number) => `${(rate * 100).toFixed(rate === 1 || rate === 0 ? 0 : 1)}%`;

@@ -48,9 +48,11 @@ export interface DeliverableFunctionOptions {
   stuckGraceMs?: number;
   /**
    * Share the sandbox's sample host with other samples (a fork per sample instead of a sandbox and an interpreter
-   * per task run) where the sandbox can keep samples apart by uid: root at level namespaces. false: every task run
-   * gets a sandboxed host of its own. Default true.
+   * per task run) where the sandbox can keep samples apart by uid (`Sandbox.sampleUids`: root at level namespaces).
+   * false: every task run gets a sandboxed host of its own. Default true.
    */
+  shareHost?: boolean;
+  /** The former name of `shareHost`, still read (`shareHost` wins when both are given). */
   warm?: boolean;
 }
 
@@ -65,6 +67,8 @@ function optionsViolations(options: unknown) {
 
 /** Time the harness needs beyond the cases themselves (start-up, import, teardown). */
 const HARNESS_OVERHEAD_MS = 60_000;
+/** Cases handed to the sample host at once (`TaskRun.casesInFlight`); it runs `jobs` of them at a time. */
+const CASES_IN_FLIGHT = 256;
 
 /** A task run's session (deliverable-kit keeps it per run): its sample in the sample host. */
 export interface FunctionRunState {
@@ -133,8 +137,11 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       ...(this.#options.loadTimeoutMs !== undefined ? { loadTimeoutMs: this.#options.loadTimeoutMs } : {}),
       ...(this.#options.maxRestarts !== undefined ? { maxRestarts: this.#options.maxRestarts } : {}),
       ...(this.#options.stuckGraceMs !== undefined ? { stuckGraceMs: this.#options.stuckGraceMs } : {}),
-      ...(this.#options.warm === false ? { shareHost: false } : {}),
+      ...((this.#options.shareHost ?? this.#options.warm) === false ? { shareHost: false } : {}),
     });
+    // The sample host queues the cases and runs `spares` at a time: a sample's cases go in as one batch. Bounded, so
+    // a task of thousands of cases holds only so many requests and replies at once.
+    run.casesInFlight = CASES_IN_FLIGHT;
     return { sample };
   }
 
@@ -149,7 +156,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
     const exact = work.run.loaded.caseJson?.[work.index];
     const argsJson = exact && input === work.testCase.input ? exact.input : JSON.stringify(input);
     const reply = await state.sample.run({ limits, argsJson });
-    return outcomeOf(reply, limits, work, state.sample.isolation, exact?.expected);
+    const outcome = outcomeOf(reply, limits, work, state.sample.isolation, exact?.expected);
+    return reply.queuedMs !== undefined ? { ...outcome, queuedMs: reply.queuedMs } : outcome;
   }
 }
 

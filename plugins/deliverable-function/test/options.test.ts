@@ -26,6 +26,8 @@ describe("the function plugin's options", () => {
   test("no options, or good ones, make a plugin", () => {
     expect(deliverableFunction().name).toBe("@skillrig/deliverable-function");
     expect(deliverableFunction({ python: "python3", warm: false, maxRestarts: 0 }).name).toBe("@skillrig/deliverable-function");
+    expect(deliverableFunction({ shareHost: false }).name).toBe("@skillrig/deliverable-function");
+    expect(() => deliverableFunction({ shareHost: "no" } as never)).toThrow("/shareHost must be boolean");
   });
 
   test("the shipped validator was built from the schema in the source (a stale build would be compiled again)", () => {

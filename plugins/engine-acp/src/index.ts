@@ -5,6 +5,8 @@
  */
 import { resolve } from "node:path";
 import { SkillrigError, type Runner, type SkillrigPlugin } from "@skillrig/core";
+// `runner.config.sandbox` is typed by the sandbox's config section: a type only, nothing of the sandbox is loaded.
+import type {} from "@skillrig/sandbox/config-section";
 import { createOptionsValidator, engineOptionsSchema, runEngineJob } from "@skillrig/engine-kit";
 import { acpAdapter } from "./adapter.js";
 import { ACP_OPTION_PROPERTIES, ACP_REQUIRED_OPTIONS, type AcpOptions } from "./options.js";
@@ -70,6 +72,8 @@ export class AcpEnginePlugin implements SkillrigPlugin {
         options: { ...options, binary: agentExecutable(options.binary ?? command[0]!, runner.configDir) },
         configDir: runner.configDir,
         agentSandbox: () => runner.hooks.sandbox.call({ purpose: "engine", profile: "agent" }),
+        // The config's bounds on the agent (output, processes, folders); without them engine-kit's defaults hold.
+        bounds: runner.config.sandbox?.agent,
       });
     });
   }

@@ -46,6 +46,16 @@ function toolName(id: string, title: string | null | undefined, kind: string | n
   return prefix ?? (title?.trim() || kind || "tool");
 }
 
+/**
+ * Whether a diff adds or updates its file: the agent's own word when it gives one (Gemini CLI sends `_meta.kind`
+ * "add" with an empty `oldText` for a new file), else a diff with no old text adds.
+ */
+function diffKind(diff: { oldText?: string | null; _meta?: { [key: string]: unknown } | null }): "add" | "update" {
+  const said = diff._meta?.kind;
+  if (said === "add" || said === "update") return said;
+  return diff.oldText == null ? "add" : "update";
+}
+
 /** What a tool call announces (a `tool_call` update, or the tool call of a permission request). */
 export interface ToolCallAnnouncement {
   toolCallId: string;
@@ -84,7 +94,9 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
   const pathOf = (path: string) => (isAbsolute(path) ? relative(workspace, path) || path : path);
 
   const skillEvents = (tool: string, title: string | null | undefined, args: unknown): EngineEvent[] => {
-    const named = [skillFromToolCall(tool, args)];
+    // Gemini CLI titles its activate_skill call `"<skill>": <description>` (and sends no input): the name it was given.
+    const titled = tool === "activate_skill" && args == null && title ? /^"([A-Za-z0-9][A-Za-z0-9._-]*)":/.exec(title)?.[1] : undefined;
+    const named = [skillFromToolCall(tool, args), titled];
     // Gemini's ACP tool calls carry no tool name: its activate_skill call is titled by the skill, its kind "other";
     // the input (rawInput) is not sent. A title naming a skill's SKILL.md path counts as Codex's way does.
     const read = title ? skillsReadByCommand(title) : [];
@@ -94,7 +106,7 @@ export function createAcpTurnState(workspace: string): AcpTurnState {
   const fileChanges = (content: ToolCallContent[] | null | undefined): EngineEvent[] =>
     (content ?? [])
       .filter((c): c is Extract<ToolCallContent, { type: "diff" }> => c.type === "diff")
-      .map((c) => ({ type: "file_change", path: pathOf(c.path), kind: c.oldText == null ? "add" : "update" }));
+      .map((c) => ({ type: "file_change", path: pathOf(c.path), kind: diffKind(c) }));
 
   const toolOutput = (content: ToolCallContent[] | null | undefined, rawOutput: unknown): string | undefined => {
     const texts = (content ?? []).flatMap((c) => (c.type === "content" ? [textOf(c.content)] : [])).filter((t) => t !== undefined);

@@ -114,8 +114,11 @@ describe("engine-acp instances and options", () => {
     const b = await runNote(runner, "agent-b", "ENV");
     expect(a.result.status, JSON.stringify(a.result.error)).toBe("succeeded");
     expect(b.result.status, JSON.stringify(b.result.error)).toBe("succeeded");
-    expect(JSON.parse(a.result.output as string)).toEqual({ base: "http://127.0.0.1:9/a", other: null, key: "acp-test-key" });
-    expect(JSON.parse(b.result.output as string)).toEqual({ base: null, other: "http://127.0.0.1:9/b", key: "acp-test-key" });
+    // Each agent sees its own base URL in its own variable, through the job's metering proxy (a loopback port of its
+    // own that keeps the path and forwards to the configured URL: docs/cost.md), never the other agent's.
+    const metered = (path: string) => expect.stringMatching(new RegExp(`^http://127\\.0\\.0\\.1:(?!9/)\\d+${path}$`));
+    expect(JSON.parse(a.result.output as string)).toEqual({ base: metered("/a"), other: null, key: "acp-test-key" });
+    expect(JSON.parse(b.result.output as string)).toEqual({ base: null, other: metered("/b"), key: "acp-test-key" });
     expect(runner.claims("engine").map((c) => c.name)).toEqual(["agent-a", "agent-b"]);
   });
 

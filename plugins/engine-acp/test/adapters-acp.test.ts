@@ -45,8 +45,10 @@ describe("Claude Code's ACP adapter through engine-acp", () => {
     expect(readFileSync(join(result.run_dir, "workspace/note.txt"), "utf8")).toBe("a note\n");
     expect(result.engine_version).toBe("0.16.2");
     expect(jobConfinement(result)).toMatchObject({ isolation: "namespaces", network: "model-endpoint-only", capabilities: "none" });
-    // The adapter reports Claude Code's Bash call as an ACP tool call titled "Terminal", then its completion.
-    expect(events.slice(1)).toEqual([
+    // The adapter reports Claude Code's Bash call as an ACP tool call titled "Terminal", then its completion; the
+    // job's metering proxy adds what the model calls used (usage events, docs/cost.md).
+    expect(events.some((e) => e.type === "usage")).toBe(true);
+    expect(events.slice(1).filter((e) => e.type !== "usage")).toEqual([
       { type: "tool_call", id: "toolu_mock_0001", tool: "Terminal", args: {}, status: "pending" },
       expect.objectContaining({ type: "tool_result", id: "toolu_mock_0001", tool: "Terminal", status: "completed" }),
       { type: "message", role: "assistant", text: "noted", delta: true },
@@ -140,7 +142,7 @@ describe("Codex's ACP adapter through engine-acp", () => {
         output: expect.stringContaining('"exit_code":0'),
       }),
     );
-    expect(events.at(-1)).toEqual({ type: "message", role: "assistant", text: "noted", delta: true });
+    expect(events.filter((e) => e.type !== "usage").at(-1)).toEqual({ type: "message", role: "assistant", text: "noted", delta: true });
     // Codex asked before running the command (approval policy untrusted) and the policy allowed it.
     expect(events.filter((e) => e.type === "status" && e.status === "warning")).toEqual([]);
   });

@@ -19,6 +19,7 @@ import {
 import { jailedConfinement, jobConfinement, tempDir } from "@skillrig/engine-kit/testing";
 import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
 import { EXAMPLE, FIXTURES, fixtureRunner, geminiAcpOptions, runNote } from "./helpers.js";
+import sandboxPlugin from "@skillrig/sandbox";
 
 describe("Gemini CLI in ACP mode through engine-acp", () => {
   it("runs examples/hello-skill's word-stats job jailed against the mock model, with the native plugin's output", async () => {
@@ -33,6 +34,7 @@ describe("Gemini CLI in ACP mode through engine-acp", () => {
         builtins: [
           skillProtocolPlugin(),
           new AcpEnginePlugin(geminiAcpOptions("gemini", { mock_scenario: join(EXAMPLE, "mock-model.scenario.json") })),
+          sandboxPlugin(),
         ],
       },
     );
@@ -74,7 +76,7 @@ describe("Gemini CLI in ACP mode through engine-acp", () => {
 describe("a config with two ACP engines", () => {
   it("loads both from skillrig.config and runs a job through each", async () => {
     const loaded = await loadConfig({ configPath: join(FIXTURES, "two-acp-engines.config.json"), sections: [skillsConfigSection] });
-    const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
+    const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin(), sandboxPlugin()] });
     expect(runner.claims("engine").map((c) => c.name)).toEqual(["gemini-acp", "gemini-acp-yolo"]);
     const first = await runNote(runner, "gemini-acp", "Say who you are.");
     const second = await runNote(runner, "gemini-acp-yolo", "Say who you are.");

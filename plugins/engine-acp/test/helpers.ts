@@ -7,6 +7,7 @@ import { resolvePackageBin } from "@skillrig/engine-kit";
 import { tempDir } from "@skillrig/engine-kit/testing";
 import { runJob, skillProtocolPlugin } from "@skillrig/skills";
 import { buildSync } from "esbuild";
+import sandboxPlugin from "@skillrig/sandbox";
 
 export const FIXTURES = resolve(import.meta.dirname, "fixtures");
 export const EXAMPLE = resolve(import.meta.dirname, "../../../examples/hello-skill");
@@ -63,6 +64,8 @@ export function fixtureRunner(...plugins: SkillrigPlugin[]): Runner {
   const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: [join(FIXTURES, "skills")] } } });
   runner.use(skillProtocolPlugin());
   for (const plugin of plugins) runner.use(plugin);
+  // The agent jail comes through the sandbox hook, as in a project (the default sandbox, tapped last).
+  runner.use(sandboxPlugin());
   return runner;
 }
 

@@ -13,6 +13,7 @@ export const claudeAdapter: EngineAdapter<ClaudeOptions> = {
   defaultBinary: () => resolvePackageBin("@anthropic-ai/claude-code", "claude", import.meta.url) ?? "claude",
   parseVersion: (stdout) => /\d+\.\d+\.\d+[\w.-]*/.exec(stdout)?.[0],
   // Claude Code appends /v1/messages itself.
+  defaultBaseUrl: "https://api.anthropic.com",
   mockBaseUrl: (url) => url,
   invocation: claudeInvocation,
   createParser: (ctx) => createClaudeStreamParser(ctx.dirs.workspace),

@@ -13,6 +13,7 @@ export const codexAdapter: EngineAdapter<CodexOptions> = {
   defaultApiKeyEnv: "CODEX_API_KEY",
   defaultBinary: () => resolvePackageBin("@openai/codex", "codex", import.meta.url) ?? "codex",
   parseVersion: (stdout) => /\d+\.\d+\.\d+[\w.-]*/.exec(stdout)?.[0],
+  defaultBaseUrl: "https://api.openai.com/v1",
   mockBaseUrl: (url) => `${url}/v1`,
   invocation: codexInvocation,
   createParser: () => createCodexStreamParser(),

@@ -14,6 +14,7 @@ export const geminiAdapter: EngineAdapter<GeminiOptions> = {
   defaultBinary: () => resolvePackageBin("@google/gemini-cli", "gemini", import.meta.url) ?? "gemini",
   parseVersion: (stdout) => /\d+\.\d+\.\d+[\w.-]*/.exec(stdout)?.[0],
   // gemini-cli appends /v1beta/models/... itself.
+  defaultBaseUrl: "https://generativelanguage.googleapis.com",
   mockBaseUrl: (url) => url,
   promptSuffix: geminiOutputContract,
   invocation: geminiInvocation,

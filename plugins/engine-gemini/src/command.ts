@@ -27,12 +27,14 @@ function merge(base: Record<string, unknown>, over: Record<string, unknown>): Re
 }
 
 export function geminiSettings(options: GeminiOptions): Record<string, unknown> {
+  // A scripted error must end the run at once, not after ten attempts with backoff (minutes).
+  const retries = options.retries ?? (options.mock_scenario !== undefined ? 0 : undefined);
   return merge(
     {
       security: { auth: { selectedType: "gemini-api-key" } },
       // No usage statistics or update checks from a job: they would call out of a loopback-only run.
       privacy: { usageStatisticsEnabled: false },
-      general: { disableAutoUpdate: true, disableUpdateNag: true },
+      general: { disableAutoUpdate: true, disableUpdateNag: true, ...(retries !== undefined ? { maxAttempts: retries + 1 } : {}) },
     },
     options.settings ?? {},
   );

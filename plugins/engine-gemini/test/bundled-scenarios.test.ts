@@ -10,6 +10,7 @@ import { Runner } from "@skillrig/core";
 import { runJob, skillProtocolPlugin } from "@skillrig/skills";
 import { tempDir } from "@skillrig/engine-kit/testing";
 import GeminiEnginePlugin from "@skillrig/engine-gemini";
+import sandboxPlugin from "@skillrig/sandbox";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 
@@ -35,7 +36,10 @@ describe("bundled mock scenarios give clean JSON on a first run", () => {
     it(`${bundled.what}: succeeds with no repair of the engine's output`, async () => {
       const dir = tempDir("skillrig-bundled-");
       const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: [bundled.skillRoot] } } });
-      runner.use(skillProtocolPlugin()).use(new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: bundled.scenario }));
+      runner
+        .use(skillProtocolPlugin())
+        .use(new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: bundled.scenario }))
+        .use(sandboxPlugin());
       try {
         const result = await runJob(
           runner,
@@ -65,7 +69,10 @@ describe("bundled mock scenarios give clean JSON on a first run", () => {
       }),
     );
     const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: [BUNDLED[0]!.skillRoot] } } });
-    runner.use(skillProtocolPlugin()).use(new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: scenario }));
+    runner
+      .use(skillProtocolPlugin())
+      .use(new GeminiEnginePlugin({ approval_mode: "yolo", mock_scenario: scenario }))
+      .use(sandboxPlugin());
     try {
       const result = await runJob(
         runner,

@@ -9,6 +9,7 @@ import { describe, expect, it } from "vitest";
 import { createRunner, loadConfig } from "@skillrig/core";
 import { runConfigSection, runJob, skillProtocolPlugin, skillsConfigSection } from "@skillrig/skills";
 import { tempDir } from "@skillrig/engine-kit/testing";
+import sandboxPlugin from "@skillrig/sandbox";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const EXAMPLE = join(REPO, "examples/hello-skill");
@@ -44,7 +45,7 @@ describe("examples/hello-skill with the real CLIs and the mock model", () => {
       configPath: join(EXAMPLE, "skillrig.config.json"),
       sections: [skillsConfigSection, runConfigSection],
     });
-    const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin()] });
+    const runner = await createRunner(loaded, { builtins: [skillProtocolPlugin(), sandboxPlugin()] });
     const result = await runJob(
       runner,
       { skill_id: "word-stats", engine: "codex", files: { text: join(EXAMPLE, "notes.txt") }, parameter: { top: 2 } },

@@ -1,47 +1,67 @@
 /**
- * `skillrig eval <skill> [--engine E ...] [--runs N] [--baseline DIR] [--judge ENGINE] [--judge-prompt FILE]
- *   [--out DIR] [--jobs N] [--min-pass-rate X] [--trigger-runs N] [--no-triggers] [--timeout MS]`
+ * `skillrig eval <skill> [--engine E ...] [--runs N] [--baseline DIR] [--configs LIST] [--judge ENGINE]
+ *   [--judge-prompt FILE] [--out DIR] [--jobs N] [--min-pass-rate X] [--trigger-runs N] [--no-triggers]
+ *   [--distractors DIR] [--timeout MS]`
  * Runs a skill's evals (evals/evals.json) with and without the skill (or against --baseline), graded per
  * assertion, and its trigger evals (evals/triggers.json), in the Agent Skills specification's layout
  * (@skillrig/evals, docs/evals.md). Exit codes: 0 every case's with_skill mean pass rate is at least
  * --min-pass-rate, 1 one is below, 2 invalid input, config or usage.
  */
-import { existsSync, readFileSync } from "node:fs";
-import { relative, resolve } from "node:path";
+import { existsSync, writeFileSync } from "node:fs";
+import { join, relative, resolve } from "node:path";
 import type { Command } from "commander";
-import { SkillrigError, type Runner, type SkillManifest } from "@skillrig/core";
+import { runsFolderOf, SkillrigError, type Runner, type SkillManifest } from "@skillrig/core";
 import {
   DEFAULT_TRIGGER_RUNS,
   checkPlainSkill,
   gradeRun,
+  junitReport,
   MIN_TRIGGER_RUNS,
+  loadDistractors,
   loadEvals,
   loadTriggers,
+  parseConfigurations,
   runIteration,
   type BenchmarkRun,
   type ConfigurationSummary,
   type IterationResult,
+  type LoadedDistractors,
+  type PairDelta,
+  type TriggerReport,
   type RunDelta,
   type RunSummary,
 } from "@skillrig/evals";
 import { loadSkill } from "@skillrig/skills";
 import type { CommandModule } from "../command.js";
+import { percent as percent1, statsText } from "../delta-text.js";
+import { comparisonLines, earlierIteration, evalMarkdown } from "../eval-comparison.js";
+import { parseFailOn } from "../fail-on.js";
+import { readableFlagFile } from "../flag-file.js";
 import { ExitCode } from "../exit-codes.js";
-import { runsDirOf } from "../run-record.js";
+import { catchInterrupts } from "../interrupts.js";
+import { addBudgetOptions, type BudgetFlags, costLimitError, errorLines, invocationBudget } from "../invocation-budget-flags.js";
 import { skillFromArgument } from "./skills.js";
+import { attemptsNote, infrastructureLines, parseRetries, retryLine } from "../eval-infrastructure-text.js";
 
-interface EvalOptions {
+interface EvalOptions extends BudgetFlags {
   engine: string[];
   runs: string;
   baseline?: string;
+  configs?: string;
+  distractors?: string;
   judge?: string;
   judgePrompt?: string;
   out?: string;
   jobs: string;
-  minPassRate: string;
+  minPassRate?: string;
+  failOn?: string;
+  against?: string;
+  reporter: string[];
+  reportFile?: string;
   triggerRuns: string;
   triggers: boolean;
   timeout?: string;
+  retries?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -80,7 +100,7 @@ function progressLine(run: BenchmarkRun, engines: number): string {
   const where = `eval-${run.eval_id} ${run.configuration}${engines > 1 ? ` ${run.engine}` : ""} run ${run.run_number}`;
   const r = run.result;
   const state = r.status === "succeeded" ? `${r.passed}/${r.total} passed` : `${r.status}, ${r.total} assertion(s) failed`;
-  return `[eval] ${where}: ${state} (${r.time_seconds}s, ${r.tokens} tokens)`;
+  return `[eval] ${where}: ${state} (${r.time_seconds}s, ${r.tokens} tokens)${attemptsNote(run)}`;
 }
 
 function padTable(rows: string[][]): string[] {
@@ -93,6 +113,43 @@ function padTable(rows: string[][]): string[] {
   );
 }
 
+/** Each pair's delta, across engines and (with several) per engine. */
+export function pairDeltaLines(deltas: PairDelta[], engines: number): string[] {
+  const lines = ["pairs:"];
+  for (const d of deltas) {
+    if (d.engine !== null && engines < 2) continue;
+    const stats = d.paired ? `; ${statsText(d.paired.pass_rate)}` : "";
+    lines.push(
+      `  ${d.engine !== null ? `${d.engine}: ` : ""}${d.of[0]} - ${d.of[1]}: pass rate ${signed(d.pass_rate * 100, " pts")}${stats}, time ${signed(d.time_seconds, "s")}, tokens ${signed(d.tokens)}`,
+    );
+  }
+  return lines;
+}
+
+/** The confusion table of trigger runs among neighbours: whose queries, which skill fired first, with n. */
+export function confusionLines(triggers: TriggerReport): string[] {
+  const d = triggers.distractors;
+  if (!d) return [];
+  const skills = [triggers.skill_name, ...d.skills.map((s) => s.name)];
+  const lines = [
+    `among ${d.skills.length} neighbour(s) (${d.skills.map((s) => `${s.name}: ${s.queries} queries`).join(", ")}): which skill fired first`,
+  ];
+  const ci = (c: { ci95: [number, number] | null }) => (c.ci95 ? `, 95% CI ${percent1(c.ci95[0])}-${percent1(c.ci95[1])}` : "");
+  for (const table of d.confusion) {
+    if (d.confusion.length > 1) lines.push(`  ${table.engine ?? "all engines"}:`);
+    const rows = [["queries of", ...skills, "none", "n"]];
+    for (const r of table.rows) rows.push([r.owner, ...skills.map((s) => String(r.fired[s] ?? 0)), String(r.none), String(r.n)]);
+    lines.push(...padTable(rows).map((l) => `    ${l}`));
+    const p = table.picked;
+    const f = table.fired_on_neighbours;
+    lines.push(
+      `    ${triggers.skill_name} picked on its own queries: ${p.count}/${p.n}${ci(p)}`,
+      `    ${triggers.skill_name} fired on a neighbour's query: ${f.count}/${f.n}${ci(f)}`,
+    );
+  }
+  return lines;
+}
+
 /** The end-of-run text: pass rate per case x configuration x engine, the delta, trigger rates, where the files are. */
 export function summaryText(result: IterationResult, cwd: string): string {
   const { benchmark, triggers } = result;
@@ -103,7 +160,9 @@ export function summaryText(result: IterationResult, cwd: string): string {
     const row = [`eval-${evalId}`];
     for (const c of configurations)
       for (const e of engines) {
-        const mine = benchmark.runs.filter((r) => String(r.eval_id) === String(evalId) && r.configuration === c && r.engine === e);
+        const all = benchmark.runs.filter((r) => String(r.eval_id) === String(evalId) && r.configuration === c && r.engine === e);
+        // A run lost to its infrastructure says nothing of the skill: not in the mean (infrastructureLines says so).
+        const mine = all.filter((r) => r.result.infrastructure_failure === undefined);
         const mean = mine.reduce((a, r) => a + r.result.pass_rate, 0) / Math.max(1, mine.length);
         const failed = mine.filter((r) => r.result.status !== "succeeded").length;
         row.push(`${percent(mean)}${failed > 0 ? ` (${failed} run${failed === 1 ? "" : "s"} failed)` : ""}`);
@@ -116,12 +175,17 @@ export function summaryText(result: IterationResult, cwd: string): string {
     const a = summary[d?.of[0] ?? ""] as ConfigurationSummary | undefined;
     const b = summary[d?.of[1] ?? ""] as ConfigurationSummary | undefined;
     if (!d || !a || !b) return;
+    const stats = d.paired ? `; ${statsText(d.paired.pass_rate)}` : "";
     lines.push(
-      `${label}${d.of[0]} vs ${d.of[1]}: pass rate ${percent(a.pass_rate.mean)} vs ${percent(b.pass_rate.mean)} (${signed(d.pass_rate * 100, " pts")}), time ${signed(d.time_seconds, "s")}, tokens ${signed(d.tokens)}`,
+      `${label}${d.of[0]} vs ${d.of[1]}: pass rate ${percent(a.pass_rate.mean)} vs ${percent(b.pass_rate.mean)} (${signed(d.pass_rate * 100, " pts")}${stats}), time ${signed(d.time_seconds, "s")}, tokens ${signed(d.tokens)}`,
     );
   };
+  const lost = infrastructureLines(benchmark);
+  if (lost.length > 0) lines.push(...lost, "");
   deltaLine("delta ", benchmark.run_summary);
   if (engines.length > 1) for (const e of engines) deltaLine(`  ${e}: `, benchmark.by_engine[e]!);
+  // With a third configuration, every pair (run_summary.delta above is the specification's one).
+  if (configurations.length > 2) lines.push(...pairDeltaLines(benchmark.deltas ?? [], engines.length));
   if (triggers) {
     lines.push(
       "",
@@ -134,7 +198,7 @@ export function summaryText(result: IterationResult, cwd: string): string {
         text,
         ...(engines.length > 1 ? [q.engine] : []),
         q.should_trigger ? "yes" : "no",
-        `${q.triggers}/${q.runs}`,
+        `${q.triggers}/${q.runs}${q.trigger_rate_ci95 ? ` (95% CI ${percent1(q.trigger_rate_ci95[0])}-${percent1(q.trigger_rate_ci95[1])})` : ""}`,
         q.passed ? "pass" : "FAIL",
         q.split,
       ]);
@@ -145,7 +209,9 @@ export function summaryText(result: IterationResult, cwd: string): string {
         `  ${engine}: train ${s.train.passed}/${s.train.total} passed, validation ${s.validation.passed}/${s.validation.total} passed`,
       );
     }
+    if (triggers.distractors) lines.push("", ...confusionLines(triggers));
   }
+  lines.push("", ...(result.comparison ? comparisonLines(result.comparison) : ["no earlier iteration to compare with"]));
   const shown = relative(cwd, result.dir);
   lines.push(
     "",
@@ -154,9 +220,62 @@ export function summaryText(result: IterationResult, cwd: string): string {
   return lines.join("\n");
 }
 
+/** The options that are numbers or words, checked once at the edge (exit 2 naming the option). */
+function parseNumbers(options: EvalOptions) {
+  const runs = positiveInteger(options.runs, "--runs");
+  const jobs = positiveInteger(options.jobs, "--jobs");
+  const triggerRuns = positiveInteger(options.triggerRuns, "--trigger-runs", MIN_TRIGGER_RUNS);
+  const minPassRate = options.minPassRate === undefined ? undefined : Number(options.minPassRate);
+  if (minPassRate !== undefined && (!Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1)) {
+    throw new SkillrigError("usage", `--min-pass-rate ${options.minPassRate}: expected a number from 0 to 1`, {
+      field: "--min-pass-rate",
+    });
+  }
+  const timeout = options.timeout !== undefined ? positiveInteger(options.timeout, "--timeout") : undefined;
+  const failOn = options.failOn !== undefined ? parseFailOn(options.failOn) : undefined;
+  const againstNumber = options.against !== undefined ? positiveInteger(options.against, "--against") : undefined;
+  for (const name of options.reporter) {
+    if (name !== "junit" && name !== "markdown")
+      throw new SkillrigError("usage", `--reporter "${name}": expected junit or markdown`, { field: "--reporter" });
+  }
+  if (options.reportFile !== undefined && options.reporter.length !== 1) {
+    throw new SkillrigError("usage", "--report-file needs exactly one --reporter", { field: "--report-file" });
+  }
+  const retries = parseRetries(options.retries);
+  if (retries !== undefined && Number.isNaN(retries))
+    throw new SkillrigError("usage", `--retries ${options.retries}: expected a whole number from 0 to 100`, { field: "--retries" });
+  return { runs, jobs, triggerRuns, minPassRate, timeout, failOn, againstNumber, retries };
+}
+
+/** --reporter junit / markdown: each written (the iteration folder, or --report-file); name -> file. */
+function writeReports(result: IterationResult, options: EvalOptions, cwd: string, info: (line: string) => void): Record<string, string> {
+  const reports: Record<string, string> = {};
+  for (const name of options.reporter) {
+    const file =
+      options.reportFile !== undefined ? resolve(cwd, options.reportFile) : join(result.dir, name === "junit" ? "junit.xml" : "summary.md");
+    writeFileSync(file, name === "junit" ? junitReport(result.benchmark, result.dir) : `${evalMarkdown(result)}\n`);
+    reports[name] = file;
+    info(`${name} report: ${file}`);
+  }
+  return reports;
+}
+
+/** Which gate failed, in words. */
+function gateFailure(result: IterationResult, minPassRate: number | undefined, failOn: string | undefined): string {
+  const below =
+    minPassRate !== undefined && result.benchmark.by_eval.some((e) => e.configuration === "with_skill" && e.pass_rate < minPassRate);
+  const parts = [below ? `a case's with_skill pass rate is below --min-pass-rate ${minPassRate}` : ""];
+  const c = result.comparison;
+  if (c && failOn === "regression" && c.regression)
+    parts.push(`a case's with_skill pass rate fell against iteration ${c.before} (--fail-on regression)`);
+  if (c && failOn === "significant" && c.significant_drop)
+    parts.push(`with_skill's pass rate fell significantly against iteration ${c.before} (--fail-on significant)`);
+  return parts.filter(Boolean).join("; ");
+}
+
 export const evalCommand: CommandModule = {
   register(program, context, setExit) {
-    program
+    const command = program
       .command("eval <skill>")
       .description("Run a skill's evals with and without the skill on real engines, graded per assertion, and its trigger evals")
       .option(
@@ -167,34 +286,48 @@ export const evalCommand: CommandModule = {
       )
       .option("--runs <n>", "runs per case, configuration and engine", "1")
       .option("--baseline <dir>", "compare with an old snapshot of the skill (old_skill) instead of without_skill")
+      .option(
+        "--configs <list>",
+        "the configurations, comma-separated: with_skill, without_skill, inline_skill (SKILL.md and its referenced files in the prompt, nothing installed), old_skill (with --baseline); default with_skill,without_skill (with_skill,old_skill with --baseline)",
+      )
       .option("--judge <engine>", "engine that grades plain-string assertions (without it they fail as not graded)")
       .option("--judge-prompt <file>", "your own judge prompt template (see docs/evals.md)")
       .option("--out <dir>", "the eval folder (default: <runs_dir>/eval-<skill id>); each eval adds iteration-<n>")
       .option("--jobs <n>", "runs at once", "1")
-      .option("--min-pass-rate <x>", "exit 1 when a case's with_skill mean pass rate is below x (0..1)", "0")
+      .option("--min-pass-rate <x>", "gate: exit 1 when a case's with_skill mean pass rate is below x (0..1)")
+      .option(
+        "--fail-on <when>",
+        "gate on the comparison with the earlier iteration: regression (a case's with_skill pass rate fell), significant (only a fall whose 95% interval excludes 0), never",
+      )
+      .option("--against <n>", "compare with iteration n (default: the newest earlier iteration)")
+      .option("--reporter <name>", "also write junit (JUnit XML, for CI) or markdown (a pull-request comment); repeatable", collect, [])
+      .option("--report-file <file>", "where the one --reporter writes (default: junit.xml or summary.md in the iteration folder)")
       .option("--trigger-runs <n>", `runs per trigger query and engine (at least ${MIN_TRIGGER_RUNS})`, String(DEFAULT_TRIGGER_RUNS))
       .option("--no-triggers", "skip the trigger evals even when evals/triggers.json exists")
+      .option(
+        "--distractors <dir>",
+        "trigger evals among neighbours: install every skill folder of dir beside the skill, run their queries too, print the confusion table",
+      )
       .option("--timeout <ms>", "each job's time limit in milliseconds")
+      .option(
+        "--retries <n>",
+        "run again, up to n times, a run lost to its infrastructure (model 429/5xx/unreachable, engine dead before its first event, jail not started); never one whose answer or assertions failed",
+      );
+    addBudgetOptions(command, "eval")
       .addHelpText(
         "after",
-        "\n<skill> is an id in skills.roots or a path to a skill folder. Results: docs/evals.md.\nExit codes: 0 every case's with_skill pass rate >= --min-pass-rate, 1 one is below, 2 invalid input, config or usage.",
+        "\n<skill> is an id in skills.roots or a path to a skill folder. Results: docs/evals.md.\nWith no gate (--min-pass-rate, --fail-on) an iteration is `finished`, never `passed`.\nExit codes: 0 the gates passed (or there were none), 1 one failed (a case's with_skill pass rate is below --min-pass-rate, or --fail-on; or the budget stopped the eval: cost_limit), 2 invalid input, config or usage.",
       )
       .action(async (skillArg: string, options: EvalOptions, command: Command) => {
         const ctx = context(command);
         const loaded = await ctx.config();
-        const runs = positiveInteger(options.runs, "--runs");
-        const jobs = positiveInteger(options.jobs, "--jobs");
-        const triggerRuns = positiveInteger(options.triggerRuns, "--trigger-runs", MIN_TRIGGER_RUNS);
-        const minPassRate = Number(options.minPassRate);
-        if (!Number.isFinite(minPassRate) || minPassRate < 0 || minPassRate > 1) {
-          throw new SkillrigError("usage", `--min-pass-rate ${options.minPassRate}: expected a number from 0 to 1`, {
-            field: "--min-pass-rate",
-          });
-        }
-        const timeout = options.timeout !== undefined ? positiveInteger(options.timeout, "--timeout") : undefined;
+        const { runs, jobs, triggerRuns, minPassRate, timeout, failOn, againstNumber, retries } = parseNumbers(options);
+        const budget = invocationBudget(options, loaded.config.cost);
         const skill: SkillManifest = await skillFromArgument(ctx, skillArg);
         checkPlainSkill(skill, "skill");
-        const evals = loadEvals(skill);
+        // The runner first: its plugins declare the assertion kinds evals.json is checked against.
+        const runner = await ctx.runner();
+        const evals = loadEvals(skill, runner);
         const triggers = options.triggers ? loadTriggers(skill) : undefined;
         let baseline: SkillManifest | undefined;
         if (options.baseline !== undefined) {
@@ -204,40 +337,35 @@ export const evalCommand: CommandModule = {
           baseline = loadSkill(dir);
           checkPlainSkill(baseline, "the --baseline skill");
         }
+        const configurations = options.configs !== undefined ? parseConfigurations(options.configs, baseline !== undefined) : undefined;
+        let distractors: LoadedDistractors | undefined;
+        if (options.distractors !== undefined) {
+          if (!triggers)
+            throw new SkillrigError(
+              "usage",
+              `--distractors ${options.distractors}: distractors are for trigger evals, and ${options.triggers ? `skill "${skill.id}" has no evals/triggers.json` : "--no-triggers skips them"}`,
+              { field: "--distractors" },
+            );
+          distractors = loadDistractors(options.distractors, skill, ctx.cwd);
+        }
         let template: string | undefined;
         if (options.judgePrompt !== undefined) {
           if (options.judge === undefined)
             throw new SkillrigError("usage", "--judge-prompt needs --judge <engine>", { field: "--judge-prompt" });
-          const file = resolve(ctx.cwd, options.judgePrompt);
-          try {
-            // Read here so a missing file is bad input (exit 2) before anything runs; grading reads it by its path.
-            readFileSync(file, "utf8");
-            template = file;
-          } catch (error) {
-            throw new SkillrigError("usage", `--judge-prompt ${options.judgePrompt}: ${(error as Error).message}`, {
-              field: "--judge-prompt",
-              file,
-            });
-          }
+          // Checked here so a missing file is bad input (exit 2) before anything runs; grading reads it by its path.
+          template = readableFlagFile("--judge-prompt", options.judgePrompt, ctx.cwd);
         }
-        const runner = await ctx.runner();
         const engines = enginesToRun(runner, options.engine, loaded.config.run?.engine);
         if (options.judge !== undefined) runner.requireClaim("engine", options.judge, { field: "--judge" });
-        else if (evals.cases.some((c) => c.assertions.some((a) => typeof a === "string"))) {
+        else if (evals.cases.some((c) => c.assertions.some((a) => typeof a === "string" || a.kind === "judge"))) {
           ctx.out.warn("plain-string assertions need a judge: without --judge <engine> they fail as not graded");
         }
-        const evalDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : resolve(runsDirOf(runner), `eval-${skill.id}`);
+        const evalDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : resolve(runsFolderOf(runner), `eval-${skill.id}`);
+        const against = earlierIteration(evalDir, againstNumber);
 
-        const cancel = new AbortController();
-        const onSignal = (signal: NodeJS.Signals) => {
-          if (cancel.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
-          ctx.out.warn(`${signal}: canceling the eval's jobs (again to quit at once)`);
-          cancel.abort(new Error(`canceled by ${signal}`));
-        };
-        process.on("SIGINT", onSignal);
-        process.on("SIGTERM", onSignal);
+        const cancel = catchInterrupts({ stopping: "the eval's jobs", warn: (line) => ctx.out.warn(line) });
         ctx.out.info(
-          `eval of skill "${skill.id}": ${evals.cases.length} case(s) x ${baseline ? "with_skill, old_skill" : "with_skill, without_skill"} x ${engines.join(", ")} x ${runs} run(s)${triggers ? `; ${triggers.queries.length} trigger queries x ${triggerRuns} runs` : ""}`,
+          `eval of skill "${skill.id}": ${evals.cases.length} case(s) x ${(configurations ?? (baseline ? ["with_skill", "old_skill"] : ["with_skill", "without_skill"])).join(", ")} x ${engines.join(", ")} x ${runs} run(s)${triggers ? `; ${triggers.queries.length} trigger queries x ${triggerRuns} runs` : ""}${distractors ? `, among ${distractors.skills.length} neighbour(s) with ${distractors.skills.reduce((a, d) => a + d.queries.length, 0)} queries of theirs` : ""}`,
         );
         let result: IterationResult;
         try {
@@ -245,6 +373,8 @@ export const evalCommand: CommandModule = {
             runner,
             skill,
             ...(baseline ? { baseline } : {}),
+            ...(configurations ? { configurations } : {}),
+            ...(distractors ? { distractors } : {}),
             evals,
             ...(triggers ? { triggers, triggerRuns } : {}),
             engines,
@@ -252,31 +382,49 @@ export const evalCommand: CommandModule = {
             jobs,
             ...(options.judge ? { judge: { engine: options.judge, ...(template !== undefined ? { template } : {}) } } : {}),
             evalDir,
-            minPassRate,
+            ...(minPassRate !== undefined ? { minPassRate } : {}),
+            ...(against ? { against } : {}),
+            ...(failOn ? { failOn } : {}),
             gradeRun,
             ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
             signal: cancel.signal,
+            ...(budget.active ? { budget } : {}),
+            ...(retries !== undefined ? { retries, onRetry: (where, failed) => ctx.out.info(retryLine(where, failed, retries)) } : {}),
             onRun: (run) => ctx.out.info(progressLine(run, engines.length)),
             onTriggerRun: (run) =>
               ctx.out.info(
-                `[trigger] ${engines.length > 1 ? `${run.engine} ` : ""}run ${run.run}: ${run.triggered ? "triggered" : "not triggered"}: ${run.query.length > 60 ? `${run.query.slice(0, 57)}...` : run.query}${run.error ? ` (${run.error})` : ""}`,
+                `[trigger] ${engines.length > 1 ? `${run.engine} ` : ""}run ${run.run}: ${distractors ? `fired ${run.fired ?? "none"}` : run.triggered ? "triggered" : "not triggered"}: ${run.owner ? `(${run.owner}'s) ` : ""}${run.query.length > 60 ? `${run.query.slice(0, 57)}...` : run.query}${run.error ? ` (${run.error})` : ""}`,
               ),
           });
         } finally {
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
+          cancel.release();
         }
+        const reports = writeReports(result, options, ctx.cwd, (line) => ctx.out.info(line));
+        const stopped =
+          result.costLimit !== undefined ? costLimitError(result.costLimit, `eval iteration ${result.iteration}`, result.dir) : undefined;
         if (ctx.out.json)
           ctx.out.result({
             iteration: result.iteration,
             dir: result.dir,
+            status: cancel.signal.aborted || stopped ? "error" : result.gated ? (result.passed ? "passed" : "failed") : "finished",
+            ...(stopped ? { error: stopped.toJSON() } : {}),
             passed: result.passed,
             benchmark: result.benchmark,
             triggers: result.triggers,
+            comparison: result.comparison ?? null,
+            reports,
           });
         else ctx.out.result(undefined, summaryText(result, ctx.cwd));
+        if (stopped) {
+          // The results so far are printed above; the error closes the output, and the exit is a failure, not bad input.
+          for (const line of errorLines(stopped)) ctx.out.info(line);
+          setExit(ExitCode.Failure);
+          return;
+        }
         if (cancel.signal.aborted) ctx.out.info(`canceled: iteration ${result.iteration} is incomplete (status error)`);
-        else if (!result.passed) ctx.out.info(`a case's with_skill pass rate is below --min-pass-rate ${minPassRate}`);
+        else if (!result.gated) ctx.out.info("finished (no gate: --min-pass-rate or --fail-on would make it pass or fail)");
+        else if (!result.passed) ctx.out.info(`failed: ${gateFailure(result, minPassRate, failOn)}`);
+        else ctx.out.info("passed");
         setExit(cancel.signal.aborted ? 130 : result.passed ? ExitCode.Success : ExitCode.Failure);
       });
   },

@@ -8,9 +8,11 @@
 import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, relative, resolve, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import { SkillrigError } from "@skillrig/core";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { cliProjectDir, refuseFetchedCli, writeScopeRegistry } from "../plugin-scaffold-registry.js";
 
 const TEMPLATES = resolve(import.meta.dirname, "../../templates/init");
 const PLUGIN_TEMPLATES = resolve(import.meta.dirname, "../../templates/plugin");
@@ -26,6 +28,7 @@ const SCHEMA_OF: Record<string, { pkg: string; subpath: string }> = {
 interface InitOptions {
   force?: boolean;
   plugin?: string;
+  dir?: string;
 }
 
 export const initCommand: CommandModule = {
@@ -35,11 +38,16 @@ export const initCommand: CommandModule = {
       .description("Scaffold skillrig.config.json, an example task and an example skill in a folder; or, with --plugin, a plugin package")
       .argument("[dir]", "the project folder (default: the working directory); with --plugin, the plugin's package name", ".")
       .option("--force", "overwrite files that already exist")
-      .option("--plugin <kind>", "scaffold a publishable plugin package instead: engine or deliverable, in ./<name>")
+      .option("--plugin <kind>", "scaffold a publishable plugin package instead: engine, deliverable or assertion, in ./<name>")
+      .option("--dir <folder>", "with --plugin: the folder to write the package's folder in (default: the working directory)")
       .action(async (dirArg: string, options: InitOptions, command) => {
         const ctx = context(command);
         if (options.plugin !== undefined) {
-          const scaffold = scaffoldPlugin(ctx.cwd, options.plugin, dirArg, options.force === true);
+          refuseFetchedCli(fileURLToPath(import.meta.url));
+          const parent = resolve(ctx.cwd, options.dir ?? ".");
+          const scaffold = scaffoldPlugin(parent, options.plugin, dirArg, options.force === true, ctx.cwd);
+          const npmrc = writeScopeRegistry(scaffold.dir, [ctx.cwd, parent, cliProjectDir(fileURLToPath(import.meta.url)) ?? ctx.cwd]);
+          if (npmrc !== undefined) scaffold.created.push(".npmrc");
           ctx.out.result(
             scaffold,
             [
@@ -102,16 +110,16 @@ function refuseOverwrite(dir: string, files: string[], force: boolean): void {
   }
 }
 
-const PLUGIN_KINDS = ["engine", "deliverable"] as const;
+const PLUGIN_KINDS = ["engine", "deliverable", "assertion"] as const;
 // npm's rule for a package name (lower case, URL-safe, optionally scoped).
 const PACKAGE_NAME = /^(?:@[a-z0-9-~][a-z0-9-._~]*\/)?[a-z0-9-~][a-z0-9-._~]*$/;
 
 /**
- * `init --plugin engine|deliverable NAME`: a publishable plugin package in ./<NAME without its scope>, from
+ * `init --plugin engine|deliverable|assertion NAME`: a publishable plugin package in ./<NAME without its scope>, from
  * templates/plugin/<kind>. Its @skillrig ranges are `^<major>.0.0` of the core this CLI runs with (the packages are
  * released together), so the plugin installs beside this release and the next minors.
  */
-function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean) {
+function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean, shownFrom: string) {
   if (!(PLUGIN_KINDS as readonly string[]).includes(kind)) {
     throw new SkillrigError("usage", `--plugin must be one of ${PLUGIN_KINDS.join(", ")}, not "${kind}"`, { field: "--plugin" });
   }
@@ -122,20 +130,24 @@ function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean)
     });
   }
   const folder = name.split("/").at(-1)!;
-  const id = folder.replace(/^skillrig-(?:engine-|deliverable-)?/, "").replace(/[^a-z0-9-]/g, "-") || kind;
+  const id = folder.replace(/^skillrig-(?:engine-|deliverable-|assertion-)?/, "").replace(/[^a-z0-9-]/g, "-") || kind;
   const words = id.split("-").filter(Boolean);
   const pascal = words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join("");
-  const range = coreRange();
+  const range = rangeOf("@skillrig/core");
   const values: Record<string, string> = {
     __NAME__: name,
     __FOLDER__: folder,
     __ENGINE__: id,
     __TYPE__: id,
+    // An assertion kind is named as the built-in ones are (`file_contains`), and must start with a letter.
+    __KIND__: (/^[a-z]/.test(id) ? id.replace(/-/g, "_") : `kind_${id.replace(/-/g, "_")}`).slice(0, 64),
+    __TYPE_NAME__: /^[A-Za-z]/.test(pascal) ? `${pascal}Assertion` : `Assertion${pascal}`,
     __DISPLAY__: `${words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join(" ")} CLI`,
     __PLUGIN__: /^[A-Za-z]/.test(pascal) ? `${pascal}Plugin` : `Plugin${pascal}`,
     __OPTIONS__: /^[A-Za-z]/.test(pascal) ? `${pascal}Options` : `Options${pascal}`,
     __CORE_RANGE__: range,
-    __KIT_RANGE__: range,
+    // A kit has its own version line (engine-kit took a major of its own): its range is its version's, not core's.
+    __KIT_RANGE__: rangeOf(`@skillrig/${kind}-kit`),
   };
   const root = join(PLUGIN_TEMPLATES, kind);
   const templates = listTemplates(root);
@@ -150,13 +162,18 @@ function scaffoldPlugin(cwd: string, kind: string, name: string, force: boolean)
     // that is not a package's own `bin` as 0644, so the installed CLI's templates have lost the bit.
     writeFileSync(target, text, { mode: files[i]!.startsWith("bin/") ? 0o755 : 0o644 });
   }
-  const next = [`cd ${folder}`, "npm install", "npm test", `cd ../my-project && npm i -D ../${folder}   # then add "${name}" to plugins`];
+  const shown = relative(shownFrom, dir) || ".";
+  const next = [
+    `cd ${shown} && npm install && npm test   # npm install builds it (prepare); the test runs it for real`,
+    `cd <your project> && npm i -D ${relativeFromSibling(dir)}   # then add "${name}" to plugins in skillrig.config.json`,
+  ];
   return { kind, name, folder, dir, created: files, next };
 }
 
 /** `^<major>.0.0` of the @skillrig/core this CLI runs with (`^0.<minor>.0` before 1.0, where a minor may break). */
-function coreRange(): string {
-  const file = createRequire(import.meta.url).resolve("@skillrig/core/package.json");
+/** `^<major>.0.0` (`^0.<minor>.0` before 1.0) of the installed `name`, the package this CLI runs with. */
+function rangeOf(name: string): string {
+  const file = createRequire(import.meta.url).resolve(`${name}/package.json`);
   const { version } = JSON.parse(readFileSync(file, "utf8")) as { version: string };
   const [major = "0", minor = "0"] = version.split(".");
   return major === "0" ? `^0.${minor}.0` : `^${major}.0.0`;
@@ -203,4 +220,9 @@ function schemaPath(schema: { pkg: string; subpath: string }, projectDir: string
   }
   const path = relative(fileDir, join(packageDir, target)).split(sep).join("/");
   return path.startsWith(".") ? path : `./${path}`;
+}
+
+/** How a project next to the plugin's folder names it: `../<folder>`. */
+function relativeFromSibling(dir: string): string {
+  return `../${dir.split(sep).at(-1)}`;
 }

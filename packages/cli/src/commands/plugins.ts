@@ -17,7 +17,7 @@ export const pluginsCommand: CommandModule = {
         const ctx = context(command);
         const loaded = await ctx.config();
         const runner = await ctx.runner();
-        const kinds = ["deliverable", "engine", "compare", "reporter"] as const;
+        const kinds = ["deliverable", "engine", "compare", "reporter", "assertion"] as const;
         const claims = kinds.flatMap((kind) => runner.claims(kind));
         const bundled: PluginOrigin = { kind: "bundled", package: "@skillrig/cli", version: cliVersion() };
         const report = {

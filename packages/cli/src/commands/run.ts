@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, relative, resolve } from "node:path";
 import { Option, type Command } from "commander";
 import {
+  runsFolderOf,
   SkillrigError,
   type Runner,
   type EngineEvent,
@@ -24,10 +25,12 @@ import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { catchInterrupts } from "../interrupts.js";
 import { reportError } from "../output.js";
 import { skillFromArgument } from "./skills.js";
-import { recordRun, runsDirOf } from "../run-record.js";
+import { recordRun } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
+import { positiveNumber, usageLine } from "../usage-line.js";
 
 interface RunOptions {
   engine?: string;
@@ -41,6 +44,8 @@ interface RunOptions {
   prompt?: string;
   promptFile?: string;
   skillInstall?: SkillInstall;
+  maxCostUsd?: string;
+  maxTokens?: string;
 }
 
 function collect(value: string, previous: string[]): string[] {
@@ -148,6 +153,8 @@ export const runCommand: CommandModule = {
       .option("-p, --param <key=value>", "a parameter; repeatable", collect, [])
       .option("--dry-run", "resolve inputs and parameters and render the prompt, without running an engine")
       .addOption(new Option("--timeout <ms>", "job time limit in milliseconds"))
+      .option("--max-cost-usd <usd>", "stop the engine once its model calls cost this much (error cost_limit)")
+      .option("--max-tokens <n>", "stop the engine once its model calls used this many tokens (error cost_limit)")
       .option("--runs-dir <dir>", "where run folders go (default: runs_dir of the config, else .skillrig/runs)")
       .option("--no-record", "put the run folder in a temporary folder instead of the runs folder, unrecorded")
       .addHelpText(
@@ -182,6 +189,19 @@ export const runCommand: CommandModule = {
             field: "timeout",
           });
         }
+        const maxCostUsd = positiveNumber(options.maxCostUsd, false);
+        const maxTokens = positiveNumber(options.maxTokens, true);
+        for (const [flag, value, given] of [
+          ["--max-cost-usd", maxCostUsd, options.maxCostUsd],
+          ["--max-tokens", maxTokens, options.maxTokens],
+        ] as const) {
+          if (Number.isNaN(value))
+            throw new SkillrigError(
+              "usage",
+              `${flag} ${given}: expected a positive ${flag === "--max-tokens" ? "whole number" : "number"}`,
+              { field: flag.slice(2) },
+            );
+        }
         if (options.prompt !== undefined && options.promptFile !== undefined)
           throw new SkillrigError("usage", "give the prompt once: --prompt or --prompt-file, not both", { field: "prompt" });
         const prompt = options.promptFile !== undefined ? readPromptFile(resolve(ctx.cwd, options.promptFile)) : options.prompt;
@@ -196,6 +216,8 @@ export const runCommand: CommandModule = {
             dry_run: options.dryRun === true,
             ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
             ...(options.skillInstall !== undefined ? { skill_install: options.skillInstall } : {}),
+            ...(maxCostUsd !== undefined ? { max_cost_usd: maxCostUsd } : {}),
+            ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
           },
         };
 
@@ -203,14 +225,7 @@ export const runCommand: CommandModule = {
         ctx.out.info(runHeader(runner, skill.id, engine, ctx.cwd));
         // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
         // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
-        const cancel = new AbortController();
-        const onSignal = (signal: NodeJS.Signals) => {
-          if (cancel.signal.aborted) process.exit(128 + (signal === "SIGINT" ? 2 : 15));
-          ctx.out.warn(`${signal}: canceling the job (again to quit at once)`);
-          cancel.abort(new Error(`canceled by ${signal}`));
-        };
-        process.on("SIGINT", onSignal);
-        process.on("SIGTERM", onSignal);
+        const cancel = catchInterrupts({ stopping: "the job", warn: (line) => ctx.out.warn(line) });
         const heartbeat = startHeartbeat(
           (line) => ctx.out.info(line),
           (elapsed, quiet) => `... still running: engine ${engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
@@ -232,14 +247,13 @@ export const runCommand: CommandModule = {
               ? mkdtempSync(join(tmpdir(), "skillrig-run-"))
               : options.runsDir !== undefined
                 ? resolve(ctx.cwd, options.runsDir)
-                : runsDirOf(runner),
+                : runsFolderOf(runner),
           onPrompt: ({ input, parameter, prompt }) => {
             shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
           },
         }).finally(() => {
           heartbeat.stop();
-          process.off("SIGINT", onSignal);
-          process.off("SIGTERM", onSignal);
+          cancel.release();
         });
         for (const w of result.warnings ?? []) ctx.out.warn(w);
         // A request the skill refuses (a bad --param value, a missing --file) is a usage error, as a mistyped option
@@ -276,6 +290,8 @@ export const runCommand: CommandModule = {
         } else if (!refused) {
           ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
         }
+        const used = ctx.out.json ? undefined : usageLine(result);
+        if (used) ctx.out.info(used);
         if (result.error && !ctx.out.json) {
           const error = new SkillrigError(result.error.code, result.error.message, { ...result.error });
           reportError(error, false, ctx.out.streams);

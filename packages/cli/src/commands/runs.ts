@@ -5,11 +5,13 @@
  */
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { SkillrigError } from "@skillrig/core";
+import { runsFolderOf, SkillrigError } from "@skillrig/core";
 import { cleanRuns, isRunId, listRunRecords, parseAge, RUN_KINDS, readRunRecord, type RunRecord } from "@skillrig/view";
+import { failingCaseLines } from "../failing-cases.js";
 import type { CommandModule } from "../command.js";
-import { pythonEnvDirOf, runsDirOf } from "../run-record.js";
+import { pythonEnvDirOf } from "../run-record.js";
 import { table } from "../text-table.js";
+import { parseFailOn } from "../fail-on.js";
 import { runsDiff } from "./runs-diff.js";
 
 const KINDS: readonly string[] = RUN_KINDS;
@@ -38,7 +40,7 @@ export const runsCommand: CommandModule = {
         if (options.kind !== undefined && !KINDS.includes(options.kind)) {
           throw new SkillrigError("usage", `--kind "${options.kind}": expected one of ${KINDS.join(", ")}`, { field: "--kind" });
         }
-        const dir = runsDirOf(await ctx.runner());
+        const dir = runsFolderOf(await ctx.runner());
         const records = (await listRunRecords(dir)).filter((r) => options.kind === undefined || r.kind === options.kind);
         const human =
           records.length === 0
@@ -54,7 +56,7 @@ export const runsCommand: CommandModule = {
       .description("One recorded run: its record and where its report is (with --json, the report too)")
       .action(async (id: string, _options, command) => {
         const ctx = context(command);
-        const dir = runsDirOf(await ctx.runner());
+        const dir = runsFolderOf(await ctx.runner());
         const record = isRunId(id) ? await readRunRecord(dir, id) : undefined;
         if (!record) {
           throw new SkillrigError("usage", `no recorded run "${id}" in ${dir}`, { field: "id", hint: "skillrig runs list shows the ids" });
@@ -71,20 +73,38 @@ export const runsCommand: CommandModule = {
           `started ${record.started_at}${record.engines.length > 0 ? `, engine ${record.engines.join(", ")}` : ""}`,
           `folder ${join(dir, id)}`,
           `report ${reportFile}${report === null ? " (missing or not JSON)" : ""}`,
+          ...incompleteLines(report),
+          ...failingCaseLines(report),
         ].join("\n");
         ctx.out.result({ record, folder: join(dir, id), report }, human);
       });
     runs
       .command("diff <before> <after>")
-      .description("Compare two recorded runs of the same task, suite, solve batch or skill: exit 1 when a case that passed no longer does")
+      .description("Compare two recorded runs of the same task, suite, solve batch or skill: exit 1 on a regression (see --fail-on)")
       .option("--changed-only", "list only the cases whose status changed")
+      .option(
+        "--fail-on <when>",
+        "regression (a case of an unchanged deliverable broke, or a task's rate fell), significant (only a drop whose 95% interval excludes 0), never",
+        "regression",
+      )
+      .option("--reporter <name>", "text, or markdown (a summary for a pull-request comment)", "text")
       .addHelpText(
         "after",
-        "\nIds as `runs list` shows them; `latest` is the newest run, `latest~N` the N-th earlier run of the same kind and name.\nExit codes: 0 nothing that passed fails now, 1 a regression, 2 an unknown id or runs that cannot be compared.\n",
+        "\nIds as `runs list` shows them; `latest` is the newest run, `latest~N` the N-th earlier run of the same kind and name.\nExit codes: 0 the gate passed, 1 it failed (by default: a regression), 2 an unknown id or runs that cannot be compared.\n",
       )
-      .action(async (before: string, after: string, options: { changedOnly?: boolean }, command) => {
+      .action(async (before: string, after: string, options: { changedOnly?: boolean; failOn: string; reporter: string }, command) => {
         const ctx = context(command);
-        setExit(await runsDiff(ctx, runsDirOf(await ctx.runner()), before, after, options.changedOnly === true));
+        const failOn = parseFailOn(options.failOn);
+        if (options.reporter !== "text" && options.reporter !== "markdown") {
+          throw new SkillrigError("usage", `--reporter "${options.reporter}": expected text or markdown`, { field: "--reporter" });
+        }
+        setExit(
+          await runsDiff(ctx, runsFolderOf(await ctx.runner()), before, after, {
+            changedOnly: options.changedOnly === true,
+            failOn,
+            reporter: options.reporter,
+          }),
+        );
       });
     runs
       .command("clean")
@@ -100,7 +120,7 @@ export const runsCommand: CommandModule = {
           });
         }
         const runner = await ctx.runner();
-        const dir = runsDirOf(runner);
+        const dir = runsFolderOf(runner);
         const removed = await cleanRuns(dir, { olderThanMs, pythonEnvDir: pythonEnvDirOf(runner), dryRun: options.dryRun === true });
         const verb = options.dryRun ? "would remove" : "removed";
         const lines = [...removed.runs.map((r) => `${verb} run ${r}`), ...removed.pythonEnvs.map((p) => `${verb} python env ${p}`)];
@@ -111,3 +131,17 @@ export const runsCommand: CommandModule = {
       });
   },
 };
+
+/** What ended early in a recorded report (a task's `incomplete`, or any sample's): shown so it is never read as complete. */
+function incompleteLines(report: unknown): string[] {
+  const isObject = (v: unknown): v is Record<string, unknown> => typeof v === "object" && v !== null && !Array.isArray(v);
+  if (!isObject(report)) return [];
+  const reason = (v: unknown) => (isObject(v) && typeof v.reason === "string" ? v.reason : undefined);
+  const own = reason(report.incomplete);
+  const samples = Array.isArray(report.tasks)
+    ? report.tasks.flatMap((t) =>
+        isObject(t) && Array.isArray(t.samples) ? t.samples.map((s) => (isObject(s) ? reason(s.incomplete) : undefined)) : [],
+      )
+    : [];
+  return [own, ...samples].filter((r): r is string => r !== undefined).map((r) => `INCOMPLETE: ${r}; not a pass`);
+}

@@ -2,6 +2,7 @@ import { SkillrigError } from "@skillrig/core";
 import type { ServerOverrides } from "@skillrig/server";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { withInterrupts } from "../interrupts.js";
 import { withServer } from "../server-package.js";
 
 interface ServeOptions {
@@ -21,19 +22,6 @@ function wholeNumber(value: string | undefined, option: string, min: number): nu
     throw new SkillrigError("invalid_config", `${option} must be a whole number of at least ${min}, not "${value}"`, { field: option });
   }
   return Number(value);
-}
-
-/** Resolves when the process is asked to stop (Ctrl-C, a service manager's SIGTERM). */
-function stopRequested(): Promise<string> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: string) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      resolve(signal);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
 }
 
 export const serveCommand: CommandModule = {
@@ -90,23 +78,27 @@ export const serveCommand: CommandModule = {
           );
         }
         const { role, queue } = server.settings;
+        const store = server.sqliteDriver ? `sqlite through ${server.sqliteDriver.about}` : queue.backend;
         ctx.out.result(
           {
             url: server.url,
             role,
             backend: queue.backend,
+            sqlite_driver: server.sqliteDriver?.name ?? null,
             data_dir: server.settings.dataDir,
             concurrency: server.settings.concurrency,
             recovered: server.recovered,
             pid: process.pid,
           },
           role === "worker"
-            ? `skillrig worker running ${server.settings.concurrency} jobs at once from ${queue.backend} (data in ${server.settings.dataDir})`
-            : `skillrig server (${role}, ${queue.backend}) listening on ${server.url} (data in ${server.settings.dataDir}; API at ${server.url}/v1/openapi.json)`,
+            ? `skillrig worker running ${server.settings.concurrency} jobs at once from ${store} (data in ${server.settings.dataDir})`
+            : `skillrig server (${role}, ${store}) listening on ${server.url} (data in ${server.settings.dataDir}; API at ${server.url}/v1/openapi.json)`,
         );
-        const signal = await stopRequested();
-        ctx.out.info(`${signal}: stopping; running jobs are left for the next start to settle`);
-        await server.close();
+        // Ctrl-C or a service manager's SIGTERM stops it; a second signal while it closes ends it at once.
+        await withInterrupts({}, async (interrupts) => {
+          ctx.out.info(`${await interrupts.stopped}: stopping; running jobs are left for the next start to settle`);
+          await server.close();
+        });
         setExit(ExitCode.Success);
       });
   },

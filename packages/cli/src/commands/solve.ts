@@ -8,18 +8,20 @@
  */
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { SkillrigError } from "@skillrig/core";
+import { runsFolderOf, SkillrigError } from "@skillrig/core";
 import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
-import { recordRun, reserveRunFolder, runsDirOf } from "../run-record.js";
+import { catchInterrupts } from "../interrupts.js";
+import { addBudgetOptions, type BudgetFlags, costLimitError, errorLines, invocationBudget } from "../invocation-budget-flags.js";
+import { recordRun, reserveRunFolder } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { loadRemoteRun } from "../server-package.js";
 
 const REPORTERS = ["json", "junit", "html"] as const;
 
-interface SolveCommandOptions {
+interface SolveCommandOptions extends BudgetFlags {
   engine?: string[];
   attempts?: number;
   jobs?: number;
@@ -49,7 +51,7 @@ function collect(value: string, previous: string[] | undefined): string[] {
 
 export const solveCommand: CommandModule = {
   register(program, context, setExit) {
-    program
+    const command = program
       .command("solve")
       .description("Have an engine write the deliverable for a task, then grade it on the task's hidden tests")
       .argument("<task-file...>", "task files (JSON, Task Oracle Input Contract v1.0)")
@@ -67,10 +69,11 @@ export const solveCommand: CommandModule = {
       .option(
         "--server <url>",
         `run the attempts and grade them on a jobs server (skillrig serve) instead of here; its token from ${SERVER_TOKEN_ENV}. --jobs is then the attempts submitted at once (default ${REMOTE_IN_FLIGHT})`,
-      )
+      );
+    addBudgetOptions(command, "solve")
       .addHelpText(
         "after",
-        "\nExit codes: 0 every attempt passed, 1 some attempt did not pass, 2 invalid input or misuse.\n" +
+        "\nExit codes: 0 every attempt passed, 1 some attempt did not pass (or the budget stopped the batch: cost_limit), 2 invalid input or misuse.\n" +
           "With --json, stdout holds only the solve report (the same document as --reporter json).\n",
       )
       .action(async (taskFiles: string[], given: SolveCommandOptions, command) => {
@@ -93,6 +96,7 @@ export const solveCommand: CommandModule = {
           });
         }
         const runner = await ctx.runner();
+        const budget = invocationBudget(options, runner.config.cost);
         const defaults = runner.config.solve ?? {};
         const engines = options.engine.length > 0 ? options.engine : (defaults.engines ?? []);
         if (engines.length === 0) {
@@ -105,20 +109,9 @@ export const solveCommand: CommandModule = {
         const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
         const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
         // Ctrl-C stops the running engines (their process groups are killed) and starts no new attempt; the
-        // report of what ran is still printed and written. A second Ctrl-C exits at once.
-        const canceled = new AbortController();
-        // The listener stays until the batch ends, so engine plugins that kill their CLIs on SIGINT leave the
-        // process alive to report; the second Ctrl-C removes it and re-raises the signal's default meaning.
-        const onInterrupt = () => {
-          if (canceled.signal.aborted) {
-            process.removeListener("SIGINT", onInterrupt);
-            process.kill(process.pid, "SIGINT");
-            return;
-          }
-          ctx.out.warn("interrupted: stopping the running engines; press Ctrl-C again to exit at once");
-          canceled.abort();
-        };
-        process.on("SIGINT", onInterrupt);
+        // report of what ran is still printed and written. The listener stays until the batch ends, so engine
+        // plugins that kill their CLIs on SIGINT leave the process alive to report. A second Ctrl-C exits at once.
+        const canceled = catchInterrupts({ stopping: "the running engines' attempts", warn: (line) => ctx.out.warn(line) });
         const startedAt = new Date();
         const folder =
           options.record !== false
@@ -133,7 +126,7 @@ export const solveCommand: CommandModule = {
         try {
           report = await solve(runner, {
             signal: canceled.signal,
-            runsDir: folder?.jobsDir ?? runsDirOf(runner),
+            runsDir: folder?.jobsDir ?? runsFolderOf(runner),
             tasks,
             engines: engines.map((name) => {
               const variant = variants.get(name);
@@ -143,6 +136,7 @@ export const solveCommand: CommandModule = {
             jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
             ...(options.server ? { execution: (await loadRemoteRun()).remoteSolveExecution(runner, options.server) } : {}),
             timeoutMs: options.timeout,
+            ...(budget.active ? { budget } : {}),
             onProgress: (event) => {
               heartbeat.touch();
               if (event.type !== "reference") done = event.done;
@@ -163,7 +157,7 @@ export const solveCommand: CommandModule = {
           });
         } finally {
           heartbeat.stop();
-          process.removeListener("SIGINT", onInterrupt);
+          canceled.release();
         }
         if (folder) await recordRun(ctx, "solve", report, startedAt, folder);
         if (options.out) {
@@ -171,6 +165,17 @@ export const solveCommand: CommandModule = {
             ctx.out.info(`wrote ${file}`);
         }
         ctx.out.result(report, formatSolveSummary(report));
+        if (report.stopped) {
+          // The report (what ran, and the attempts not run) is written and printed; the error closes the output.
+          const where = options.out
+            ? resolve(ctx.cwd, options.out)
+            : folder
+              ? `run ${folder.id} (skillrig runs show ${folder.id})`
+              : "the report above";
+          for (const line of errorLines(costLimitError(report.stopped.message, "the solve batch", where))) ctx.out.info(line);
+          setExit(ExitCode.Failure);
+          return;
+        }
         setExit(report.summary.not_passed === 0 ? ExitCode.Success : ExitCode.Failure);
       });
   },

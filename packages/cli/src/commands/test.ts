@@ -31,8 +31,10 @@ import type { HtmlReportInput } from "@skillrig/oracle/html-report";
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
+import { withInterrupts } from "../interrupts.js";
 import { REMOTE_IN_FLIGHT, SERVER_TOKEN_ENV } from "../server-option.js";
 import { recordRun } from "../run-record.js";
+import { refuseUngradableSuite } from "../suite-usage.js";
 import { testSelection } from "../test-selection.js";
 import { loadRemoteRun } from "../server-package.js";
 
@@ -203,16 +205,11 @@ async function recordWhileClosing(ctx: CommandContext, record: (() => Promise<un
   await closing;
 }
 
-/** Ctrl-C cancels the run: cases not yet started are reported as canceled, not run. */
-async function withSigint<T>(run: (signal: AbortSignal) => Promise<T>): Promise<T> {
-  const abort = new AbortController();
-  const onSigint = () => abort.abort();
-  process.once("SIGINT", onSigint);
-  try {
-    return await run(abort.signal);
-  } finally {
-    process.off("SIGINT", onSigint);
-  }
+/** Ctrl-C cancels the run: cases not yet started are reported as canceled, not run (interrupts.ts). */
+function withSigint<T>(ctx: CommandContext, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  return withInterrupts({ stopping: "the cases not yet started", warn: (line) => ctx.out.warn(line) }, (interrupts) =>
+    run(interrupts.signal),
+  );
 }
 
 async function testOneTask(ctx: CommandContext, taskFile: string, options: TestOptions, requested: string[]): Promise<number> {
@@ -243,7 +240,7 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
   const remote = options.server ? await loadRemoteRun() : undefined;
-  const report = await withSigint((signal) =>
+  const report = await withSigint(ctx, (signal) =>
     remote && options.server
       ? remote.runTaskOnServer(runner, {
           server: options.server,
@@ -267,6 +264,8 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toJsonReport(report), startedAt) : undefined);
   if (chosen.has("html")) await writeHtmlReport(ctx, options.out!, `${report.task_id}.html`, { task: report });
   const s = report.summary;
+  // A report that ended early is an error, never a pass (issue 38).
+  if (report.incomplete) return ExitCode.InvalidInput;
   return s.invalid > 0 ? ExitCode.InvalidInput : s.passed === s.total ? ExitCode.Success : ExitCode.Failure;
 }
 
@@ -282,6 +281,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const entries = options.samples
       ? await deliverablesFromSamples(tasks, options.samples, { cwd: ctx.cwd, workDir })
       : await deliverablesFromFolder(tasks, options.deliverable!, ctx.cwd);
+    refuseUngradableSuite(entries, options.deliverable, ctx.cwd);
     const runner = await ctx.runner();
     await checkReporters(runner, requested);
     const selection = await testSelection(
@@ -300,7 +300,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
     const startedAt = new Date();
     const grade = options.server ? (await loadRemoteRun()).remoteSampleGrader(options.server) : undefined;
-    const report = await withSigint((signal) =>
+    const report = await withSigint(ctx, (signal) =>
       runSuite(runner, {
         entries: graded,
         // With --server every sample is one oracle run on the server; how many run at once is its workers' affair.

@@ -5,11 +5,11 @@
  */
 import { resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { SkillrigError } from "@skillrig/core";
+import { runsFolderOf, SkillrigError } from "@skillrig/core";
 import { startViewServer, writeBundle } from "@skillrig/view";
 import type { CommandModule } from "../command.js";
 import type { CommandContext } from "../context.js";
-import { runsDirOf } from "../run-record.js";
+import { withInterrupts } from "../interrupts.js";
 
 interface ViewOptions {
   port: string;
@@ -22,19 +22,6 @@ interface ViewOptions {
   force?: boolean;
 }
 
-/** Resolves when the process is asked to stop (Ctrl-C, SIGTERM). */
-function stopRequested(): Promise<string> {
-  return new Promise((done) => {
-    const onSignal = (signal: string) => {
-      process.off("SIGINT", onSignal);
-      process.off("SIGTERM", onSignal);
-      done(signal);
-    };
-    process.on("SIGINT", onSignal);
-    process.on("SIGTERM", onSignal);
-  });
-}
-
 async function bundle(ctx: CommandContext, options: ViewOptions): Promise<void> {
   if (options.server !== undefined) {
     throw new SkillrigError("usage", "--server cannot go with --bundle: a bundle has no jobs server's pages", { field: "--server" });
@@ -42,9 +29,12 @@ async function bundle(ctx: CommandContext, options: ViewOptions): Promise<void> 
   if (!/^[1-9][0-9]{0,5}$/.test(options.limit)) {
     throw new SkillrigError("usage", `--limit must be a whole number from 1, not "${options.limit}"`, { field: "--limit" });
   }
-  const runsDir = options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : runsDirOf(await ctx.runner());
+  const runner = options.runsDir !== undefined ? undefined : await ctx.runner();
+  const runsDir = runner ? runsFolderOf(runner) : resolve(ctx.cwd, options.runsDir!);
   const written = await writeBundle({
     runsDir,
+    // Paths under the project are written relative to it: the config's folder, or where the command ran.
+    projectDir: runner?.configDir ?? ctx.cwd,
     outDir: resolve(ctx.cwd, options.bundle!),
     ...(options.run ? { runs: options.run } : {}),
     limit: Number(options.limit),
@@ -100,7 +90,7 @@ export const viewCommand: CommandModule = {
           const token = process.env[options.serverTokenEnv];
           server = { url: url.href.replace(/\/+$/, ""), ...(token ? { token } : {}) };
         }
-        const runsDir = options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : runsDirOf(await ctx.runner());
+        const runsDir = options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : runsFolderOf(await ctx.runner());
         let view: Awaited<ReturnType<typeof startViewServer>>;
         try {
           view = await startViewServer({ runsDir, port: Number(options.port), server });
@@ -117,9 +107,10 @@ export const viewCommand: CommandModule = {
           { url: view.url, runs_dir: runsDir, server: server?.url ?? null },
           `skillrig view at ${view.url} (runs from ${runsDir}${server ? `; jobs server ${server.url}` : ""}); Ctrl-C stops it`,
         );
-        const signal = await stopRequested();
-        ctx.out.info(`${signal}: stopping`);
-        await view.close();
+        await withInterrupts({}, async (interrupts) => {
+          ctx.out.info(`${await interrupts.stopped}: stopping`);
+          await view.close();
+        });
       });
   },
 };

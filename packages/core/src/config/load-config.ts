@@ -3,12 +3,14 @@
  * Discovery walks up from the working directory and takes the first folder that holds one of
  * CONFIG_FILE_NAMES (in that order); `--config` names a file directly.
  */
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { SkillrigError, type Violation } from "../errors.js";
 import { compileSchema, compiledFrom, type CompiledSchema } from "../schema-validation.js";
 import { schemaKey, type PrecompiledSchema } from "../precompiled-schema.js";
 import { pointerToKeyPath } from "../json-pointer.js";
+import { readJsonFile } from "../json-text.js";
+import { closestName } from "../closest-name.js";
 import type { SkillrigPlugin } from "../plugin.js";
 import {
   CORE_CONFIG_KEYS,
@@ -166,22 +168,7 @@ function pluginSections(plugins: readonly SkillrigPlugin[], file?: string): Sect
 }
 
 async function readConfigFile(file: string): Promise<unknown> {
-  if (file.endsWith(".json")) {
-    let text: string;
-    try {
-      text = readFileSync(file, "utf8");
-    } catch (error) {
-      throw new SkillrigError("invalid_config", `cannot read config file ${file}: ${(error as Error).message}`, { file, cause: error });
-    }
-    try {
-      return JSON.parse(text);
-    } catch (error) {
-      throw new SkillrigError("invalid_config", `config file ${file} is not valid JSON: ${(error as Error).message}`, {
-        file,
-        cause: error,
-      });
-    }
-  }
+  if (file.endsWith(".json")) return readJsonFile(file, { file, what: "config file", code: "invalid_config" });
   try {
     // jiti loads TypeScript and ESM config files without a build step (as vitest and nuxt do).
     const mod = await importTypeScript(file);
@@ -219,11 +206,15 @@ function configViolations(
   const raw = configValidator(sections, precompiled).validate(config);
   // Where an anyOf failed (a plugin entry), its branch errors at or below the same pointer add only noise.
   const anyOfAt = raw.filter((v) => v.rule === "anyOf").map((v) => v.pointer ?? "");
+  const schema = composeConfigSchema(sections);
+  // One line per mistake: the first problem found at a place stands for the place.
+  const seen = new Set<string>();
   return raw
     .filter((v) => v.rule === "anyOf" || !anyOfAt.some((p) => v.pointer === p || (v.pointer ?? "").startsWith(`${p}/`)))
+    .filter((v) => !seen.has(v.pointer ?? "") && seen.add(v.pointer ?? ""))
     .map((v) => ({
       ...v,
-      message: isUnknownTopLevelKey(v) ? unknownSectionMessage(v.pointer!, sections) : describeViolation(v.message, v.rule),
+      message: isUnknownTopLevelKey(v) ? unknownSectionMessage(v.pointer!, sections) : describeViolation(v, schema),
       file,
       field: pointerToKeyPath(v.pointer ?? ""),
     }));
@@ -231,23 +222,8 @@ function configViolations(
 
 /** "unknown section", with the nearest known key when the name looks like a slip of the keyboard. */
 function unknownSectionMessage(pointer: string, sections: readonly ConfigSection[]): string {
-  const key = pointerToKeyPath(pointer);
-  const known = [...CORE_CONFIG_KEYS, ...sections.map((s) => s.section)];
-  const near = known.find((k) => editDistance(k, key) <= Math.min(2, Math.floor(k.length / 3)));
+  const near = closestName(pointerToKeyPath(pointer), [...CORE_CONFIG_KEYS, ...sections.map((s) => s.section)]);
   return near === undefined ? "unknown section" : `unknown section (did you mean "${near}"?)`;
-}
-
-/** Levenshtein distance; the names are short, so the plain table is enough. */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const row = [i];
-    for (let j = 1; j <= b.length; j++) {
-      row[j] = Math.min(previous[j]! + 1, row[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = row;
-  }
-  return previous[b.length]!;
 }
 
 function throwViolations(violations: Violation[], file: string | undefined, sections: readonly ConfigSection[]): never {
@@ -271,8 +247,37 @@ function isUnknownTopLevelKey(v: Violation): boolean {
   return v.rule === "additionalProperties" && /^\/[^/]*$/.test(v.pointer ?? "");
 }
 
-function describeViolation(message: string, rule?: string): string {
-  if (rule === "additionalProperties") return "unknown key";
-  if (rule === "anyOf") return 'must be a plugin object, a package name, or ["package", { options }]';
-  return message;
+/** A violation's message with what to do: the nearest known key for an unknown one, the rule a name must follow. */
+function describeViolation(v: Violation, schema: Record<string, unknown>): string {
+  if (v.rule === "anyOf") return 'must be a plugin object, a package name, or ["package", { options }]';
+  if (v.rule === "additionalProperties") {
+    const tokens = (v.pointer ?? "").split("/").slice(1).map(unescapePointerToken);
+    const key = tokens.pop()!;
+    const known = Object.keys(propertiesAt(schema, tokens));
+    if (known.length === 0) return "unknown key";
+    const near = closestName(key, known);
+    return near !== undefined ? `unknown key (did you mean "${near}"?)` : `unknown key (known here: ${known.join(", ")})`;
+  }
+  if (v.rule === "pattern" && v.message.startsWith("is not a valid name")) {
+    return `${v.message.replace(/: must match pattern "(.*)"$/, "")}: rename it to match ${/pattern "(.*)"$/.exec(v.message)?.[1] ?? "the pattern"}`;
+  }
+  return v.message;
+}
+
+/** The `properties` of the schema that describes the value at `tokens` (through properties, additionalProperties, items). */
+function propertiesAt(schema: Record<string, unknown>, tokens: string[]): Record<string, unknown> {
+  let at: unknown = schema;
+  for (const token of tokens) {
+    const node = (at ?? {}) as Record<string, unknown>;
+    const properties = (node.properties ?? {}) as Record<string, unknown>;
+    if (token in properties) at = properties[token];
+    else if (typeof node.additionalProperties === "object") at = node.additionalProperties;
+    else if (typeof node.items === "object") at = node.items;
+    else return {};
+  }
+  return (((at ?? {}) as Record<string, unknown>).properties ?? {}) as Record<string, unknown>;
+}
+
+function unescapePointerToken(token: string): string {
+  return token.replace(/~1/g, "/").replace(/~0/g, "~");
 }

@@ -4,11 +4,13 @@
  * a `.ts` file with the loader that loads `skillrig.config.ts`. Each plugin comes with where it was found
  * (`PluginSource`, for `skillrig plugins`).
  */
-import { lstatSync, readFileSync, realpathSync } from "node:fs";
+import { existsSync, lstatSync, readdirSync, readFileSync, realpathSync } from "node:fs";
 import { isBuiltin, register } from "node:module";
 import { dirname, isAbsolute, join, relative, sep } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { didYouMean } from "../closest-name.js";
 import { isSkillrigError, SkillrigError } from "../errors.js";
+import { addDevDependencyCommand, projectPackageManager } from "../package-manager.js";
 import { isPlugin, type SkillrigPlugin } from "../plugin.js";
 import type { PluginEntry } from "./define-config.js";
 import { importTypeScript, isTypeScriptFile } from "./typescript-module.js";
@@ -72,7 +74,8 @@ export async function loadPlugins(entries: PluginEntry[], fromDir: string, file?
     fromDir,
   );
   const plugins: ResolvedPlugin[] = [];
-  for (const entry of located) plugins.push("plugin" in entry ? entry : { plugin: await importPlugin(entry), source: entry.source });
+  for (const entry of located)
+    plugins.push("plugin" in entry ? entry : { plugin: await importPlugin(entry, fromDir), source: entry.source });
   return plugins;
 }
 
@@ -89,16 +92,22 @@ async function locatePlugin(
   try {
     url = resolveModule(specifier, pathToFileURL(join(fromDir, "noop.js")).href);
   } catch (error) {
+    if (!isPath) {
+      const unbuilt = unbuiltPackage(packageNameOf(specifier), fromDir);
+      if (unbuilt !== undefined) throw unbuiltPackageError(specifier, unbuilt, where, error);
+    }
+    const install = addDevDependencyCommand(fromDir, packageNameOf(specifier));
+    const near = isPath ? "" : didYouMean(packageNameOf(specifier), installedPackageNames(fromDir));
     throw new SkillrigError(
       "plugin_not_found",
       isPath
         ? `plugin file "${specifier}" (plugins[${where.index}]) was not found from ${fromDir}`
-        : `plugin package "${specifier}" (plugins[${where.index}]) cannot be found from ${fromDir}; install it with: pnpm add -D ${specifier}  (or npm install -D ${specifier})`,
+        : `plugin package "${specifier}" (plugins[${where.index}]) cannot be found from ${fromDir}${near}`,
       {
         file: where.file,
         pointer: where.pointer,
         field: `plugins[${where.index}]`,
-        hint: isPath ? undefined : `pnpm add -D ${specifier}`,
+        hint: isPath ? undefined : near ? `fix the name in the config, or install it: ${install}` : `install it: ${install}`,
         details: { package: specifier, reason: (error as Error).message },
       },
     );
@@ -139,6 +148,85 @@ function registerKitHook(roots: string[], fromDir: string): void {
   } catch {
     // A host where hooks cannot be registered (a Node without them in this thread): the plugin then resolves its
     // imports as Node does, and a missing @skillrig/* package is named in its load error.
+  }
+}
+
+/** An installed package (often a linked folder) whose manifest names an entry file that is not there: not built yet. */
+interface UnbuiltPackage {
+  /** The package's real folder. */
+  dir: string;
+  /** The entry file its manifest names, relative to `dir` (`dist/index.js`). */
+  entry: string;
+}
+
+function unbuiltPackage(name: string, fromDir: string): UnbuiltPackage | undefined {
+  const link = installedEntry(name, fromDir);
+  if (link === undefined) return undefined;
+  let dir: string;
+  let manifest: { exports?: unknown; main?: unknown };
+  try {
+    dir = realpathSync(link);
+    manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as typeof manifest;
+  } catch {
+    return undefined;
+  }
+  const entry = entryFileOf(manifest);
+  if (entry === undefined || existsSync(join(dir, entry))) return undefined;
+  return { dir, entry: entry.replace(/^\.\//, "") };
+}
+
+/** The file `import "<package>"` loads, as its manifest says (`exports["."]`'s import or default, else `main`). */
+function entryFileOf(manifest: { exports?: unknown; main?: unknown }): string | undefined {
+  let target: unknown = manifest.exports;
+  if (typeof target === "object" && target !== null && "." in target) target = (target as Record<string, unknown>)["."];
+  while (typeof target === "object" && target !== null && !Array.isArray(target)) {
+    const conditions = target as Record<string, unknown>;
+    target = conditions.import ?? conditions.node ?? conditions.default;
+  }
+  if (typeof target === "string") return target;
+  return typeof manifest.main === "string" ? manifest.main : undefined;
+}
+
+function unbuiltPackageError(
+  specifier: string,
+  unbuilt: UnbuiltPackage,
+  where: { file?: string; pointer: string; index: number },
+  cause: unknown,
+): SkillrigError {
+  const manager = projectPackageManager(unbuilt.dir);
+  const build = `cd ${unbuilt.dir} && ${existsSync(join(unbuilt.dir, "node_modules")) ? "" : `${manager} install && `}${manager} run build`;
+  return new SkillrigError(
+    "plugin_not_found",
+    `plugin package "${specifier}" (plugins[${where.index}]) is installed from ${unbuilt.dir} but has not been built: its entry ${unbuilt.entry} does not exist`,
+    {
+      file: where.file,
+      pointer: where.pointer,
+      field: `plugins[${where.index}]`,
+      hint: `build it: ${build}`,
+      details: { package: packageNameOf(specifier), path: unbuilt.dir, entry: unbuilt.entry },
+      cause,
+    },
+  );
+}
+
+/** The package names installed in the `node_modules` folders from `fromDir` up (for "did you mean"). */
+function installedPackageNames(fromDir: string): string[] {
+  const names = new Set<string>();
+  for (let dir = fromDir; ; dir = dirname(dir)) {
+    for (const entry of safeList(join(dir, "node_modules"))) {
+      if (entry.startsWith(".")) continue;
+      if (entry.startsWith("@")) for (const sub of safeList(join(dir, "node_modules", entry))) names.add(`${entry}/${sub}`);
+      else names.add(entry);
+    }
+    if (dirname(dir) === dir) return [...names];
+  }
+}
+
+function safeList(dir: string): string[] {
+  try {
+    return readdirSync(dir);
+  } catch {
+    return [];
   }
 }
 
@@ -189,12 +277,18 @@ function isInside(path: string, dir: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel) && !rel.split(sep).includes("node_modules");
 }
 
-async function importPlugin({ specifier, options, url, where }: LocatedEntry): Promise<SkillrigPlugin> {
+async function importPlugin(located: LocatedEntry, fromDir: string): Promise<SkillrigPlugin> {
+  const { specifier, options, url, where } = located;
   let mod: Record<string, unknown>;
   try {
     // A TypeScript plugin file is loaded as skillrig.config.ts is (jiti), without a build step.
     mod = (isTypeScriptFile(url) ? await importTypeScript(fileURLToPath(url)) : await import(url)) as Record<string, unknown>;
   } catch (error) {
+    const source = located.source;
+    if (source.kind === "package" || source.kind === "linked") {
+      const unbuilt = unbuiltPackage(source.package, fromDir);
+      if (unbuilt !== undefined) throw unbuiltPackageError(specifier, unbuilt, where, error);
+    }
     // A package the plugin imports that is installed nowhere it looks: say what to install, and where.
     const missing = /Cannot find (?:package|module) '([^']+)'/.exec((error as Error).message)?.[1];
     const name = missing && !missing.startsWith(".") && !missing.startsWith("/") ? packageNameOf(missing) : undefined;
@@ -206,7 +300,10 @@ async function importPlugin({ specifier, options, url, where }: LocatedEntry): P
         pointer: where.pointer,
         cause: error,
         ...(name
-          ? { hint: `install ${name} in the project (npm i -D ${name}), or in the plugin's own dependencies`, details: { missing: name } }
+          ? {
+              hint: `install ${name} in the project (${addDevDependencyCommand(where.file ? dirname(where.file) : process.cwd(), name)}), or in the plugin's own dependencies`,
+              details: { missing: name },
+            }
           : {}),
       },
     );

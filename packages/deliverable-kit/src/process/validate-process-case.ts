@@ -7,6 +7,7 @@
  *   expected:     {stdout?, stderr?, exit_code?: integer, files?: {relative path: content}}
  */
 import { pointer, type Violation } from "@skillrig/core";
+import { CASE_FILE_BOUNDS, type CaseFileBounds, fileKeyBoundReason } from "./case-file-bounds.js";
 import { fileFolderClash, unsafePathReason } from "./safe-relative-path.js";
 
 /** How a process type takes its cases: `argv: true` is the contract's cli shape, `false` its script shape. */
@@ -50,6 +51,7 @@ export function validateProcessInput(
   shape: ProcessCaseShape,
   input: unknown,
   casePointer: string,
+  bounds: CaseFileBounds = CASE_FILE_BOUNDS,
 ): { value?: ProcessInput; violations: Violation[] } {
   const { type } = shape;
   const at = `${casePointer}/input`;
@@ -88,12 +90,16 @@ export function validateProcessInput(
   if (input.stdin !== undefined && typeof input.stdin !== "string") {
     violations.push(violation(`${at}/stdin`, `stdin must be a string, not ${describe(input.stdin)}`, "type"));
   }
-  const files = validateFilesMap(input.files, `${at}/files`, "input files", true, violations);
+  const files = validateFilesMap(input.files, `${at}/files`, "input files", true, violations, bounds);
   if (violations.length > 0) return { violations };
   return { value: { argv, stdin: (input.stdin as string | undefined) ?? "", files: files as Record<string, string> }, violations };
 }
 
-export function validateProcessExpected(expected: unknown, casePointer: string): { value?: ProcessExpected; violations: Violation[] } {
+export function validateProcessExpected(
+  expected: unknown,
+  casePointer: string,
+  bounds: CaseFileBounds = CASE_FILE_BOUNDS,
+): { value?: ProcessExpected; violations: Violation[] } {
   const at = `${casePointer}/expected`;
   if (!isObject(expected)) {
     return {
@@ -115,7 +121,7 @@ export function validateProcessExpected(expected: unknown, casePointer: string):
   if (expected.exit_code !== undefined && !Number.isInteger(expected.exit_code)) {
     violations.push(violation(`${at}/exit_code`, `expected exit_code must be an integer, not ${describe(expected.exit_code)}`, "type"));
   }
-  validateFilesMap(expected.files, `${at}/files`, "expected files", false, violations);
+  validateFilesMap(expected.files, `${at}/files`, "expected files", false, violations, bounds);
   if (violations.length > 0) return { violations };
   return { value: expected as ProcessExpected, violations };
 }
@@ -127,20 +133,30 @@ function validateFilesMap(
   what: string,
   stringsOnly: boolean,
   violations: Violation[],
+  bounds: CaseFileBounds,
 ): Record<string, unknown> {
   if (files === undefined) return {};
   if (!isObject(files)) {
     violations.push(violation(at, `${what} must be an object mapping relative paths to contents, not ${describe(files)}`, "type"));
     return {};
   }
+  const keys = Object.keys(files);
+  if (keys.length > bounds.max_files) {
+    violations.push(
+      violation(at, `${what} has ${keys.length} files, past the limit of ${bounds.max_files} (oracle.case_files.max_files)`, "maxFiles"),
+    );
+    return {};
+  }
   let unsafe = 0;
   for (const [key, content] of Object.entries(files)) {
     const reason = unsafePathReason(key);
-    if (reason) unsafe += 1;
+    const past = reason ? undefined : fileKeyBoundReason(key, bounds);
+    if (reason || past) unsafe += 1;
     if (reason)
       violations.push(
-        violation(`${at}/${pointerToken(key)}`, `${what} key ${JSON.stringify(key)} is not a safe relative path: it ${reason}`, "safePath"),
+        violation(`${at}/${pointerToken(key)}`, `${what} key ${shownKey(key)} is not a safe relative path: it ${reason}`, "safePath"),
       );
+    if (past) violations.push(violation(`${at}/${pointerToken(key)}`, `${what} key ${shownKey(key)} ${past}`, "pathBounds"));
     if (stringsOnly && typeof content !== "string") {
       violations.push(
         violation(
@@ -158,6 +174,11 @@ function validateFilesMap(
       violation(at, `${what} ${JSON.stringify(clash[0])} cannot be both a file and the folder of ${JSON.stringify(clash[1])}`, "safePath"),
     );
   return files;
+}
+
+/** A key as a message shows it: at most 80 characters of it (a key may be kilobytes long). */
+function shownKey(key: string): string {
+  return key.length <= 80 ? JSON.stringify(key) : `${JSON.stringify(key.slice(0, 80))}... (${key.length} characters)`;
 }
 
 function pointerToken(key: string): string {

@@ -17,6 +17,7 @@ import {
   ALL_PRIVILEGES_ESCAPED,
   jailEscapeCommand,
   jailEscapeVerdicts,
+  jailProbeErrors,
   privilegeVerdicts,
   setUpJailEscapeTargets,
   unconfinedConfinement,
@@ -37,6 +38,7 @@ import {
 } from "./engine-settings.js";
 import { jailedConfinement, jobConfinement, jobFailure } from "./job-result.js";
 import { type Replayed, transcriptReplayer } from "./transcripts.js";
+import { describeUsage } from "./usage-suite.js";
 
 /** What the cases expect of this engine, where engines differ; a case whose entry is missing is not registered. */
 export interface EngineSuiteCases<O extends BaseEngineOptions = BaseEngineOptions, P extends StreamParser = StreamParser> {
@@ -79,6 +81,7 @@ export function describeEngine<O extends BaseEngineOptions, P extends StreamPars
   if (cases.transcripts) describeTranscripts(settings, cases.transcripts);
   describePreflight(settings, cases);
   describeAgainstMockModel(settings, cases);
+  describeUsage(settings);
   describeJail(settings, cases);
   describeDrift(settings);
   if (cases.live) describeLive(settings, cases.live);
@@ -236,7 +239,9 @@ function describeJail<O extends BaseEngineOptions>(settings: EngineTestSettings<
       expect(tcpConnections).toBeGreaterThan(0);
       expect(jobConfinement(result)).toEqual(unconfinedConfinement());
       // As root, unconfined, the agent holds every privilege the jail takes away.
-      if (process.getuid?.() === 0) expect(privilegeVerdicts(verdicts)).toEqual(ALL_PRIVILEGES_ESCAPED);
+      if (process.getuid?.() === 0) {
+        expect(privilegeVerdicts(verdicts), jailProbeErrors(join(result.run_dir, "workspace"))).toEqual(ALL_PRIVILEGES_ESCAPED);
+      }
       expect(result.warnings?.join("\n")).toMatch(/agent jail: the engine runs unconfined \(level "none" was chosen\)/);
     });
   });
@@ -279,12 +284,14 @@ function describeLive<O extends BaseEngineOptions>(
   live: NonNullable<EngineSuiteCases<O>["live"]>,
 ): void {
   const key = process.env[live.keyEnv];
-  if (!key)
+  // An opt-in tier: it needs a paid key and network, so without the key it is not part of the run (and says so).
+  if (!key) {
     console.warn(
-      `[engine-${settings.engine}] live tests skipped: ${live.keyEnv} is not set (set it to run the write-greeting skill against the real ${live.api})`,
+      `[engine-${settings.engine}] live tier not run: ${live.keyEnv} is not set (set it to run the write-greeting skill against the real ${live.api})`,
     );
-  // The one skip the project allows: it needs a paid key and network.
-  describe.skipIf(!key)(`${settings.engine} engine against the real ${live.api} (${live.keyEnv})`, () => {
+    return;
+  }
+  describe(`${settings.engine} engine against the real ${live.api} (${live.keyEnv})`, () => {
     it("runs the write-greeting skill: artifact written, output valid", { timeout: 300_000 }, async () => {
       const { result } = await runGreeting(settings, live.options());
       expect(result.status, JSON.stringify(result.error)).toBe("succeeded");

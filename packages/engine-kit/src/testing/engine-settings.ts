@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Runner, type EngineEvent, type JobResult, type SkillInstall, type SkillrigPlugin } from "@skillrig/core";
 import { startMockModel, type RecordedRequest, type Scenario, type Turn } from "@skillrig/mock-model";
+import sandboxPlugin from "@skillrig/sandbox";
 import { runJob, skillProtocolPlugin } from "@skillrig/skills";
 import type { EngineFailure, StreamParser } from "../adapter.js";
 import type { EnginePluginClass } from "../engine-plugin.js";
@@ -59,7 +60,8 @@ export function tempDir(prefix = "skillrig-engine-"): string {
 export function engineRunner(settings: Pick<EngineTestSettings, "fixtures">, engine: SkillrigPlugin): { runner: Runner; dir: string } {
   const dir = tempDir();
   const runner = new Runner({ cwd: dir, configDir: dir, config: { skills: { roots: [join(settings.fixtures, "skills")] } } });
-  runner.use(skillProtocolPlugin()).use(engine);
+  // The agent jail comes through the runner's sandbox hook, as in a project: the default sandbox, tapped last.
+  runner.use(skillProtocolPlugin()).use(engine).use(sandboxPlugin());
   return { runner, dir };
 }
 

@@ -21,3 +21,4 @@ export { jailedConfinement, jobConfinement, jobFailure } from "./job-result.js";
 export { describeSharedTranscripts } from "./shared-transcripts.js";
 export { feedUntilGiveUp, transcriptFiles, transcriptReplayer, transcriptsDir, type Replayed } from "./transcripts.js";
 export { describeSkillActivation, GREETING_SKILL_BODY, GREETING_SKILL_DESCRIPTION } from "./skill-activation-suite.js";
+export { describeUsage, METERED_USAGE, modelCalls } from "./usage-suite.js";

@@ -1,5 +1,5 @@
-/** The readable `text` of an assertion that has none of its own, and short quotes for evidence. */
-import type { Assertion, DeterministicAssertion } from "../format.js";
+/** The readable `text` of an assertion, and short quotes for evidence. */
+import type { Assertion } from "../format.js";
 
 const TEXT_LIMIT = 60;
 
@@ -21,23 +21,11 @@ export function subjectOf(assertion: { path?: string }): string {
   return assertion.path === undefined ? "the final answer" : assertion.path;
 }
 
+/**
+ * An assertion's text: a plain string is its own; an object's is its `text`, which loadEvals fills in from the
+ * kind's `describe` when the author gave none.
+ */
 export function assertionText(assertion: Assertion): string {
   if (typeof assertion === "string") return assertion;
-  if (assertion.text) return assertion.text;
-  return defaultText(assertion);
-}
-
-function defaultText(a: DeterministicAssertion): string {
-  switch (a.kind) {
-    case "file_contains":
-      return `${subjectOf(a)} contains ${quote(a.value)}`;
-    case "regex":
-      return `${subjectOf(a)} matches /${a.pattern}/${a.flags ?? ""}`;
-    case "json_schema":
-      return `${subjectOf(a)} is JSON valid against the schema`;
-    case "script":
-      return `the check \`${a.command}\` passes`;
-    case "oracle":
-      return `${a.deliverable} passes every case of ${a.task}`;
-  }
+  return assertion.text ?? `${assertion.kind} assertion`;
 }

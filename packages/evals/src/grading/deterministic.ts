@@ -1,28 +1,24 @@
 /**
- * The kinds code decides on text: `file_contains`, `regex` and `json_schema`, on a file of outputs/ (read by
- * output-file.ts, links never followed, capped) or, without `path`, on the final answer (a string as is, any other
- * JSON value serialised for contains/regex, itself for json_schema).
+ * How code decides the text kinds `file_contains`, `regex` and `json_schema`: on a file of outputs/ (read by
+ * `run.readOutput`, links never followed, capped) or, without `path`, on the final answer (a string as is, any other
+ * JSON value serialised for contains/regex, itself for json_schema). The kinds themselves are declared in kinds/.
  */
-import { compileSchema } from "@skillrig/core";
+import type { AssertionRun, AssertionVerdict, CompiledSchema } from "@skillrig/core";
 import type { DeterministicAssertion } from "../format.js";
+import { compileAuthorSchema } from "./author-schema.js";
 import { excerpt, quote, subjectOf } from "./describe.js";
-import { readOutputFile } from "./output-file.js";
-import { searchRegex } from "./regex-match.js";
+import { REGEX_SEARCH_LIMIT_MS, searchRegex } from "./regex-match.js";
 
-export interface Verdict {
-  passed: boolean;
-  evidence: string;
-  /** Why the assertion could not be graded at all (goes to grading.json's `errors` too). */
-  error?: string;
-}
+/** A kind's answer for one assertion (core's `AssertionVerdict`). */
+export type Verdict = AssertionVerdict;
 
 type TextAssertion = Extract<DeterministicAssertion, { kind: "file_contains" | "regex" | "json_schema" }>;
 
 type Subject = { ok: true; text: string; value?: unknown; isAnswer: boolean } | { ok: false; reason: string };
 
-async function subject(assertion: TextAssertion, outputsDir: string, answer: unknown): Promise<Subject> {
+async function subject(assertion: TextAssertion, run: Pick<AssertionRun, "readOutput">, answer: unknown): Promise<Subject> {
   if (assertion.path !== undefined) {
-    const read = await readOutputFile(outputsDir, assertion.path);
+    const read = await run.readOutput(assertion.path);
     return read.ok ? { ok: true, text: read.text, isAnswer: false } : read;
   }
   if (answer === undefined) return { ok: false, reason: "the run gave no final answer" };
@@ -30,8 +26,13 @@ async function subject(assertion: TextAssertion, outputsDir: string, answer: unk
   return { ok: true, text: JSON.stringify(answer), value: answer, isAnswer: true };
 }
 
-export async function gradeTextAssertion(assertion: TextAssertion, outputsDir: string, answer: unknown): Promise<Verdict> {
-  const found = await subject(assertion, outputsDir, answer);
+/** `regexLimitMs`: a regex search's time limit (`evals.regex_time_limit_ms`). */
+export async function gradeTextAssertion(
+  assertion: TextAssertion,
+  run: Pick<AssertionRun, "readOutput" | "answer">,
+  regexLimitMs = REGEX_SEARCH_LIMIT_MS,
+): Promise<Verdict> {
+  const found = await subject(assertion, run, run.answer);
   if (!found.ok) return { passed: false, evidence: found.reason };
   const name = subjectOf(assertion);
   const size = `${found.text.length} characters`;
@@ -46,12 +47,12 @@ export async function gradeTextAssertion(assertion: TextAssertion, outputsDir: s
       };
     }
     case "regex": {
-      const result = await searchRegex(assertion.pattern, assertion.flags ?? "", found.text);
+      const result = await searchRegex(assertion.pattern, assertion.flags ?? "", found.text, regexLimitMs);
       if ("timedOut" in result)
         return {
           passed: false,
-          evidence: `the search for /${assertion.pattern}/ in ${name} took too long and was stopped`,
-          error: `regex /${assertion.pattern}/ on ${name}: search stopped at its time limit`,
+          evidence: `the search for /${assertion.pattern}/ in ${name} (${size}) passed its time limit of ${regexLimitMs} ms (evals.regex_time_limit_ms) and was stopped`,
+          error: `regex /${assertion.pattern}/ on ${name}: search stopped at its time limit of ${regexLimitMs} ms`,
         };
       if ("error" in result)
         return {
@@ -79,9 +80,9 @@ export async function gradeTextAssertion(assertion: TextAssertion, outputsDir: s
           return { passed: false, evidence: `${name} is not JSON (${(error as Error).message}); it begins ${quote(found.text, 120)}` };
         }
       }
-      let validate: ReturnType<typeof compileSchema>;
+      let validate: CompiledSchema;
       try {
-        validate = compileSchema(assertion.schema);
+        validate = compileAuthorSchema(assertion.schema);
       } catch (error) {
         const why = `the assertion's schema is invalid: ${(error as Error).message}`;
         return { passed: false, evidence: why, error: why };

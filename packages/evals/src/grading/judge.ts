@@ -22,6 +22,7 @@ import { fileURLToPath } from "node:url";
 import { isSkillrigError, type JobResult, type Runner, type SkillManifest } from "@skillrig/core";
 import { loadSkill, runJob } from "@skillrig/skills";
 import { copyOutputs } from "../outputs.js";
+import { agentName } from "../result-names.js";
 import type { Verdict } from "./deterministic.js";
 
 /** The built-in judge skill (SKILL.md, assets/runner.json with the default prompt template). */
@@ -92,7 +93,7 @@ export async function gradeWithJudge(assertions: string[], ctx: JudgeContext): P
   }
   const staging = await mkdtemp(join(tmpdir(), "skillrig-eval-judge-"));
   try {
-    const files = copyOutputs(ctx.outputsDir, join(staging, "outputs")).paths;
+    const files = copyOutputs(ctx.outputsDir, join(staging, "outputs"), { rename: agentName }).paths;
     const answer = ctx.answer === undefined ? "" : typeof ctx.answer === "string" ? ctx.answer : JSON.stringify(ctx.answer, null, 2);
     const job = await runJob(
       ctx.runner,

@@ -9,7 +9,8 @@ import { isSkillrigError, type Runner } from "@skillrig/core";
 import { gradeSample, loadTask, resolveDeliverable } from "@skillrig/oracle";
 import type { DeterministicAssertion } from "../format.js";
 import type { Verdict } from "./deterministic.js";
-import { outputPathParts } from "./output-file.js";
+import { storedPath } from "../result-names.js";
+import { outputPathParts } from "@skillrig/assertion-kit";
 
 export interface OracleContext {
   runner: Runner;
@@ -43,7 +44,7 @@ export async function gradeOracle(assertion: Extract<DeterministicAssertion, { k
     const why = `the task ${assertion.task} is not inside the skill folder`;
     return { passed: false, evidence: why, error: `oracle ${assertion.task}: ${why}` };
   }
-  const found = await deliverablePath(ctx.outputsDir, assertion.deliverable);
+  const found = await deliverablePath(ctx.outputsDir, storedPath(assertion.deliverable));
   if ("reason" in found) return { passed: false, evidence: found.reason };
   try {
     const loaded = await loadTask(taskFile, skillDir);
@@ -58,6 +59,12 @@ export async function gradeOracle(assertion: Extract<DeterministicAssertion, { k
       return { passed: false, evidence: `the deliverable could not be graded: ${why}`, error: `oracle ${assertion.task}: ${why}` };
     }
     const { summary, cases } = graded.report;
+    // Fail closed: a report that ends early (fewer results than the task has cases) is not a pass.
+    const expected = loaded.task.tests.length;
+    if (summary.total !== expected || cases.length !== expected) {
+      const why = `the oracle's report has ${cases.length} case results (summary: ${summary.total}) for the task's ${expected} cases`;
+      return { passed: false, evidence: why, error: `oracle ${assertion.task}: ${why}` };
+    }
     const passed = summary.total > 0 && summary.passed === summary.total;
     const failure = cases.find((c) => c.status !== "passed");
     const first = failure

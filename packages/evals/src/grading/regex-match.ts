@@ -5,9 +5,10 @@
  * does the same synchronously; grading is async, so a plain worker per search is enough here.)
  */
 import { Worker } from "node:worker_threads";
+import { DEFAULT_EVALS_BOUNDS } from "../config-section.js";
 
-/** How long one regex search may take. */
-export const REGEX_SEARCH_LIMIT_MS = 5000;
+/** How long one regex search may take by default (`evals.regex_time_limit_ms`). */
+export const REGEX_SEARCH_LIMIT_MS: number = DEFAULT_EVALS_BOUNDS.regex_time_limit_ms;
 
 const WORKER_SOURCE = `
 const { parentPort, workerData } = require("node:worker_threads");

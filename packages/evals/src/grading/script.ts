@@ -11,13 +11,15 @@
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { DEFAULT_LIMITS, isSkillrigError, resolveCaseLimits, type Runner, type SandboxResult } from "@skillrig/core";
+import { DEFAULT_LIMITS, isSkillrigError, resolveCaseLimits, type Runner, type Sandbox, type SandboxResult } from "@skillrig/core";
 // The `sandbox` config section (its limits) is declared by @skillrig/sandbox.
 import type {} from "@skillrig/sandbox";
 import type { DeterministicAssertion } from "../format.js";
 import { copyOutputs } from "../outputs.js";
+import { agentName } from "../result-names.js";
 import type { Verdict } from "./deterministic.js";
-import { requireGradingLevel } from "./sandbox-level.js";
+import { openSealedChannel, type SealedChannel, type SealedRunBounds } from "./sealed-runs.js";
+import { DEFAULT_EVALS_BOUNDS } from "../config-section.js";
 
 /** A script's time limit when the assertion gives none. */
 export const SCRIPT_TIMEOUT_MS = 60_000;
@@ -29,6 +31,8 @@ export interface ScriptContext {
   skillDir: string;
   outputsDir: string;
   answer?: unknown;
+  /** The deliverable sandbox (purpose "script"), its level already checked (grading does, for every sandbox kind). */
+  sandbox: Sandbox;
   signal?: AbortSignal;
 }
 
@@ -53,33 +57,58 @@ function howItEnded(result: SandboxResult, timeoutMs: number): string {
   return `it exited with code ${result.exitCode}`;
 }
 
+/** The sealed-run bounds of the config (`evals.sealed_runs`), defaults filled in. */
+function sealedBounds(runner: Runner): SealedRunBounds {
+  const own = runner.config.evals?.sealed_runs ?? {};
+  const d = DEFAULT_EVALS_BOUNDS.sealed_runs;
+  return {
+    maxRuns: own.max_runs ?? d.max_runs,
+    maxRequestBytes: own.max_request_bytes ?? d.max_request_bytes,
+    timeoutMs: own.timeout_ms ?? d.timeout_ms,
+    maxConnections: own.max_connections ?? d.max_connections,
+  };
+}
+
 export async function gradeScript(assertion: Extract<DeterministicAssertion, { kind: "script" }>, ctx: ScriptContext): Promise<Verdict> {
   const timeoutMs = assertion.timeout_ms ?? SCRIPT_TIMEOUT_MS;
   const scratch = await mkdtemp(join(tmpdir(), "skillrig-eval-script-"));
+  let channel: SealedChannel | undefined;
   try {
     const work = join(scratch, "outputs");
     const answerDir = join(scratch, "answer");
-    copyOutputs(ctx.outputsDir, work);
+    copyOutputs(ctx.outputsDir, work, { rename: agentName });
     await mkdir(answerDir);
     const answerFile = join(answerDir, "answer.txt");
     await writeFile(answerFile, answerText(ctx.answer));
     const evalsDir = resolve(ctx.skillDir, "evals");
-    const sandbox = ctx.runner.sandbox({ purpose: "script" });
-    requireGradingLevel(sandbox);
-    const limits = resolveCaseLimits({ limits: { timeout_ms: timeoutMs } }, undefined, { limits: ctx.runner.config.sandbox?.limits });
+    const sandbox = ctx.sandbox;
+    const limitsFor = (ms: number) => {
+      const limits = resolveCaseLimits({ limits: { timeout_ms: ms } }, undefined, { limits: ctx.runner.config.sandbox?.limits });
+      return { ...limits, outputBytes: limits.outputBytes ?? DEFAULT_LIMITS.outputBytes };
+    };
+    channel = await openSealedChannel({
+      sandbox,
+      outputsDir: ctx.outputsDir,
+      scratch,
+      bounds: sealedBounds(ctx.runner),
+      limitsFor,
+      signal: ctx.signal,
+    });
     const result = await sandbox.run({
       command: ["/bin/sh", "-c", assertion.command],
       cwd: work,
-      readOnlyPaths: [evalsDir, answerDir],
+      readOnlyPaths: [evalsDir, answerDir, ...channel.readOnlyPaths],
       env: {
         SKILLRIG_EVALS_DIR: evalsDir,
         SKILLRIG_ANSWER_FILE: answerFile,
         SKILLRIG_OUTPUTS_DIR: work,
+        SKILLRIG_SEALED_SOCKET: channel.socketPath,
+        PYTHONPATH: channel.pythonPath,
         PYTHONSAFEPATH: "1",
         PYTHONNOUSERSITE: "1",
         HOME: answerDir,
       },
-      limits: { ...limits, outputBytes: limits.outputBytes ?? DEFAULT_LIMITS.outputBytes },
+      limits: limitsFor(timeoutMs),
       signal: ctx.signal,
     });
     const passed = result.exitCode === 0 && result.signal === null && !result.timedOut && !result.cpuLimited && !result.outputLimited;
@@ -89,6 +118,7 @@ export async function gradeScript(assertion: Extract<DeterministicAssertion, { k
     const why = `[${error.code}] ${error.message}`;
     return { passed: false, evidence: `the check could not run: ${why}`, error: `script \`${assertion.command}\`: ${why}` };
   } finally {
+    await channel?.close();
     await rm(scratch, { recursive: true, force: true });
   }
 }

@@ -23,7 +23,17 @@ export type EntryPoint =
   | "http-sqlite"
   | "http-redis"
   | "eval";
-export type Status = "passed" | "failed" | "error" | "timeout" | "memory_limit" | "output_limit" | "invalid";
+export type Status =
+  | "passed"
+  | "failed"
+  | "error"
+  | "timeout"
+  | "memory_limit"
+  | "output_limit"
+  | "invalid"
+  | "invalid_test_format"
+  | "engine_failed"
+  | "artifact_missing";
 
 export interface Verdict {
   exit?: number;
@@ -44,6 +54,8 @@ export interface EvalVerdict {
   assertions_failed?: string[];
   planted?: string[];
   forged_mark?: string;
+  evidence_includes?: string[];
+  evidence_excludes?: string[];
   trigger_rates?: Record<string, number>;
 }
 
@@ -53,8 +65,20 @@ export interface HttpRequestSpec {
   headers?: Record<string, string>;
   body_file?: string;
   upload?: string;
+  upload_file?: string;
   upload_expect?: number[];
+  data_unchanged?: boolean;
+  as?: string;
+  wait_for?: string[];
   expect: { status: number[]; body_matches?: string };
+}
+
+export interface HttpSpec {
+  requests: HttpRequestSpec[];
+  after: HttpRequestSpec;
+  restart_with_requeue?: boolean;
+  server?: Record<string, unknown>;
+  starts_before?: Array<{ first: string; then: string[] }>;
 }
 
 export interface Fixture {
@@ -71,8 +95,16 @@ export interface Fixture {
     jobs?: number;
     before?: Array<{ task?: string; deliverable: string; level: Level; why: string; home_untouched?: boolean | User[]; verdict?: Verdict }>;
   };
-  http?: { requests: HttpRequestSpec[]; after: HttpRequestSpec; restart_with_requeue?: boolean };
-  agent?: { scenario: string; task?: string; skill?: string; reads_back: { id?: string; status?: string; probe?: string } };
+  http?: HttpSpec;
+  agent?: {
+    scenario: string;
+    task?: string;
+    skill?: string;
+    reads_back: { id?: string; status?: string; probe?: string };
+    /** engine-output: a hostile ACP agent script that is the engine (test/support/engine-output-rows.ts), and its arguments. */
+    acp_agent?: string;
+    acp_args?: string[];
+  };
   verdict?: Verdict;
   overrides?: Array<{ entry_point?: string; level?: Level; user?: User; why: string; verdict: Verdict }>;
 }
@@ -123,10 +155,15 @@ export function loadFixture(dir: string, root = FIXTURES_DIR): LoadedFixture {
     mustExist(`/grade/before/${i}/deliverable`, b.deliverable);
     mustExist(`/grade/before/${i}/task`, b.task);
   });
-  spec.http?.requests.forEach((r, i) => mustExist(`/http/requests/${i}/body_file`, r.body_file));
+  spec.http?.requests.forEach((r, i) => {
+    mustExist(`/http/requests/${i}/body_file`, r.body_file);
+    mustExist(`/http/requests/${i}/upload`, r.upload);
+    mustExist(`/http/requests/${i}/upload_file`, r.upload_file);
+  });
   mustExist("/agent/scenario", spec.agent?.scenario);
   mustExist("/agent/task", spec.agent?.task);
   mustExist("/agent/skill", spec.agent?.skill);
+  mustExist("/agent/acp_agent", spec.agent?.acp_agent);
   if ((spec.entry_points.includes("solve") || spec.entry_points.includes("solve-server-sqlite")) && !spec.agent?.task)
     problems.push("/agent/task: a solve fixture names the task its agent solves");
   if (spec.entry_points.includes("skill-job") && !spec.agent?.skill) problems.push("/agent/skill: a skill-job fixture names its skill");

@@ -65,6 +65,8 @@ export async function startRedis(dir: string): Promise<Redis> {
 
 export interface Serve {
   url: string;
+  /** The server's data folder. */
+  dataDir: string;
   backend: Backend;
   child: ChildProcess;
   /** Whether the process is still running. */
@@ -84,14 +86,22 @@ export async function startServe(
   redis: Redis | undefined,
   extraConfig: Record<string, unknown> = {},
   args: string[] = [],
+  name = `serve-${backend}`,
 ): Promise<Serve> {
-  const project = join(ws.dir, `serve-${backend}`);
+  const project = join(ws.dir, name);
   mkdirSync(project, { recursive: true });
   const { server: extraServer, ...rest } = extraConfig as { server?: Record<string, unknown> };
   const queue =
     backend === "sqlite"
       ? { backend: "sqlite" }
-      : { backend: "redis", url: redis!.url, prefix: "corpus", lock_ms: 5000, stalled_check_ms: 2000 };
+      : // A server of a fixture's own gets keys of its own: the file's shared server must not run its jobs.
+        {
+          backend: "redis",
+          url: redis!.url,
+          prefix: name === `serve-${backend}` ? "corpus" : `corpus-${name}`,
+          lock_ms: 5000,
+          stalled_check_ms: 2000,
+        };
   writeFileSync(
     join(project, "skillrig.config.json"),
     JSON.stringify({ oracle: { jobs: 1 }, ...rest, server: { data_dir: "data", concurrency: 2, queue, ...extraServer } }, null, 2),
@@ -132,6 +142,7 @@ export async function startServe(
   });
   return {
     url,
+    dataDir: join(project, "data"),
     backend,
     child,
     alive: () => child.exitCode === null && child.signalCode === null,

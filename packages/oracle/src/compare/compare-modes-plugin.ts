@@ -1,4 +1,5 @@
 import type { CompareResult, Runner, SkillrigPlugin } from "@skillrig/core";
+import { diffBounds } from "./compact-diff.js";
 import { BUILTIN_MODES } from "./modes.js";
 
 /**
@@ -10,7 +11,8 @@ export class CompareModesPlugin implements SkillrigPlugin {
 
   apply(runner: Runner): void {
     for (const [mode, compare] of Object.entries(BUILTIN_MODES)) {
-      runner.hooks.task.compare.for(mode).tap(this.name, (request): CompareResult => compare(request));
+      // The diff bounds are the config's (`oracle.diff`), read when a comparison is made: the config is loaded by then.
+      runner.hooks.task.compare.for(mode).tap(this.name, (request): CompareResult => compare(request, diffBounds(runner.config)));
     }
   }
 }

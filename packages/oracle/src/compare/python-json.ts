@@ -109,40 +109,49 @@ function numbersEqual(a: Scalar, b: Scalar): boolean {
   return Number.isFinite(float) && Number.isInteger(float) && BigInt(float) === int;
 }
 
-/** Python's `==` between two values read from JSON. */
-export function pythonEquals(a: PythonJsonValue, b: PythonJsonValue): boolean {
-  const na = numeric(a);
-  const nb = numeric(b);
-  if (na || nb) return na !== undefined && nb !== undefined && numbersEqual(na, nb);
-  if (a === null || b === null) return a === b;
-  if (typeof a === "string" || typeof b === "string") return a === b;
-  if (Array.isArray(a) || Array.isArray(b)) {
-    return Array.isArray(a) && Array.isArray(b) && a.length === b.length && a.every((item, i) => pythonEquals(item, b[i]!));
+/** Python's `==` between two values read from JSON. An explicit stack: a value nested any depth cannot overflow it. */
+export function pythonEquals(left: PythonJsonValue, right: PythonJsonValue): boolean {
+  const pending: Array<[PythonJsonValue, PythonJsonValue]> = [[left, right]];
+  for (let pair = pending.pop(); pair; pair = pending.pop()) {
+    const [a, b] = pair;
+    const na = numeric(a);
+    const nb = numeric(b);
+    if (na || nb) {
+      if (na === undefined || nb === undefined || !numbersEqual(na, nb)) return false;
+      continue;
+    }
+    if (a === null || b === null || typeof a === "string" || typeof b === "string") {
+      if (a !== b) return false;
+      continue;
+    }
+    if (Array.isArray(a) || Array.isArray(b)) {
+      if (!Array.isArray(a) || !Array.isArray(b) || a.length !== b.length) return false;
+      // Pushed last-first, so items are compared in order.
+      for (let i = a.length - 1; i >= 0; i--) pending.push([a[i]!, b[i]!]);
+      continue;
+    }
+    const oa = a as Record<string, PythonJsonValue>;
+    const ob = b as Record<string, PythonJsonValue>;
+    const keys = Object.keys(oa);
+    if (keys.length !== Object.keys(ob).length) return false;
+    for (const key of keys) {
+      if (!Object.hasOwn(ob, key)) return false;
+      pending.push([oa[key]!, ob[key]!]);
+    }
   }
-  const oa = a as Record<string, PythonJsonValue>;
-  const ob = b as Record<string, PythonJsonValue>;
-  const ka = Object.keys(oa);
-  return ka.length === Object.keys(ob).length && ka.every((key) => Object.hasOwn(ob, key) && pythonEquals(oa[key]!, ob[key]!));
+  return true;
 }
 
-/** Indented JSON text with sorted keys and numbers exactly as read, for diffs. */
-export function renderPythonJson(value: PythonJsonValue, indent = ""): string {
-  if (value instanceof JsonNumber) return value.text;
-  if (value === null || typeof value !== "object") return JSON.stringify(value);
-  const inner = `${indent}  `;
-  if (Array.isArray(value)) {
-    if (value.length === 0) return "[]";
-    return `[\n${value.map((item) => inner + renderPythonJson(item, inner)).join(",\n")}\n${indent}]`;
-  }
-  const keys = Object.keys(value).sort();
-  if (keys.length === 0) return "{}";
-  return `{\n${keys.map((key) => `${inner}${JSON.stringify(key)}: ${renderPythonJson(value[key]!, inner)}`).join(",\n")}\n${indent}}`;
-}
-
-/** Every number in a value, in order (booleans are not counted), as doubles: for tolerance compares. */
+/** Every number in a value, in order (booleans are not counted), as doubles: for tolerance compares. No recursion. */
 export function numbersIn(value: PythonJsonValue): number[] {
-  if (value instanceof JsonNumber) return [value.toNumber()];
-  if (Array.isArray(value)) return value.flatMap(numbersIn);
-  if (value !== null && typeof value === "object") return Object.values(value).flatMap(numbersIn);
-  return [];
+  const found: number[] = [];
+  const pending: PythonJsonValue[] = [value];
+  for (let item = pending.pop(); item !== undefined; item = pending.pop()) {
+    if (item instanceof JsonNumber) found.push(item.toNumber());
+    else if (item !== null && typeof item === "object") {
+      const members = Array.isArray(item) ? item : Object.values(item);
+      for (let i = members.length - 1; i >= 0; i--) pending.push(members[i]!);
+    }
+  }
+  return found;
 }

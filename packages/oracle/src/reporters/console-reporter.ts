@@ -4,6 +4,7 @@
  * Progress goes to `progress` (stderr in the CLI); the summary to `summary`. Colours only on a terminal, never
  * with NO_COLOR set (https://no-color.org), always with FORCE_COLOR set (not "0").
  */
+import { incompleteLine } from "../report-completeness.js";
 import pc from "picocolors";
 import type { CaseStatus, CaseVerdict, Runner, SkillrigPlugin, TaskReport } from "@skillrig/core";
 import { oneLine, truncate } from "./text-table.js";
@@ -124,6 +125,8 @@ export function formatSummary(report: TaskReport, options: { color?: boolean } =
     `${c.bold(report.task_id)}: ${s.total} case(s): ${s.passed === s.total ? c.green(counts) : c.red(counts)}` +
       (report.duration_ms !== undefined ? ` in ${report.duration_ms} ms` : ""),
   ];
+  const incomplete = incompleteLine(report);
+  if (incomplete) out.push(c.red(incomplete));
   const notPassed = byIndex.filter((v) => v.status !== "passed");
   for (const v of notPassed.slice(0, DETAILED_CASES)) out.push("", ...caseDetail(v, c));
   if (notPassed.length > DETAILED_CASES)

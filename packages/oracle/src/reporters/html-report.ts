@@ -9,6 +9,7 @@ import type { CaseVerdict, TaskReport } from "@skillrig/core";
 import type { SampleResult, SuiteReport, SuiteTaskResult } from "../run-suite.js";
 import { anchorId, escapeHtml as e, htmlPage } from "./html-page.js";
 import { tracebackOf } from "./traceback.js";
+import { sampleNumber } from "../sample-number.js";
 
 export type HtmlReportInput = { task: TaskReport } | { suite: SuiteReport };
 
@@ -68,13 +69,13 @@ ${samples.map(sampleBlock).join("\n")}
 
 function sampleBlock(sample: SampleResult): string {
   const open = sample.status !== "passed" ? " open" : "";
-  const head = `sample ${sample.sample} <span class="s-${e(sample.status)}">${e(sample.status)}</span> <span class="muted">${e(sample.source)}, ${sample.duration_ms} ms</span>`;
+  const head = `sample ${sampleNumber(sample.sample)} <span class="s-${e(sample.status)}">${e(sample.status)}</span> <span class="muted">${e(sample.source)}, ${sample.duration_ms} ms</span>`;
   const body = sample.error
     ? `<p class="s-error">${e(sample.error.code)}: ${e(sample.error.message)}</p>`
     : sample.report
       ? `<p class="muted">${e(summaryLine(sample.report))}</p>${warnings(sample.report.warnings)}${casesSection(sample.report)}`
       : "";
-  return `<details class="sample" data-sample="${sample.sample}" data-status="${e(sample.status)}"${open}><summary>${head}</summary>${body}</details>`;
+  return `<details class="sample" data-sample="${sampleNumber(sample.sample)}" data-status="${e(sample.status)}"${open}><summary>${head}</summary>${body}</details>`;
 }
 
 function summaryLine(report: TaskReport): string {

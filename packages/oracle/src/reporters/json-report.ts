@@ -3,7 +3,7 @@
  * message}]}`, documented by `@skillrig/oracle/task-report.schema.json`. Scripts depend on this shape (it is what
  * `skillrig test --json` prints); fields may be added, never removed.
  */
-import type { CaseVerdict, NotRunCase, TaskReport, TaskSummary } from "@skillrig/core";
+import type { CaseVerdict, NotRunCase, ReportIncomplete, TaskReport, TaskSummary } from "@skillrig/core";
 
 export interface JsonCase {
   name: string;
@@ -34,6 +34,8 @@ export interface JsonReport {
   duration_ms?: number;
   /** Cases `--bail` stopped before they started; `summary.not_run` counts them. */
   not_run?: NotRunCase[];
+  /** The report ended early (fewer verdicts than selected cases): never a pass, never complete. */
+  incomplete?: ReportIncomplete;
 }
 
 export function toJsonReport(report: TaskReport): JsonReport {
@@ -60,5 +62,6 @@ export function toJsonReport(report: TaskReport): JsonReport {
     ...(report.warnings ? { warnings: report.warnings } : {}),
     ...(report.duration_ms !== undefined ? { duration_ms: report.duration_ms } : {}),
     ...(report.not_run ? { not_run: report.not_run } : {}),
+    ...(report.incomplete ? { incomplete: report.incomplete } : {}),
   };
 }

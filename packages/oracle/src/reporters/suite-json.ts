@@ -4,13 +4,15 @@
  *    summary, cases: [{name, status, duration_ms, expected, actual, message, ...}]}]}]}
  * Each case has the same shape as in the one-task report (json-report.ts). Fields may be added, never removed.
  */
-import type { NotRunCase } from "@skillrig/core";
+import type { NotRunCase, ReportIncomplete } from "@skillrig/core";
 import type { SuiteReport } from "../run-suite.js";
 import { toJsonReport, type JsonCase } from "./json-report.js";
 
 export interface SuiteJsonSample {
   sample: number;
   source: string;
+  /** `sha256:<hex>` of the deliverable's content: comparisons match samples by it (docs/view.md). */
+  deliverable_sha256?: string;
   status: string;
   summary: { total: number; passed: number; failed: number; errored: number; invalid: number } | null;
   cases: JsonCase[];
@@ -20,6 +22,8 @@ export interface SuiteJsonSample {
   error?: { code: string; message: string } & Record<string, unknown>;
   /** Cases of this sample that `--bail` stopped before they started. */
   not_run?: NotRunCase[];
+  /** The sample's report ended early (see the task report's `incomplete`). */
+  incomplete?: ReportIncomplete;
 }
 
 export function toSuiteJson(report: SuiteReport): unknown {
@@ -32,6 +36,7 @@ export function toSuiteJson(report: SuiteReport): unknown {
         return {
           sample: s.sample,
           source: s.source,
+          ...(s.deliverable_sha256 ? { deliverable_sha256: s.deliverable_sha256 } : {}),
           status: s.status,
           summary: json?.summary ?? null,
           cases: json?.cases ?? [],
@@ -40,6 +45,7 @@ export function toSuiteJson(report: SuiteReport): unknown {
           ...(json?.warnings ? { warnings: json.warnings } : {}),
           ...(s.error ? { error: s.error } : {}),
           ...(json?.not_run ? { not_run: json.not_run } : {}),
+          ...(json?.incomplete ? { incomplete: json.incomplete } : {}),
         };
       }),
     })),

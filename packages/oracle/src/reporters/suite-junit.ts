@@ -6,6 +6,7 @@
 import { create } from "./lazy-xml.js";
 import type { CaseVerdict } from "@skillrig/core";
 import type { SuiteReport } from "../run-suite.js";
+import { sampleNumber } from "../sample-number.js";
 
 export function toSuiteJunitXml(report: SuiteReport): string {
   const seconds = (ms: number | undefined) => ((ms ?? 0) / 1000).toFixed(3);
@@ -33,14 +34,14 @@ export function toSuiteJunitXml(report: SuiteReport): string {
     }
     for (const sample of task.samples) {
       time += sample.duration_ms;
-      const prefix = several ? `sample ${sample.sample}: ` : "";
+      const prefix = several ? `sample ${sampleNumber(sample.sample)}: ` : "";
       if (!sample.report) {
         tests += 1;
         errors += 1;
         const message = sample.error?.message ?? sample.status;
         suite
           .ele("testcase", {
-            name: `${prefix || `sample ${sample.sample}: `}not graded`,
+            name: `${prefix || `sample ${sampleNumber(sample.sample)}: `}not graded`,
             classname: task.task_id,
             time: seconds(sample.duration_ms),
           })

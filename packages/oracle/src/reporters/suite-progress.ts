@@ -7,6 +7,7 @@
  */
 import type { SampleResult, SuiteProgress } from "../run-suite.js";
 import { oneLine, truncate } from "./text-table.js";
+import { sampleNumber } from "../sample-number.js";
 
 export interface SuiteProgressOptions {
   stream: NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
@@ -94,7 +95,7 @@ export function formatFailure(last: SuiteProgress["last"], columns?: number): st
   const result: SampleResult = last.result;
   if (result.status === "passed") return undefined;
   const width = Math.min(FAILURE_WIDTH, columns && columns > 20 ? columns - 1 : FAILURE_WIDTH);
-  const where = `✗ ${last.task_id} sample ${last.sample}`;
+  const where = `✗ ${last.task_id} sample ${sampleNumber(last.sample)}`;
   if (result.error) {
     if (result.error.code === "interrupted") return undefined;
     return truncate(`${where}: ${result.error.code}: ${oneLine(result.error.message)}`, width);

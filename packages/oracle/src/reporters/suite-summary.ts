@@ -5,6 +5,7 @@
  */
 import type { SuiteReport, SuiteTaskResult } from "../run-suite.js";
 import { oneLine, textTable, truncate } from "./text-table.js";
+import { sampleNumber } from "../sample-number.js";
 
 /** Most tasks listed; the JSON and JUnit reports have all of them. */
 const LISTED_TASKS = 50;
@@ -67,5 +68,5 @@ function firstFailure(task: SuiteTaskResult): string {
     if (bad) why = `${bad.name}: ${bad.status}${bad.message ? ` (${bad.message})` : ""}`;
     else if (first.report.not_run?.length) why = first.report.not_run[0]!.reason;
   }
-  return truncate(oneLine(`sample ${first.sample}: ${why || first.status}`), MESSAGE_WIDTH);
+  return truncate(oneLine(`sample ${sampleNumber(first.sample)}: ${why || first.status}`), MESSAGE_WIDTH);
 }

@@ -16,7 +16,7 @@
  * (packages/oracle/test/reward-hacking-persistent-state.test.ts). Now:
  * - the cache is kept by root only: as root no sandboxed code of any level runs as root, so a cache owned by root
  *   and writable by no one else is out of its reach. Other users' weak-level runs run code as that very user, and
- *   the warm runtime (the only reader) is used only as root anyway, so for them there is no cache;
+ *   the shared host (the only reader) is used only as root anyway, so for them there is no cache;
  * - it is used only when the entry's file and every folder above it are owned by root and writable by neither
  *   group nor others (core's `notPrivate`, the same check as the sandbox's probe cache); a cache that fails it is ignored
  *   and never written to.

@@ -34,11 +34,24 @@ const END_FIELDS: Record<string, Record<string, { check: FieldCheck; optional?: 
     reason: { check: (v) => typeof v === "string" && KILL_REASONS.has(v) },
     cpu_ms: { check: (v) => typeof v === "number" && Number.isFinite(v) && v >= 0, optional: true },
   },
-  failed_to_start: { message: { check: isString } },
+  failed_to_start: {
+    message: { check: isString },
+    // The fork server died under the case: "ran" (it was running) or "waiting"; the runner runs it again (open-sample.ts).
+    fork_server_lost: { check: (v) => v === "ran" || v === "waiting", optional: true },
+  },
 };
 
 const COMMON = new Set(["id", "end", "ms", "value_len", "stdout_len", "stderr_len", "folder"]);
 const isLength = (v: unknown): v is number => Number.isSafeInteger(v) && (v as number) >= 0;
+
+/**
+ * A "case started" line (`{"started":N}`, exactly as the harness writes it): case N left the harness's queue for its
+ * fork. Anything else is not one (and is then read as a reply header, which it must be).
+ */
+export function readStartedFrame(line: string): number | undefined {
+  const match = /^\{"started":([1-9][0-9]{0,14})\}$/.exec(line);
+  return match ? Number(match[1]) : undefined;
+}
 
 export function readFrameHeader(line: string): FrameHeader {
   let value: unknown;

@@ -1,7 +1,16 @@
 /**
  * The runner's side of one long-lived `sample_harness.py`: starts it through the sandbox, waits for it to load
  * the deliverable, then sends cases as JSON lines and reads reply frames by id, so any number of cases can be in
- * flight at once. Writes queued in one tick go out as one write.
+ * flight at once: a sample's cases go in as one batch (writes queued in one tick go out as one write), the harness
+ * runs `spares` of them at a time and says when each starts (`{"started":N}`), and their ends stream back.
+ *
+ * Each case's deadline is its own: it runs from when the case starts, not from when it was sent. The runner keeps
+ * its own count of the cases that may run (`spares`, in the order they were sent) and starts a case's deadline when
+ * a slot is free for it in that count; the harness's "started" line, which comes once the fork got its case, starts
+ * it again from there (once). So a case that hangs eats only its own time, a case queued behind it is not charged
+ * for the wait, and a harness that never says "started" still meets a deadline. A "started" line for a case the
+ * runner's count has not let start (the harness running more than `spares` at once), for an unknown case, or twice
+ * is the harness misbehaving.
  *
  * The harness runs inside the sandbox and is not trusted: every frame is read within byte caps (a flood never grows
  * this process past them), checked field by field (`reply-frame.ts`), and a frame that is malformed, oversized,
@@ -13,7 +22,7 @@ import { basename, join } from "node:path";
 import { stopProcess } from "./stop-process.js";
 import type { ResourceLimits, Sandbox, SandboxProcess, SandboxResult } from "@skillrig/core";
 import type { CaseReply, CaseRequest, LoadErrorMessage, ReadyMessage } from "./protocol.js";
-import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, type FrameHeader } from "./reply-frame.js";
+import { FRAME_HEADER_BYTES, type FrameError, readFirstLine, readFrameHeader, readStartedFrame, type FrameHeader } from "./reply-frame.js";
 import { describeProcessEnding, endingOfExit } from "@skillrig/process";
 
 export interface HarnessStartOptions {
@@ -41,7 +50,7 @@ export interface HarnessStartOptions {
   /** Extra time a case may take past its own wall limit before the harness counts as stuck. */
   stuckGraceMs: number;
   signal?: AbortSignal;
-  /** A process already started for this harness (a pair of the warm runtime) instead of a sandbox spawn of its own. */
+  /** A process already started for this harness (a pair of the shared host) instead of a sandbox spawn of its own. */
   process?: SandboxProcess;
 }
 
@@ -74,7 +83,13 @@ interface Pending {
   request: CaseRequest;
   resolve(reply: CaseReply): void;
   reject(error: Error): void;
-  timer: NodeJS.Timeout;
+  /** The case's deadline, armed once a slot is free for it (undefined while it waits behind others). */
+  timer: NodeJS.Timeout | undefined;
+  sentAt: number;
+  /** When its deadline started: a slot was free for it, then the harness's "started" line. */
+  startedAt?: number;
+  /** The harness said it started. */
+  harnessStarted?: boolean;
 }
 
 /** A reply being read: its checked header, then its sections, each kept only up to its cap. */
@@ -108,6 +123,10 @@ export class SampleHarness {
   #lineBytes = 0;
   #frame: FrameInProgress | undefined;
   #answered = new Set<number>();
+  /** Cases sent that have no slot yet in the runner's count, in the order they were sent. */
+  #queued: number[] = [];
+  /** Cases with a slot in the runner's count (at most `spares`) and no reply yet. */
+  #running = 0;
   #stderrTail = "";
   #dead: HarnessDiedError | undefined;
   #onFirstLine: ((line: string) => void) | undefined;
@@ -144,7 +163,7 @@ export class SampleHarness {
           exit_code: result.exitCode,
           signal: result.signal,
           stderr: this.#stderrTail,
-          // The warm runtime itself ended (not this sample's harness): the plugin re-runs what was affected elsewhere.
+          // The shared host itself ended (not this sample's harness): the plugin re-runs what was affected elsewhere.
           ...(this.#runtimeLost ? { runtime_lost: true } : {}),
         });
       },
@@ -159,7 +178,7 @@ export class SampleHarness {
     return { harness, load };
   }
 
-  /** The process ended because the warm runtime it ran in was lost, not through anything this sample did. */
+  /** The process ended because the shared host it ran in was lost, not through anything this sample did. */
   get runtimeLost(): boolean {
     return this.#runtimeLost;
   }
@@ -183,21 +202,62 @@ export class SampleHarness {
     const { cases } = this.#options;
     if (cases !== undefined) request.more = Math.max(0, cases - (this.#sent += 1));
     return new Promise<CaseReply>((resolve, reject) => {
-      // The runner's own deadline: the harness's timer is a courtesy; past this, the harness is stopped.
-      const deadline = request.wall_ms + this.#options.stuckGraceMs;
-      const timer = setTimeout(() => {
-        this.#die(
-          `the sample harness did not answer within ${deadline} ms (case limit ${request.wall_ms} ms); it was stopped`,
-          { stderr: this.#stderrTail },
-          id,
-        );
-        this.#process.kill();
-      }, deadline);
-      timer.unref?.();
-      this.#pending.set(id, { request, resolve, reject, timer });
+      this.#pending.set(id, { request, resolve, reject, timer: undefined, sentAt: performance.now() });
+      this.#queued.push(id);
+      this.#admit();
       // The args go in as the task file's own JSON text, so Python's json reads them as it would read the file.
       this.#send(argsJson === undefined ? JSON.stringify(request) : `${JSON.stringify(request).slice(0, -1)},"args":${argsJson}}`);
     });
+  }
+
+  /** Gives the first queued cases the free slots of the runner's count, and starts their deadlines. */
+  #admit(): void {
+    const slots = Math.max(1, this.#options.spares);
+    while (this.#running < slots && this.#queued.length > 0) {
+      const id = this.#queued.shift()!;
+      const pending = this.#pending.get(id);
+      if (!pending) continue;
+      this.#running++;
+      this.#startDeadline(id, pending);
+    }
+  }
+
+  /** The runner's own deadline for a case, from now: the harness's timer is a courtesy; past this, the harness is stopped. */
+  #startDeadline(id: number, pending: Pending): void {
+    clearTimeout(pending.timer);
+    pending.startedAt = performance.now();
+    const deadline = pending.request.wall_ms + this.#options.stuckGraceMs;
+    pending.timer = setTimeout(() => {
+      this.#die(
+        `the sample harness did not answer within ${deadline} ms of the case's start (case limit ${pending.request.wall_ms} ms); it was stopped`,
+        { stderr: this.#stderrTail },
+        id,
+      );
+      this.#process.kill();
+    }, deadline);
+    pending.timer.unref?.();
+  }
+
+  /** The harness's "started" line for case `id`: its deadline runs from now (once). */
+  #onStarted(id: number): void {
+    const pending = this.#pending.get(id);
+    if (!pending) {
+      const why = this.#answered.has(id) ? "a start for case" : "a start for unknown case";
+      this.#misbehaved(`the sample harness sent ${why} ${id}${this.#answered.has(id) ? ", which was answered already" : ""}`);
+      return;
+    }
+    if (pending.startedAt === undefined) {
+      this.#misbehaved(
+        `the sample harness started case ${id} while ${this.#running} case(s) ran, more than the ${Math.max(1, this.#options.spares)} it may run at once`,
+      );
+      return;
+    }
+    if (pending.harnessStarted) {
+      this.#misbehaved(`the sample harness sent a second start for case ${id}`);
+      return;
+    }
+    pending.harnessStarted = true;
+    this.#startDeadline(id, pending);
   }
 
   /** Closes the harness's input (it kills running cases and exits); kills the whole tree if it lingers. */
@@ -259,6 +319,11 @@ export class SampleHarness {
       const first = this.#onFirstLine;
       this.#onFirstLine = undefined;
       first(line);
+      return;
+    }
+    const started = readStartedFrame(line);
+    if (started !== undefined) {
+      this.#onStarted(started);
       return;
     }
     let header: FrameHeader;
@@ -333,9 +398,14 @@ export class SampleHarness {
     this.#pending.delete(header.id);
     this.#answered.add(header.id);
     clearTimeout(pending.timer);
+    if (pending.startedAt !== undefined) this.#running--;
+    else this.#queued = this.#queued.filter((id) => id !== header.id);
+    this.#admit();
     const { value_len: _v, stdout_len: _o, stderr_len: _e, ...call } = header;
+    const queuedMs = (pending.startedAt ?? performance.now()) - pending.sentAt;
     pending.resolve({
       ...call,
+      queuedMs,
       valueJson: sections[0]!.toString("utf8"),
       stdout: sections[1]!.toString("utf8"),
       stderr: sections[2]!.toString("utf8"),
@@ -435,6 +505,7 @@ export class SampleHarness {
     this.#dead = new HarnessDiedError(this.#stopping ? "the sample harness was stopped (the task run ended)" : message, details);
     this.#frame = undefined;
     this.#lineParts = [];
+    this.#queued = [];
     for (const [id, pending] of this.#pending) {
       clearTimeout(pending.timer);
       pending.reject(id === overran ? new CaseOverranError(message, details, pending.request.wall_ms) : this.#dead);

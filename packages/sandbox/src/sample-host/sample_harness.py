@@ -19,6 +19,10 @@ Protocol (the harness writes only through a private copy of fd 1, so nothing the
       cpu_ms: each process's own RLIMIT_CPU; disk_bytes/disk_entries: what its folder (and the pair's TMPDIR) may hold)
       (more: how many cases the runner will still send after this one, a hint that spares no fork for a case that
       never comes; without it a spare is forked for every case)
+      The runner may send a sample's cases as one batch: the harness runs at most <spares> of them at once, in the
+      order they came, each in its own fork with its own limits; the others wait for a free slot.
+  harness -> runner, as each case starts (leaves the queue for its fork):  {"started":N}
+      (the runner's deadline for the case runs from here: a case that waited behind a slow one keeps its own time)
       (args is the task file's own JSON text, read here by json.loads: 3.0 stays a float, 2**70 stays exact)
   harness -> runner, one frame per case: a JSON header line, then value_len + stdout_len + stderr_len raw bytes:
       {"id":N,"end":"returned"|"raised"|"unencodable"|"exited"|"signaled"|"killed"|"failed_to_start",
@@ -61,7 +65,7 @@ REPR_CHARS = 300
 
 # The protocol keeps private copies of fds 0 and 1; the real fds 0/1 point at /dev/null in the parent and at the
 # case's pipes in a child, so a deliverable that prints (even from C or a subprocess) never touches the protocol.
-# Taken in main(), not at import: the warm runtime (sample_host.py) imports this file once and runs main() in each
+# Taken in main(), not at import: the shared sample host (sample_host.py) imports this file once and runs main() in each
 # sample's process, with that sample's pipes on fds 0 and 1.
 PROTO_IN = PROTO_OUT = DEVNULL = -1
 
@@ -177,7 +181,7 @@ def exception_message(exc):
 def add_site_paths():
     """Gives sys.path what the interpreter's site step would give it, without running start-up code.
 
-    The harness and the warm runtime start with -S: the site step may run code (the `import` lines of .pth files,
+    The harness and the shared host start with -S: the site step may run code (the `import` lines of .pth files,
     sitecustomize, usercustomize) that imports modules into the process that forks every case, and each module it
     brings is paid again in each case (on one machine a .pth line imported threading and random, whose fork hooks
     cost every case about 90 page faults). Here site's own main() runs with those three replaced: the site-packages
@@ -600,6 +604,11 @@ def run_spare(fn, req_r, res_w, out_w, err_w, close_fds, case_dir, make_dir):
 
     if isinstance(fn, MainProgram):
         run_main_case(fn, request)
+    run_function_case(fn, request, res_w, case_dir)
+
+
+def run_function_case(fn, request, res_w, case_dir):
+    """In a spare that got its case: calls fn(*args), reports what the call did, exits. Never returns."""
     # Only data about the call goes back: what it returned (as JSON text), or what it raised.
     body = b""
     started = time.perf_counter()
@@ -819,7 +828,7 @@ class ForkServer:
 
 def read_proc_file(path):
     """A /proc file's bytes; raises OSError. os.open, not open(): the io stack's objects would be copy-on-write
-    faults in a process that forks often (the fork server, the warm runtime)."""
+    faults in a process that forks often (the fork server, the shared host)."""
     fd = os.open(path, os.O_RDONLY)
     try:
         data = b""
@@ -832,50 +841,54 @@ def read_proc_file(path):
         os.close(fd)
 
 
+# -- the one /proc reader of the sandbox's side: the harness, the fork server and the shared host read /proc here
+
+
+def proc_pids():
+    """The pids /proc lists (this pid namespace's, or the host's at weaker levels); [] when it cannot be listed."""
+    try:
+        return [int(name) for name in os.listdir("/proc") if name.isdigit()]
+    except OSError:
+        return []
+
+
+def proc_stats():
+    """(pid, state, parent pid, CPU clock ticks) of every process: its own user and system time, threads included,
+    plus the time of the children it reaped. A process gone meanwhile is left out."""
+    for pid in proc_pids():
+        try:
+            stat = read_proc_file(f"/proc/{pid}/stat")
+            fields = stat[stat.rfind(b")") + 2 :].split()
+            yield pid, fields[0], int(fields[1]), int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14])
+        except (OSError, IndexError, ValueError):
+            continue
+
+
+def proc_status_field(pid, key):
+    """A field of /proc/<pid>/status (`Uid:`, `CapEff:` ...) as its values; None when it or the process is gone."""
+    try:
+        status = read_proc_file(f"/proc/{pid}/status")
+    except OSError:
+        return None
+    for line in status.split(b"\n"):
+        if line.startswith(key):
+            return line.split()[1:]
+    return None
+
+
 def children_of(parent):
     """Pids whose parent is `parent`: the kernel's list of the thread's children where it has one, else from /proc
-    (the sandbox's pid namespace, or the host's at weaker levels)."""
+    (zombies left out)."""
     try:
         return [int(pid) for pid in read_proc_file(f"/proc/self/task/{parent}/children").split()]
     except OSError:
         pass
-    found = []
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{name}/stat", "rb") as f:
-                stat = f.read()
-        except OSError:
-            continue
-        fields = stat[stat.rfind(b")") + 2 :].split()
-        if len(fields) > 1 and fields[0] != b"Z" and int(fields[1]) == parent:
-            found.append(int(name))
-    return found
+    return [pid for pid, state, ppid, _ in proc_stats() if ppid == parent and state != b"Z"]
 
 
 def scan_processes():
-    """Every process of this pid namespace: pid -> (parent pid, CPU clock ticks: its own user and system time, threads
-    included, plus the time of the children it reaped)."""
-    found = {}
-    try:
-        names = os.listdir("/proc")
-    except OSError:
-        return found
-    for name in names:
-        if not name.isdigit():
-            continue
-        try:
-            stat = read_proc_file(f"/proc/{name}/stat")
-            fields = stat[stat.rfind(b")") + 2 :].split()
-            found[int(name)] = (int(fields[1]), int(fields[11]) + int(fields[12]) + int(fields[13]) + int(fields[14]))
-        except (OSError, IndexError, ValueError):
-            continue  # gone meanwhile
-    return found
+    """Every process of this pid namespace: pid -> (parent pid, CPU clock ticks)."""
+    return {pid: (ppid, ticks) for pid, _, ppid, ticks in proc_stats()}
 
 
 def descendants(roots, children):
@@ -976,10 +989,14 @@ class Harness:
         self.inbuf = b""
         self.input_open = True
         self.server_error = None
-        self.waiting = []  # requests that arrived before a spare was ready
+        self.waiting = []  # (line, request) of cases sent and not started yet, in the order they came
+        self.slots = max(1, spares)  # cases running at once; a batch's other cases wait in `waiting`
+        self.more = None  # cases the runner said are still to come after the last one it sent (None: not said)
+        self.forking = max(1, spares)  # spares the fork server was asked for and has not sent yet (its first ones)
         self.credit = 0  # spares to ask the fork server for, sent once per loop turn
+        self.fork_failed = False  # the last fork failed: no new spare is asked for until a case arrives or ends
         self.free_folders = []  # emptied case folders to hand back to the fork server
-        # The pair's own temp folder, beside its cases' folder (the warm runtime's work/<pair>/tmp): on disk, shared by
+        # The pair's own temp folder, beside its cases' folder (the shared host's work/<pair>/tmp): on disk, shared by
         # the pair's cases, so what is in it counts against each running case's disk cap. A TMPDIR elsewhere is not
         # the pair's to count, nor the working folder itself (a harness of its own, where the sandbox makes TMPDIR its
         # cwd: the sandbox caps that folder as a whole).
@@ -1057,6 +1074,7 @@ class Harness:
                     os.set_blocking(fd, False)
                     self.selector.register(fd, selectors.EVENT_READ, ("pipe", child))
                 self.by_pid[pid] = child
+                self.forking = max(0, self.forking - 1)
                 if self.input_open:
                     self.spares.append(child)
                 else:
@@ -1066,6 +1084,9 @@ class Harness:
                 self.ended(pid, status, cpu_ms)
             elif kind == b"e":
                 self.server_error = message[1:].decode("utf-8", "replace")[:MESSAGE_CHARS]
+                # The server dropped what it was asked for: asked again when a case arrives or ends, not in a loop.
+                self.forking = 0
+                self.fork_failed = True
 
     @staticmethod
     def server_end(status):
@@ -1087,12 +1108,15 @@ class Harness:
                 self.outbox.append(self.frame(child.id, {
                     "end": "failed_to_start", "ms": 0,
                     "message": f"the sample harness lost its fork server ({how}) while this case ran",
+                    # The runner runs such a case again on a fresh fork server, alone (one of those running killed it).
+                    "fork_server_lost": "ran",
                 }))
                 child.replied = True
-        for line in self.waiting:
-            self.outbox.append(self.frame(json.loads(line)["id"], {
+        for _, request in self.waiting:
+            self.outbox.append(self.frame(request["id"], {
                 "end": "failed_to_start", "ms": 0,
                 "message": f"the sample harness lost its fork server ({how}) before this case started",
+                "fork_server_lost": "waiting",
             }))
         if self.outbox:
             write_all(PROTO_OUT, b"".join(self.outbox))
@@ -1103,15 +1127,23 @@ class Harness:
         # The runner sends a main sample's next case once it has read the folders of those before: they go now.
         while self.left_folders:
             remove_tree(self.left_folders.pop())
-        # A spare for the next case, unless the runner said no more cases will come than the spares left cover
-        # (a fork is the biggest cost of a case: a spare nobody uses is a case's worth of CPU thrown away).
         more = request.get("more")
-        if not isinstance(more, int) or not self.spares or more > len(self.spares) - 1:
-            self.credit += 1
-        if not self.spares:
-            self.waiting.append(line)
-            return
-        self.assign(self.spares.pop(0), line, request)
+        self.more = more if isinstance(more, int) and more >= 0 else None
+        self.waiting.append((line, request))
+        self.fork_failed = False
+
+    def dispatch(self):
+        """Starts waiting cases while a slot and a spare are free, then asks for the spares the cases still to come
+        need: no more than run at once, and none for a case that will not come (a fork is the biggest cost of a
+        case: a spare nobody uses is a case's worth of CPU thrown away)."""
+        while self.waiting and self.spares and len(self.running) < self.slots:
+            line, request = self.waiting.pop(0)
+            self.assign(self.spares.pop(0), line, request)
+        to_come = len(self.waiting) + (self.slots if self.more is None else self.more)
+        need = min(self.slots, to_come) - len(self.spares) - self.forking
+        if need > 0 and self.input_open and not self.fork_failed:
+            self.credit += need
+            self.forking += need
 
     def assign(self, child, line, request):
         child.id = request["id"]
@@ -1136,6 +1168,7 @@ class Harness:
         except OSError:
             pass  # the spare died; reaping it reports the case
         self.close_req(child)
+        self.outbox.append(b'{"started":%d}\n' % child.id)
         if child.result:
             self.check_result(child)
 
@@ -1223,6 +1256,7 @@ class Harness:
         child = self.by_pid.pop(pid, None)
         if child is None:
             return
+        self.fork_failed = False
         child.exit_status = status
         child.cpu_ms = max(child.cpu_ms, cpu_ms)
         # A case that ended past its time limit (between two samples) is past it all the same: the count is the
@@ -1245,8 +1279,7 @@ class Harness:
             if child in self.spares:
                 self.spares.remove(child)
             if self.input_open:
-                shutil.rmtree(child.case_dir, ignore_errors=True)
-                self.credit += 1  # a spare killed from outside is replaced
+                shutil.rmtree(child.case_dir, ignore_errors=True)  # a spare killed from outside: dispatch replaces it
             return
         complete = child.header is not None and len(child.result) >= child.header["len"]
         clean_exit = complete and child.killed_for is None and os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0
@@ -1385,15 +1418,16 @@ class Harness:
                         self.server_died(self.server_end(status))
                 elif kind == "pipe":
                     self.read_pipe(child, key.fd)
-            while self.waiting and self.spares:
-                line = self.waiting.pop(0)
-                self.assign(self.spares.pop(0), line, json.loads(line))
-            if self.waiting and self.server_error:
-                for line in self.waiting:
-                    self.outbox.append(self.frame(json.loads(line)["id"], {
+            self.dispatch()
+            if self.server_error:
+                # The cases that would have started now cannot (no fork): they are answered; the rest wait for
+                # the next try, as a case sent alone would have been answered on its own.
+                free = max(0, self.slots - len(self.running) - len(self.spares))
+                for _, request in self.waiting[:free]:
+                    self.outbox.append(self.frame(request["id"], {
                         "end": "failed_to_start", "ms": 0, "message": f"the harness could not start the case: {self.server_error}",
                     }))
-                self.waiting = []
+                del self.waiting[:free]
                 self.server_error = None
             now = time.monotonic()
             for child in self.running.values():

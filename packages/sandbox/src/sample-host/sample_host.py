@@ -13,7 +13,8 @@ SampleUidSupport), runs as the runtime's own uid, not dumpable, and is a child s
 uid: a pair process and all it starts run as a uid leased by the runner for that pair alone, so one sample cannot
 signal, trace, or read the files of another (its folders are 0700 and owned by its uid), and RLIMIT_NPROC counts
 per sample. When a pair ends, everything still running as its uid is killed (a process switched to that uid does
-kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed, before the runner hears of the end.
+kill(-1, SIGKILL)) and its files in the shared /tmp and /dev/shm are removed at any depth (its folders get their
+permissions back first), before the runner hears of the end.
 
 Protocol with the runner (fds 0 and 1, private copies; the real 0/1 point at /dev/null):
   runner -> runtime, one JSON header line each, some followed by raw bytes:
@@ -40,9 +41,9 @@ import json
 import os
 import resource
 import selectors
-import shutil
 import signal
 import _signal
+import stat
 import sys
 import time
 
@@ -108,10 +109,10 @@ def bounding_caps():
     """The capabilities in this process's bounding set: the only ones a pair has to drop from it (setpriv leaves the
     host three, so a pair makes three prctl calls, not one per capability the kernel knows). Every one the kernel
     knows where the set cannot be read; become() checks the result either way."""
-    for line in sample_harness.read_proc_file("/proc/self/status").split(b"\n"):
-        if line.startswith(b"CapBnd:"):
-            mask = int(line.split()[1], 16)
-            return tuple(cap for cap in range(64) if mask >> cap & 1)
+    bounding = sample_harness.proc_status_field("self", b"CapBnd:")
+    if bounding:
+        mask = int(bounding[0], 16)
+        return tuple(cap for cap in range(64) if mask >> cap & 1)
     try:
         with open("/proc/sys/kernel/cap_last_cap", "rb") as f:
             last = int(f.read())
@@ -134,9 +135,10 @@ def become(uid):
     prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL)
     if libc.capset(CAP_HEADER, NO_CAPS) != 0:
         raise OSError(ctypes.get_errno(), "capset failed")
-    for line in sample_harness.read_proc_file("/proc/self/status").split(b"\n"):
-        if line.startswith((b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:")) and int(line.split()[1], 16) != 0:
-            raise OSError(errno.EPERM, f"capabilities left after the uid switch: {line.decode().strip()}")
+    for key in (b"CapInh:", b"CapPrm:", b"CapEff:", b"CapBnd:", b"CapAmb:"):
+        value = sample_harness.proc_status_field("self", key)
+        if value is not None and int(value[0], 16) != 0:
+            raise OSError(errno.EPERM, f"capabilities left after the uid switch: {key.decode()} {value}")
     prctl(PR_SET_DUMPABLE, 0)
 
 
@@ -147,38 +149,138 @@ def uid_left(uid):
     the common case: its harness kills every case before it exits. A process of `uid` can only come from another
     one, so when none is left none can appear."""
     wanted = str(uid).encode()
-    for name in os.listdir("/proc"):
-        if not name.isdigit():
-            continue
-        try:
-            status = sample_harness.read_proc_file(f"/proc/{name}/status")
-        except OSError:
-            continue  # gone meanwhile
-        for line in status.split(b"\n"):
-            if line.startswith(b"Uid:"):
-                if wanted in line.split()[1:]:
-                    return True
-                break
-    return next(shared_temp_entries_of(uid), None) is not None
+    for pid in sample_harness.proc_pids():
+        uids = sample_harness.proc_status_field(pid, b"Uid:")  # None: gone meanwhile
+        if uids is not None and wanted in uids:
+            return True
+    return owns_temp_entries(uid)
 
 
-def shared_temp_entries_of(uid):
-    """The entries of `uid` in the temp folders every pair shares (/tmp and /dev/shm of this sandbox)."""
-    for shared in ("/tmp", "/dev/shm"):
-        try:
-            entries = list(os.scandir(shared))
-        except OSError:
+SHARED_TEMP_FOLDERS = ("/tmp", "/dev/shm")
+
+
+def entries_here():
+    """The current folder's entries as (name, is_folder, owner), never following a link; [] when it cannot be read."""
+    found = []
+    try:
+        with os.scandir(".") as entries:
+            for entry in entries:
+                try:
+                    st = entry.stat(follow_symlinks=False)
+                except OSError:
+                    continue
+                found.append((entry.name, stat.S_ISDIR(st.st_mode), st.st_uid))
+    except OSError:
+        pass
+    return found
+
+
+def enter(name):
+    """Makes folder `name` of the current folder the current one, never through a link; False when it cannot."""
+    try:
+        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
+    except OSError:
+        return False
+    try:
+        os.fchdir(fd)
+        return True
+    except OSError:
+        return False
+    finally:
+        os.close(fd)
+
+
+def walk_temp(root, visit_file, visit_folder):
+    """Walks `root` at any depth, one folder descriptor at a time (fchdir down, ".." up: neither a path's length nor
+    the number of open files limits the depth), never following a link. `visit_folder(name, owner)` is called before
+    a folder is entered (it may restore its permissions) and returns whether to enter it; `visit_file(name, owner)` for
+    everything else; `visit_folder(name, owner, left=True)` after the folder was left. A visitor returning "stop"
+    ends the walk."""
+    if not enter(root):
+        return
+    frames = [entries_here()]
+    names = []
+    while frames:
+        if not frames[-1]:
+            frames.pop()
+            if names:
+                name, owner = names.pop()
+                os.chdir("..")
+                if visit_folder(name, owner, True) == "stop":
+                    return
             continue
-        for entry in entries:
+        name, is_folder, owner = frames[-1].pop()
+        if not is_folder:
+            if visit_file(name, owner) == "stop":
+                return
+            continue
+        wanted = visit_folder(name, owner, False)
+        if wanted == "stop":
+            return
+        if wanted and enter(name):
+            names.append((name, owner))
+            frames.append(entries_here())
+
+
+def owns_temp_entries(uid):
+    """True when `uid` owns anything in the shared temp folders, at any depth this process can read."""
+    found = []
+
+    def visit(name, owner, left=False):
+        if owner == uid:
+            found.append(name)
+            return "stop"
+        return True
+
+    cwd = os.open(".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        for shared in SHARED_TEMP_FOLDERS:
+            walk_temp(shared, visit, visit)
+            if found:
+                return True
+    finally:
+        os.fchdir(cwd)
+        os.close(cwd)
+    return False
+
+
+def clear_temp_of(uid):
+    """Removes everything `uid` owns in the shared temp folders, at any depth (run as `uid`, once its processes are
+    gone): each of its folders gets its permissions back before it is entered (a folder left at mode 000 cannot be
+    listed or emptied), its files go, and its folders go once emptied, deepest first. What other uids own is left."""
+
+    def visit_file(name, owner):
+        if owner == uid:
             try:
-                if entry.stat(follow_symlinks=False).st_uid == uid:
-                    yield entry
+                os.unlink(name)
             except OSError:
                 pass
 
+    def visit_folder(name, owner, left):
+        if owner != uid:
+            return True  # entered when readable: this uid's files may be inside
+        if left:
+            try:
+                os.rmdir(name)
+            except OSError:
+                pass
+            return True
+        try:
+            os.chmod(name, 0o700, follow_symlinks=False)
+        except (OSError, NotImplementedError):
+            try:
+                os.chmod(name, 0o700)  # an lstat said it is a folder, not a link
+            except OSError:
+                pass
+        return True
+
+    for shared in SHARED_TEMP_FOLDERS:
+        walk_temp(shared, visit_file, visit_folder)
+
 
 def sweep_uid(uid):
-    """Kills everything running as `uid` and removes its files from the shared temp folders (in a child of that uid)."""
+    """Kills everything running as `uid` and removes its files from the shared temp folders, at any depth (in a
+    child of that uid), before the uid or the shared folders serve anyone else."""
     if not uid_left(uid):
         return
     pid = os.fork()
@@ -190,14 +292,7 @@ def sweep_uid(uid):
                     os.kill(-1, signal.SIGKILL)  # every process of this uid but this one, in one pass of the kernel
                 except OSError:
                     break
-            for entry in shared_temp_entries_of(uid):
-                try:
-                    if entry.is_dir(follow_symlinks=False):
-                        shutil.rmtree(entry.path, ignore_errors=True)
-                    else:
-                        os.unlink(entry.path)
-                except OSError:
-                    pass
+            clear_temp_of(uid)
         finally:
             os._exit(0)
     while True:
@@ -271,7 +366,7 @@ def run_pair(request, fds, cpu):
         code = sample_harness.main(sys.argv)
     except BaseException as exc:
         try:
-            os.write(2, f"warm runtime: the pair process could not start: {type(exc).__name__}: {exc}\n".encode())
+            os.write(2, f"sample host: the pair process could not start: {type(exc).__name__}: {exc}\n".encode())
         except OSError:
             pass
         code = 71
@@ -342,7 +437,7 @@ class Runtime:
             newline = self.inbuf.find(b"\n")
             if newline < 0:
                 if len(self.inbuf) > HEADER_LIMIT:
-                    raise SystemExit("warm runtime: a header line from the runner is too long")
+                    raise SystemExit("sample host: a header line from the runner is too long")
                 return
             header = json.loads(self.inbuf[:newline])
             length = int(header.get("len", 0))

@@ -14,32 +14,11 @@ import { stopProcess } from "./stop-process.js";
 import { lchownSync, rmSync } from "node:fs";
 import { createServer, type Socket } from "node:net";
 import { PassThrough, Writable } from "node:stream";
-import type { ResourceLimits, SandboxProcess, SandboxResult, SandboxSpawnOptions } from "@skillrig/core";
+import type { ResourceLimits, SampleUidSupport, SandboxProcess, SandboxResult } from "@skillrig/core";
 import { describeProcessEnding, endingOfExit } from "@skillrig/process";
 
-/**
- * What the sandbox gives the shared host (root at level namespaces only): a spawn that keeps CAP_SETUID, CAP_SETGID
- * and CAP_SETPCAP (nothing else), so the host may switch each sample's process to a uid leased for that sample alone,
- * which must drop all three before untrusted code runs.
- */
-export interface SampleUidSupport {
-  spawnSampleHost(options: Omit<SandboxSpawnOptions, "stdin">): SandboxProcess;
-  /** A per-run uid for one sample, held until `release` (which first kills anything still running as it); undefined when none is free. */
-  leaseSampleUid(): SampleUidLease | undefined;
-  /** The python3 a `python3` command runs as in this sandbox (absolute): the harness's bytecode is compiled with it. */
-  readonly pythonExecutable?: string;
-}
-
-export interface SampleUidLease {
-  readonly uid: number;
-  /**
-   * Gives the uid back. Before that, the runner's own sweep of the machine's /proc for the uid (about 6 ms of the
-   * Node thread on a machine with a hundred processes): skipped with `hostSwept`, when the shared host reported the
-   * end of every process it ran as this uid, which it does only after killing everything of the uid in its pid
-   * namespace (the only place such a process can be).
-   */
-  release(options?: { hostSwept?: boolean }): void;
-}
+/** Part of core's sandbox contract (`Sandbox.sampleUids`): re-exported where the host's modules always found them. */
+export type { SampleUidLease, SampleUidSupport } from "@skillrig/core";
 
 export interface SharedHostOptions {
   support: SampleUidSupport;
@@ -210,7 +189,7 @@ export class SharedHost {
     };
     const resolveEnd = (end: Partial<PairResult>) =>
       resolveExit({
-        command: ["warm-runtime", "pair", String(id)],
+        command: ["sample-host", "pair", String(id)],
         exitCode: null,
         signal: null,
         stdout: "",

@@ -164,7 +164,9 @@ class MainHarness {
   async run(testCase: Case): Promise<Ended & { header: Record<string, unknown>; folder: string }> {
     const request = { id: this.#nextId++, ...LIMITS, argv: testCase.argv ?? [], stdin: testCase.stdin ?? "", files: testCase.files ?? {} };
     this.process.stdin.write(`${JSON.stringify(request)}\n`);
-    const header = JSON.parse((await this.#line()).toString("utf8"));
+    // The case's "started" line comes first (the runner's deadline for it starts there); then its reply.
+    let header = JSON.parse((await this.#line()).toString("utf8"));
+    if (header.started === request.id) header = JSON.parse((await this.#line()).toString("utf8"));
     await this.#bytes(header.value_len);
     const stdout = (await this.#bytes(header.stdout_len)).toString("utf8");
     const stderr = (await this.#bytes(header.stderr_len)).toString("utf8");

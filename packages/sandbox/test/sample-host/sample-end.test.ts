@@ -6,7 +6,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, describe, expect, test } from "vitest";
 import { DEFAULT_LIMITS, type Sandbox } from "@skillrig/core";
-import { availableLevels, createSandbox, sampleUidSupportOf } from "../../src/create-sandbox.js";
+import { availableLevels, createSandbox } from "../../src/create-sandbox.js";
 import { removeModules, writeModule } from "./samples.js";
 
 afterAll(removeModules);
@@ -46,7 +46,7 @@ def leave_daemon():
 /** The sandbox, with every release of a sample uid recorded (whether the runner was told the host swept it). */
 function recordingSandbox() {
   const sandbox = createSandbox({ level: "namespaces" });
-  const support = sampleUidSupportOf(sandbox);
+  const support = sandbox.sampleUids;
   if (!support) throw new Error("no per-sample uids here");
   const releases: { uid: number; hostSwept: boolean }[] = [];
   const lease = support.leaseSampleUid.bind(support);

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { PassThrough } from "node:stream";
 import { afterAll, describe, expect, test } from "vitest";
-import { availableLevels, createSandbox, sampleUidSupportOf } from "../../src/create-sandbox.js";
+import { availableLevels, createSandbox } from "../../src/create-sandbox.js";
 import { openChannel, SharedHost } from "../../src/sample-host/shared-host.js";
 import { removeModules, writeModule } from "./samples.js";
 
@@ -44,7 +44,7 @@ const hostHere = process.getuid?.() === 0 && availableLevels().some((l) => l.lev
 describe.runIf(hostHere)("the shared sample host's stream (root, level namespaces)", () => {
   test("a host that sends a frame for a sample never opened is stopped, and its open samples end as runtime-lost", async () => {
     const sandbox = createSandbox({ level: "namespaces" });
-    const support = sampleUidSupportOf(sandbox);
+    const support = sandbox.sampleUids;
     expect(support).toBeDefined();
     const { dir } = await writeModule("", "unused.py");
     const hostile = join(dir, "hostile_runtime.py");

@@ -9,17 +9,29 @@ export interface ChildServer {
   url: string;
   child: ChildProcess;
   recovered: { failed: string[]; requeued: string[] };
+  /** The document `skillrig serve --json` printed when it started listening. */
+  started: Record<string, unknown>;
+  /** What the server wrote to stderr so far. */
+  stderr(): string;
   /** SIGKILL, then wait for the process to be gone. */
   kill(): Promise<void>;
 }
 
-export function spawnServer(projectDir: string, args: string[] = []): Promise<ChildServer> {
+export interface SpawnOptions {
+  /** The `node` binary to run the CLI with (default: the one running the tests). */
+  node?: string;
+  /** Added to the environment. */
+  env?: Record<string, string>;
+}
+
+export function spawnServer(projectDir: string, args: string[] = [], options: SpawnOptions = {}): Promise<ChildServer> {
   const child = spawn(
-    process.execPath,
+    options.node ?? process.execPath,
     [CLI, "serve", "--config", join(projectDir, "skillrig.config.json"), "--port", "0", "--json", ...args],
     {
       cwd: projectDir,
       stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...options.env },
     },
   );
   const exited = new Promise<void>((r) => child.once("exit", () => r()));
@@ -32,7 +44,7 @@ export function spawnServer(projectDir: string, args: string[] = []): Promise<Ch
     child.once("exit", (code) => reject(new Error(`skillrig serve exited with ${code} before listening; stderr: ${stderr}`)));
     child.stdout!.on("data", (chunk: Buffer) => {
       stdout += chunk.toString();
-      let info: { url: string; recovered: ChildServer["recovered"] };
+      let info: { url: string; recovered: ChildServer["recovered"] } & Record<string, unknown>;
       try {
         info = JSON.parse(stdout);
       } catch {
@@ -43,6 +55,8 @@ export function spawnServer(projectDir: string, args: string[] = []): Promise<Ch
         url: info.url,
         child,
         recovered: info.recovered,
+        started: info,
+        stderr: () => stderr,
         async kill() {
           child.kill("SIGKILL");
           await exited;

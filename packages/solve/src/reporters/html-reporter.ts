@@ -11,7 +11,7 @@ import { anchorId, escapeHtml as e, htmlPage } from "@skillrig/oracle/html-repor
 // The shared report stylesheet (@skillrig/oracle's REPORT_CSS) comes first; these are solve's own rules.
 const CSS = `
 .s-passed{color:var(--ok);font-weight:600}.s-failed,.s-artifact_missing,.s-timeout,.s-error,.s-memory_limit,.s-output_limit{color:var(--bad);font-weight:600}
-.s-engine_failed,.s-grading_error,.s-invalid_test_format,.s-canceled{color:var(--warn);font-weight:600}
+.s-engine_failed,.s-grading_error,.s-invalid_test_format,.s-canceled,.s-not_run{color:var(--warn);font-weight:600}
 td.cell-all{background:#dafbe1}td.cell-some{background:#fff8c5}td.cell-none{background:#ffebe9}
 details{border:1px solid var(--line);border-radius:6px;margin:6px 0;padding:4px 10px}summary{cursor:pointer;font-weight:600}
 .muted{color:var(--muted)}.ev{margin:2px 0;padding:2px 6px;border-left:3px solid var(--line)}.ev-message{border-color:#0969da}

@@ -29,7 +29,7 @@ export function toSolveJunit(report: SolveReport): string {
         tests: attempts.length,
         failures: attempts.filter(isFailure).length,
         errors: attempts.filter(isError).length,
-        skipped: attempts.filter((a) => a.status === "canceled").length,
+        skipped: attempts.filter((a) => a.status === "canceled" || a.status === "not_run").length,
         time: seconds(attempts.reduce((s, a) => s + a.usage.durationMs, 0)),
       });
       const props = suite.ele("properties");
@@ -44,7 +44,7 @@ export function toSolveJunit(report: SolveReport): string {
           time: seconds(a.usage.durationMs),
         });
         const message = a.message ?? a.status;
-        if (a.status === "canceled") testcase.ele("skipped", { message });
+        if (a.status === "canceled" || a.status === "not_run") testcase.ele("skipped", { message });
         else if (isFailure(a)) testcase.ele("failure", { message, type: a.status }).txt(caseDetails(a) || message);
         else if (isError(a)) testcase.ele("error", { message, type: a.status }).txt(message);
         const out = [`score ${a.score.passed}/${a.score.total}`, a.job?.run_dir ? `run folder: ${a.job.run_dir}` : ""]

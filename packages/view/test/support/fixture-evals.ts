@@ -177,6 +177,11 @@ function summary(runs: BenchmarkRun[]): RunSummary {
       time_seconds: stat(mine.map((r) => r.result.time_seconds)),
       tokens: stat(mine.map((r) => r.result.tokens)),
       runs: mine.length,
+      cost_usd: {
+        total: mine.reduce((t, r) => t + (r.result.cost_usd ?? 0), 0),
+        mean: mine.reduce((t, r) => t + (r.result.cost_usd ?? 0), 0) / mine.length,
+        unpriced_runs: 0,
+      },
     };
     out[configuration] = s;
   }
@@ -187,6 +192,7 @@ function summary(runs: BenchmarkRun[]): RunSummary {
     pass_rate: w.pass_rate.mean - wo.pass_rate.mean,
     time_seconds: w.time_seconds.mean - wo.time_seconds.mean,
     tokens: w.tokens.mean - wo.tokens.mean,
+    cost_usd: { before: wo.cost_usd!.mean, after: w.cost_usd!.mean, delta: w.cost_usd!.mean - wo.cost_usd!.mean },
   };
   return out;
 }
@@ -236,6 +242,7 @@ function writeIteration(evalDir: string, n: number, specs: RunSpec[], triggers: 
       duration_ms: spec.time_seconds * 1000,
       input_tokens: spec.tokens - 100,
       output_tokens: 100,
+      cost_usd: spec.tokens / 1_000_000,
     };
     const answer: RunAnswer = {
       eval_id: spec.eval_id,
@@ -270,6 +277,8 @@ function writeIteration(evalDir: string, n: number, specs: RunSpec[], triggers: 
         total,
         time_seconds: spec.time_seconds,
         tokens: spec.tokens,
+        // A dollar per million tokens: the cost follows the tokens.
+        cost_usd: spec.tokens / 1_000_000,
       },
     });
   });

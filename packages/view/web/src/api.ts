@@ -3,7 +3,7 @@
  * (`skillrig view --bundle`: a static site that opens from disk), there is no server: data.js sets
  * `__SKILLRIG_BUNDLE__` before the app loads, and the run routes are answered from it (bundle.ts).
  */
-import { bundleFileUrl, bundleGet, bundleOf, dataUrlText } from "./bundle.js";
+import { bundleApiFileUrl, bundleFileUrl, bundleGet, bundleOf, dataUrlText } from "./bundle.js";
 
 export interface RunRecord {
   id: string;
@@ -92,7 +92,14 @@ export function evalUrl(id: string, n?: number, rest = ""): string {
 /** A file of an eval iteration (path relative to the iteration folder): the server sends it as text, or as a download. */
 export function evalFileUrl(id: string, n: number, path: string, download = false): string {
   const encoded = path.split("/").map(encodeURIComponent).join("/");
-  return `${evalUrl(id, n, `/files/${encoded}`)}${download ? "?download=1" : ""}`;
+  const url = evalUrl(id, n, `/files/${encoded}`);
+  if (bundle) return bundleApiFileUrl(bundle, url, path);
+  return `${url}${download ? "?download=1" : ""}`;
+}
+
+/** The trend of the runs like a test or solve run (same kind and name), or of an eval folder's iterations. */
+export function trendUrl(of: "runs" | "evals", id: string): string {
+  return `/api/trends/${of}/${encodeURIComponent(id)}`;
 }
 
 /** The page of an eval iteration record's id (`<folder>/iteration-<n>`). */

@@ -8,8 +8,11 @@ import type { RunAssertions } from "../../src/eval-api.js";
 
 export type { RunAssertions };
 
-/** How a value moved from before to after; `new` / `gone` when only one side has it. */
-export type Change = "better" | "worse" | "same" | "new" | "gone";
+/**
+ * How a value moved from before to after; `new` / `gone` when only one side has it; `not_run` when one side did
+ * not run that part at all (an iteration run with `--no-triggers` has no trigger report: its queries are not gone).
+ */
+export type Change = "better" | "worse" | "same" | "new" | "gone" | "not_run";
 
 const EPSILON = 1e-9;
 
@@ -119,7 +122,7 @@ export interface TriggerChange {
   change: Change;
 }
 
-/** Trigger rates per query and engine, before and after. */
+/** Trigger rates per query and engine, before and after; a side with no trigger report did not run them (`not_run`). */
 export function compareTriggers(before: TriggerReport | null, after: TriggerReport | null): TriggerChange[] {
   const key = (q: { query: string; engine: string }) => `${q.query}\u0000${q.engine}`;
   const rows = new Map<string, TriggerChange>();
@@ -139,5 +142,6 @@ export function compareTriggers(before: TriggerReport | null, after: TriggerRepo
     row.passedBefore = q.passed;
     rows.set(key(q), row);
   }
-  return [...rows.values()].map((r) => ({ ...r, change: changeOf(r.before, r.after, r.should_trigger) }));
+  const oneSideOnly = before === null || after === null;
+  return [...rows.values()].map((r) => ({ ...r, change: oneSideOnly ? "not_run" : changeOf(r.before, r.after, r.should_trigger) }));
 }

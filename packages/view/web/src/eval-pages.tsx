@@ -5,15 +5,34 @@
  * What an agent wrote (the final answer, outputs/ files, evidence quoting them) is only ever put into the page as
  * text: Preact escapes it, and outputs/ files come from the server as text/plain under a sandbox CSP.
  */
-import type { Benchmark, ConfigurationSummary, Grading, RunDelta, TriggerReport } from "@skillrig/evals/format";
+import type { Benchmark, ConfigurationSummary, CountOfN, Grading, RunDelta, TriggerReport } from "@skillrig/evals/format";
 import type { EvalSummary, IterationDetail, RunAssertions, RunDetail } from "../../src/eval-api.js";
 import type { ComponentChildren } from "preact";
 import { useEffect, useMemo, useState } from "preact/hooks";
 import { evalFileUrl, evalUrl, getText } from "./api.js";
-import { ErrorBox, Loading, Section, Status } from "./components.js";
+import { compareIterations } from "@skillrig/evals/compare";
 import { type Change, compareCases, compareDeltas, compareTriggers, flippedAssertions } from "./eval-compare.js";
-import { asText, duration, percent, signed, when } from "./format.js";
-import { useFetch } from "./runs-pages.js";
+import {
+  asText,
+  duration,
+  ErrorBox,
+  evalCaseName,
+  Loading,
+  PairedCells,
+  percent,
+  STATS_HEAD,
+  Section,
+  signed,
+  Status,
+  statusClass,
+  TONES,
+  toneOf,
+  usd,
+  useFetch,
+  WilsonText,
+  When,
+} from "./kit/index.js";
+import { TrendSection } from "./trend-chart.js";
 
 const evalPage = (id: string, n?: number) => `#/eval/${encodeURIComponent(id)}${n === undefined ? "" : `/${n}`}`;
 const comparePage = (id: string, before: number, after: number) => `#/eval/${encodeURIComponent(id)}/compare/${before}/${after}`;
@@ -36,7 +55,14 @@ function Problems({ problems }: { problems: Array<string | null | undefined> }) 
   );
 }
 
-const MARKS: Record<Change, string> = { better: "▲ better", worse: "▼ worse", same: "= same", new: "new", gone: "gone" };
+const MARKS: Record<Change, string> = {
+  better: "▲ better",
+  worse: "▼ worse",
+  same: "= same",
+  new: "new",
+  gone: "gone",
+  not_run: "○ not run",
+};
 
 export function Mark({ change }: { change: Change }) {
   return (
@@ -113,6 +139,7 @@ export function EvalPage({ id }: { id: string }) {
       </p>
       <h1>eval {data.skill_name}</h1>
       <p class="muted">{data.id}</p>
+      <TrendSection of="evals" id={data.id} />
       <DataTable name="iterations" head={["iteration", "status", "when", "engines", "pass rate per configuration", ["delta", "num"]]}>
         {data.iterations.map((i) => (
           <tr key={i.n} data-iteration={i.n}>
@@ -122,7 +149,9 @@ export function EvalPage({ id }: { id: string }) {
             <td>
               <Status status={i.status} />
             </td>
-            <td>{when(i.started_at)}</td>
+            <td>
+              <When iso={i.started_at} />
+            </td>
             <td>{i.engines.join(", ") || "–"}</td>
             <td>
               {Object.entries(i.pass_rates)
@@ -170,12 +199,22 @@ export function IterationPage({ id, n }: { id: string; n: number }) {
       </h1>
       {it ? (
         <p class="muted">
-          {when(it.started_at)}
+          <When iso={it.started_at} />
           {it.finished_at ? ` · ${duration(Date.parse(it.finished_at) - Date.parse(it.started_at))}` : ""} · engines {it.engines.join(", ")}{" "}
           · {it.configurations.join(" vs ")} · {it.runs_per_configuration} run(s) per configuration
           {it.judge ? ` · judge ${it.judge}` : ""}
           {it.min_pass_rate !== undefined ? ` · min pass rate ${percent(it.min_pass_rate)}` : ""}
           {it.baseline_path ? ` · baseline ${it.baseline_path}` : ""}
+          {it.distractors_path ? ` · distractors ${it.distractors_path}` : ""}
+        </p>
+      ) : null}
+      {it?.inline_skill ? (
+        <p class="muted" data-field="inline-skill">
+          inline_skill prompt: {it.inline_skill.files.map((f) => `${f.path} (${f.bytes} B)`).join(", ")} · {it.inline_skill.bytes} of at
+          most {it.inline_skill.max_bytes} bytes
+          {it.inline_skill.left_out && it.inline_skill.left_out.length > 0
+            ? ` · left out: ${it.inline_skill.left_out.map((l) => `${l.path} (${l.reason})`).join(", ")}`
+            : ""}
         </p>
       ) : null}
       <Problems problems={[data.iteration_problem, data.benchmark_problem]} />
@@ -190,6 +229,7 @@ export function IterationPage({ id, n }: { id: string; n: number }) {
       {bench ? (
         <>
           <DeltaTable benchmark={bench} />
+          <PairDeltaTable benchmark={bench} />
           <CaseMatrix id={id} n={n} benchmark={bench} />
         </>
       ) : it?.status === "running" ? (
@@ -212,7 +252,15 @@ function DeltaTable({ benchmark }: { benchmark: Benchmark }) {
       <h2>Delta</h2>
       <DataTable
         name="delta"
-        head={["engine", ...of.map((c): Head => [c, "num"]), ["Δ pass rate", "num"], ["Δ time", "num"], ["Δ tokens", "num"]]}
+        head={[
+          "engine",
+          ...of.map((c): Head => [c, "num"]),
+          ["Δ pass rate", "num"],
+          ...STATS_HEAD.map((h): Head => [h, "num"]),
+          ["Δ time", "num"],
+          ["Δ tokens", "num"],
+          ["Δ cost / run", "num"],
+        ]}
       >
         {rows.map(([scope, s]) => (
           <tr key={scope} data-scope={scope}>
@@ -228,6 +276,12 @@ function DeltaTable({ benchmark }: { benchmark: Benchmark }) {
                       <div class="muted">
                         {seconds(cs.time_seconds.mean)} · {Math.round(cs.tokens.mean)} tokens · {cs.runs} run(s)
                       </div>
+                      {cs.cost_usd ? (
+                        <div class="muted" data-cost={c}>
+                          {usd(cs.cost_usd.total)} ({usd(cs.cost_usd.mean)} / run)
+                          {cs.cost_usd.unpriced_runs > 0 ? ` · ${cs.cost_usd.unpriced_runs} unpriced` : ""}
+                        </div>
+                      ) : null}
                     </>
                   ) : (
                     "–"
@@ -238,11 +292,56 @@ function DeltaTable({ benchmark }: { benchmark: Benchmark }) {
             <td class="num" data-delta="pass_rate">
               {signed(s.delta?.pass_rate, "rate")}
             </td>
+            <PairedCells d={s.delta?.paired?.pass_rate ?? { ci95: null, p_value: null, pairs: 0 }} />
             <td class="num" data-delta="time">
               {signed(s.delta?.time_seconds, "seconds")}
             </td>
             <td class="num" data-delta="tokens">
               {signed(s.delta?.tokens, "tokens")}
+            </td>
+            <td class="num" data-delta="cost">
+              {signed(s.delta?.cost_usd?.delta, "usd")}
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  );
+}
+
+/** With three configurations or more: every pair's delta (first minus second), across engines and per engine. */
+function PairDeltaTable({ benchmark }: { benchmark: Benchmark }) {
+  const deltas = benchmark.deltas ?? [];
+  if (benchmark.metadata.configurations.length < 3 || deltas.length === 0) return null;
+  return (
+    <>
+      <h2>Each pair</h2>
+      <DataTable
+        name="pair-deltas"
+        head={[
+          "pair",
+          "engine",
+          ["Δ pass rate", "num"],
+          ...STATS_HEAD.map((h): Head => [h, "num"]),
+          ["Δ time", "num"],
+          ["Δ tokens", "num"],
+        ]}
+      >
+        {deltas.map((d) => (
+          <tr key={`${d.of.join("-")} ${d.engine ?? ""}`} data-pair={d.of.join(" - ")} data-scope={d.engine ?? "all engines"}>
+            <td>
+              {d.of[0]} − {d.of[1]}
+            </td>
+            <td>{d.engine ?? "all engines"}</td>
+            <td class="num" data-delta="pass_rate">
+              {signed(d.pass_rate, "rate")}
+            </td>
+            <PairedCells d={d.paired?.pass_rate ?? { ci95: null, p_value: null, pairs: 0 }} />
+            <td class="num" data-delta="time">
+              {signed(d.time_seconds, "seconds")}
+            </td>
+            <td class="num" data-delta="tokens">
+              {signed(d.tokens, "tokens")}
             </td>
           </tr>
         ))}
@@ -296,7 +395,7 @@ function CaseMatrix({ id, n, benchmark }: { id: string; n: number; benchmark: Be
           <tbody>
             {cases.map((evalId) => (
               <tr key={String(evalId)} data-case={String(evalId)}>
-                <td>eval-{evalId}</td>
+                <td>{evalCaseName(evalId)}</td>
                 {configurations.flatMap((c) => [
                   ...engines.map((e) => {
                     const runs = runsOf(evalId, c, e);
@@ -339,11 +438,12 @@ function CellButton({ runs, selected, onPick }: { runs: BenchRun[]; selected?: s
         <button
           type="button"
           key={r.path}
-          class={`cell s-${status}`}
+          class={`cell ${statusClass(status)}`}
+          data-symbol={TONES[toneOf(status)].symbol}
           aria-pressed={selected === r.path}
           data-run-path={r.path}
           onClick={() => onPick(r.path)}
-          title={r.result.status}
+          title={`${r.result.status}: the run's pass rate (assertions passed / assertions)`}
         >
           {runs.length > 1 ? `#${r.run_number} ` : ""}
           {percent(r.result.pass_rate)} ({r.result.passed}/{r.result.total}){r.result.status !== "succeeded" ? ` ${r.result.status}` : ""}
@@ -363,7 +463,7 @@ function RunView({ id, n, run }: { id: string; n: number; run: BenchRun }) {
   return (
     <section aria-label="selected run" data-run={run.path}>
       <h2>
-        eval-{run.eval_id} · {run.configuration} · {run.engine} · run {run.run_number} <Status status={run.result.status} />
+        {evalCaseName(run.eval_id)} · {run.configuration} · {run.engine} · run {run.run_number} <Status status={run.result.status} />
       </h2>
       {error ? <ErrorBox error={error} /> : !data ? <Loading what="the run" /> : null}
       {data ? (
@@ -375,7 +475,8 @@ function RunView({ id, n, run }: { id: string; n: number; run: BenchRun }) {
                 {data.answer.skills_activated.length > 0 ? data.answer.skills_activated.join(", ") : "none"}
               </>
             ) : null}
-            {data.timing ? ` · ${duration(data.timing.duration_ms)} · ${data.timing.total_tokens} tokens` : ""} · {run.path}
+            {data.timing ? ` · ${duration(data.timing.duration_ms)} · ${data.timing.total_tokens} tokens` : ""}
+            {data.timing?.cost_usd !== undefined ? ` · ${usd(data.timing.cost_usd)}` : ""} · {run.path}
           </p>
           <Problems problems={[data.answer_problem, data.grading_problem, data.timing_problem, data.outputs_problem]} />
           {data.answer?.error ? (
@@ -411,7 +512,7 @@ function Assertions({ grading }: { grading: Grading }) {
         {grading.assertion_results.map((a, i) => (
           // biome-ignore lint/suspicious/noArrayIndexKey: assertions have no identity but their place.
           <tr key={i} data-passed={String(a.passed)}>
-            <td>{a.text}</td>
+            <td class="wrap">{a.text}</td>
             <td>
               <Status status={a.passed ? "passed" : "failed"} />
             </td>
@@ -509,6 +610,65 @@ function TriggerSection({ report, problem }: { report: TriggerReport | null; pro
       <h2>Triggers</h2>
       <Problems problems={[problem]} />
       {report ? <TriggerTables report={report} /> : null}
+      {report?.distractors ? <ConfusionTables report={report} /> : null}
+    </>
+  );
+}
+
+function CountCell({ c, name }: { c: CountOfN; name: string }) {
+  return (
+    <td class="num" data-count={name} data-n={String(c.n)}>
+      {c.count}/{c.n} <WilsonText ci={c.ci95} />
+    </td>
+  );
+}
+
+/** Among neighbours (--distractors): whose queries down, which skill fired first across, with n; and the two headline counts. */
+function ConfusionTables({ report }: { report: TriggerReport }) {
+  const d = report.distractors!;
+  const skills = [report.skill_name, ...d.skills.map((s) => s.name)];
+  return (
+    <>
+      <h3>Among neighbours</h3>
+      <p class="muted">
+        installed beside {report.skill_name}: {d.skills.map((s) => `${s.name} (${s.queries} queries of its own)`).join(", ")}; each run
+        counts the skill the agent activated first
+      </p>
+      {d.confusion.map((t) => (
+        <div key={t.engine ?? "all"} data-confusion={t.engine ?? "all engines"}>
+          {d.confusion.length > 1 ? <h4>{t.engine ?? "all engines"}</h4> : null}
+          <DataTable name="confusion" head={["queries of", ...skills.map((s): Head => [s, "num"]), ["none", "num"], ["n", "num"]]}>
+            {t.rows.map((r) => (
+              <tr key={r.owner} data-owner={r.owner}>
+                <td>{r.owner}</td>
+                {skills.map((s) => (
+                  <td key={s} class="num" data-fired={s}>
+                    {r.fired[s] ?? 0}
+                  </td>
+                ))}
+                <td class="num" data-fired="none">
+                  {r.none}
+                </td>
+                <td class="num" data-n={String(r.n)}>
+                  {r.n}
+                </td>
+              </tr>
+            ))}
+          </DataTable>
+          <DataTable
+            name="confusion-summary"
+            head={[
+              ["picked on its own queries", "num"],
+              ["fired on a neighbour's query", "num"],
+            ]}
+          >
+            <tr>
+              <CountCell c={t.picked} name="picked" />
+              <CountCell c={t.fired_on_neighbours} name="fired_on_neighbours" />
+            </tr>
+          </DataTable>
+        </div>
+      ))}
     </>
   );
 }
@@ -525,7 +685,7 @@ function TriggerTables({ report }: { report: TriggerReport }) {
       <DataTable name="triggers" head={["query", "should trigger", "split", ...engines]}>
         {queries.map((q) => (
           <tr key={q.query} data-query={q.query}>
-            <td>{q.query}</td>
+            <td class="wrap">{q.query}</td>
             <td>{q.should_trigger ? "yes" : "no"}</td>
             <td>{q.split}</td>
             {engines.map((e) => {
@@ -537,8 +697,8 @@ function TriggerTables({ report }: { report: TriggerReport }) {
                       {percent(r.trigger_rate)}{" "}
                       <span class="muted">
                         ({r.triggers}/{r.runs})
-                      </span>{" "}
-                      <Status status={r.passed ? "passed" : "failed"} />
+                      </span>
+                      <WilsonText ci={r.trigger_rate_ci95} /> <Status status={r.passed ? "passed" : "failed"} />
                     </>
                   ) : (
                     "–"
@@ -559,6 +719,54 @@ function TriggerTables({ report }: { report: TriggerReport }) {
             <td class="num" data-split="validation">
               {s.validation.passed}/{s.validation.total}
             </td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
+  );
+}
+
+/**
+ * Each configuration's pass rate before → after, paired by eval case, with its interval and p-value: the numbers of
+ * `skillrig eval`'s closing lines and comparison.json (both are compareIterations).
+ */
+function PassRateChange({ before, after }: { before: Benchmark; after: Benchmark }) {
+  const c = compareIterations(before, after);
+  return (
+    <>
+      <h2>Pass rate</h2>
+      <p class="compare-verdict" data-regression={String(c.regression)} data-significant={String(c.significant_drop)}>
+        {c.regression ? (
+          <strong class="m-worse">a case's with_skill pass rate fell{c.significant_drop ? " (significant)" : " (could be noise)"}</strong>
+        ) : (
+          <strong class="m-better">no case's with_skill pass rate fell</strong>
+        )}
+      </p>
+      <DataTable
+        name="pass-rate-change"
+        head={[
+          "configuration",
+          "engine",
+          ["before", "num"],
+          ["after", "num"],
+          ["delta", "num"],
+          ...STATS_HEAD.map((h): Head => [h, "num"]),
+        ]}
+      >
+        {c.configurations.map((row) => (
+          <tr key={`${row.configuration}/${row.engine ?? ""}`} data-configuration={row.configuration} data-engine={row.engine ?? "all"}>
+            <td>{row.configuration}</td>
+            <td>{row.engine ?? "all engines"}</td>
+            <td class="num" data-value={String(row.pass_rate.before)}>
+              {percent(row.pass_rate.before)}
+            </td>
+            <td class="num" data-value={String(row.pass_rate.after)}>
+              {percent(row.pass_rate.after)}
+            </td>
+            <td class="num" data-delta={String(row.pass_rate.delta)}>
+              {signed(row.pass_rate.delta, "rate")}
+            </td>
+            <PairedCells d={row.pass_rate} />
           </tr>
         ))}
       </DataTable>
@@ -601,6 +809,7 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
       />
       {bb && ab ? (
         <>
+          <PassRateChange before={bb} after={ab} />
           <h2>Delta</h2>
           <DataTable name="delta-change" head={["engine", "Δ pass rate", "Δ time", "Δ tokens", "change"]}>
             {compareDeltas(bb, ab).map((d) => (
@@ -625,7 +834,7 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
           <DataTable name="case-change" head={["case", "configuration", "pass rate", "change"]}>
             {compareCases(bb, ab).map((c) => (
               <tr key={`${c.eval_id}/${c.configuration}`} data-case={`${c.eval_id}/${c.configuration}`}>
-                <td>eval-{c.eval_id}</td>
+                <td>{evalCaseName(c.eval_id)}</td>
                 <td>{c.configuration}</td>
                 <td>
                   {percent(c.before)} → {percent(c.after)}
@@ -653,11 +862,11 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
                   data-flip={`${f.eval_id}/${f.configuration}/${f.engine}`}
                   data-change={f.change}
                 >
-                  <td>eval-{f.eval_id}</td>
+                  <td>{evalCaseName(f.eval_id)}</td>
                   <td>{f.configuration}</td>
                   <td>{f.engine}</td>
                   <td>{f.run_number}</td>
-                  <td>{f.text}</td>
+                  <td class="wrap">{f.text}</td>
                   <td>
                     {f.change === "better" ? "failed → passed" : "passed → failed"} <Mark change={f.change} />
                   </td>
@@ -667,27 +876,34 @@ export function ComparePage({ id, before, after }: { id: string; before: number;
           )}
         </>
       ) : null}
-      {triggers.length > 0 ? (
-        <>
-          <h2>Trigger rates</h2>
-          <DataTable name="trigger-change" head={["query", "engine", "should trigger", "split", "trigger rate", "change"]}>
-            {triggers.map((t) => (
-              <tr key={`${t.query}/${t.engine}`} data-trigger={`${t.query}/${t.engine}`}>
-                <td>{t.query}</td>
-                <td>{t.engine}</td>
-                <td>{t.should_trigger ? "yes" : "no"}</td>
-                <td>{t.split}</td>
-                <td>
-                  {percent(t.before)} → {percent(t.after)}
-                </td>
-                <td>
-                  <Mark change={t.change} />
-                </td>
-              </tr>
-            ))}
-          </DataTable>
-        </>
-      ) : null}
+      {triggers.length > 0 ? <TriggerChanges triggers={triggers} /> : null}
     </main>
+  );
+}
+
+/** Trigger rates per query and engine, before → after; a side that ran no triggers says "not run". */
+function TriggerChanges({ triggers }: { triggers: ReturnType<typeof compareTriggers> }) {
+  return (
+    <>
+      <h2>Trigger rates</h2>
+      <DataTable name="trigger-change" head={["query", "engine", "should trigger", "split", "trigger rate", "change"]}>
+        {triggers.map((t) => (
+          <tr key={`${t.query}/${t.engine}`} data-trigger={`${t.query}/${t.engine}`}>
+            <td class="wrap">{t.query}</td>
+            <td>{t.engine}</td>
+            <td>{t.should_trigger ? "yes" : "no"}</td>
+            <td>{t.split}</td>
+            <td>
+              {/* An iteration that ran no triggers says so, rather than a dash that reads as "gone". */}
+              {t.before === undefined && t.change === "not_run" ? "not run" : percent(t.before)} →{" "}
+              {t.after === undefined && t.change === "not_run" ? "not run" : percent(t.after)}
+            </td>
+            <td>
+              <Mark change={t.change} />
+            </td>
+          </tr>
+        ))}
+      </DataTable>
+    </>
   );
 }

@@ -4,13 +4,13 @@
  */
 import { render, type VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
-import "highlight.js/styles/github.css";
 import "./style.css";
 import { isBundle } from "./api.js";
 import { RunComparePage } from "./compare-pages.js";
-import { ErrorBox } from "./components.js";
 import { ComparePage, EvalPage, IterationPage } from "./eval-pages.js";
-import { RunPage, RunsList, useFetch } from "./runs-pages.js";
+import { ErrorBox, useFetch } from "./kit/index.js";
+import { RunPage } from "./run-page.js";
+import { RunsList } from "./runs-list.js";
 import { ServerHome, ServerJob, SubmitJob } from "./server-pages.js";
 
 function useHash(): string {
@@ -35,7 +35,7 @@ function App() {
   const number = (text: string | undefined) => (text && /^[1-9][0-9]{0,8}$/.test(text) ? Number(text) : undefined);
   if (parts[0] === "run" && parts[1]) page = <RunPage id={parts[1]} key={parts[1]} />;
   else if (parts[0] === "compare" && parts[1] && parts[2]) page = <RunComparePage before={parts[1]} after={parts[2]} key={hash} />;
-  else if (isBundle && (parts[0] === "server" || parts[0] === "eval"))
+  else if (isBundle && parts[0] === "server")
     page = (
       <main>
         <p class="error">this page needs skillrig view's server: it is not part of a bundle</p>

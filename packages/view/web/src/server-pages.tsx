@@ -4,9 +4,22 @@ import { zipSync } from "fflate";
 import type { VNode } from "preact";
 import { useEffect, useState } from "preact/hooks";
 import { type ApiError, getJson, postBytes, postJson } from "./api.js";
-import { CaseTable, type CaseLike, ErrorBox, Loading, Status, type TimelineEvent } from "./components.js";
-import { duration, isObject, when } from "./format.js";
-import { JobDetail, type JobInputs, TaskVerdict, type TestReport, useFetch } from "./runs-pages.js";
+import { JobDetail, type JobInputs } from "./job-views.js";
+import {
+  CaseTable,
+  type CaseLike,
+  duration,
+  ErrorBox,
+  isObject,
+  Loading,
+  ShortId,
+  shortId,
+  Status,
+  type TimelineEvent,
+  useFetch,
+  When,
+} from "./kit/index.js";
+import { TaskVerdict, type TestReport } from "./task-views.js";
 
 /** A finished oracle run's or solve attempt's cases by outcome (the server's `summary`; null otherwise). */
 interface JobSummary {
@@ -146,12 +159,16 @@ export function ServerHome() {
               {jobs.map((j) => (
                 <tr key={j.id} data-job={j.id}>
                   <td>
-                    <a href={`#/server/job/${encodeURIComponent(j.id)}`}>{j.id.slice(0, 8)}</a>
+                    <a href={`#/server/job/${encodeURIComponent(j.id)}`} title={j.id}>
+                      {shortId(j.id)}
+                    </a>
                   </td>
                   <td>{j.kind}</td>
                   <td>{j.skill_id ?? "–"}</td>
                   <td>{j.engine ?? "–"}</td>
-                  <td>{when(j.created_at)}</td>
+                  <td>
+                    <When iso={j.created_at} />
+                  </td>
                   <td>
                     <Status status={j.status} />
                     {j.summary ? (
@@ -219,12 +236,12 @@ export function ServerJob({ id }: { id: string }) {
         <a href="#/server">← jobs server</a>
       </p>
       <h1>
-        job {id.slice(0, 8)} {job ? <Status status={job.status} /> : null}
+        job <ShortId id={id} /> {job ? <Status status={job.status} /> : null}
       </h1>
       {error ? <ErrorBox error={error} /> : null}
       {job ? (
         <p class="muted">
-          {[job.kind, job.skill_id, job.engine].filter(Boolean).join(" · ")} · created {when(job.created_at)}
+          {[job.kind, job.skill_id, job.engine].filter(Boolean).join(" · ")} · created <When iso={job.created_at} />
           {job.reason ? ` · ${job.reason}` : ""}
           {!finished ? (
             <>

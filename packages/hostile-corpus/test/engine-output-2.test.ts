@@ -1,0 +1,4 @@
+/** Hostile ACP agents against the agent jail's output bounds: rows 2 of every 3 (test/support/engine-output-rows.ts). */
+import { describeEngineOutput } from "./support/engine-output-rows.js";
+
+describeEngineOutput(1, 3);
