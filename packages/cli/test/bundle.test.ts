@@ -1,10 +1,10 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, realpathSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
 import { bundledFileDir, bundledFileUrl } from "../src/bundled-file-url.js";
 import { writeTree } from "./cli-process.js";
+import { runNode } from "./processes.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
 const REPO = resolve(__dirname, "../../..");
@@ -36,21 +36,17 @@ export async function load(url, context, next) {
     "script-case/main.py": "import sys\nsys.stdout.write(sys.stdin.read())\n",
   });
 
-  function loadedBy(args: string[]): { status: number | null; loaded: string[]; stdout: string } {
+  async function loadedBy(args: string[]): Promise<{ status: number | null; loaded: string[]; stdout: string }> {
     const log = join(dir, `${args.join("_").replace(/\W/g, "")}.log`);
     writeFileSync(log, "");
-    const r = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), bin, ...args], {
-      cwd: dir,
-      encoding: "utf8",
-      env: { ...process.env, LOADED_LOG: log },
-    });
-    return { status: r.status, loaded: readFileSync(log, "utf8").split("\n").filter(Boolean), stdout: r.stdout };
+    const r = await runNode(["--import", join(dir, "register.mjs"), bin, ...args], dir, { LOADED_LOG: log });
+    return { status: r.code, loaded: readFileSync(log, "utf8").split("\n").filter(Boolean), stdout: r.stdout };
   }
 
-  it("a command runs from its bundled entry, and no file of a bundled package or of the CLI's own modules is read", () => {
+  it("a command runs from its bundled entry, and no file of a bundled package or of the CLI's own modules is read", async () => {
     for (const task of ["one-case", "script-case"]) {
       const deliverable = task === "one-case" ? "one-case/solution.py" : "script-case/main.py";
-      const { status, loaded, stdout } = loadedBy(["test", `${task}/task.json`, "--deliverable", deliverable, "--json"]);
+      const { status, loaded, stdout } = await loadedBy(["test", `${task}/task.json`, "--deliverable", deliverable, "--json"]);
       expect(status, stdout).toBe(0);
       expect(loaded.some((url) => url.endsWith("/cli/dist/bundle/commands/test.js"))).toBe(true);
       // The CLI's own modules come from the bundle; bin.js and the generated config validator stay files.
@@ -66,7 +62,7 @@ export async function load(url, context, next) {
     }
   });
 
-  it("a bundled module finds its files where its package ships them, not beside the bundle's chunks", () => {
+  it("a bundled module finds its files where its package ships them, not beside the bundle's chunks", async () => {
     const judge = realpathSync(join(REPO, "packages/evals/dist/grading/judge.js"));
     expect(bundledFileUrl("@skillrig/evals", "dist/grading/judge.js")).toBe(pathToFileURL(judge).href);
     expect(bundledFileDir("@skillrig/cli", "dist/commands/init.js")).toBe(realpathSync(join(REPO, "packages/cli/dist/commands")));
@@ -75,10 +71,10 @@ export async function load(url, context, next) {
     expect(bundleText).not.toMatch(/import\.meta\.(url|dirname)/);
   });
 
-  it("`skillrig init` in the bundle still writes its templates", () => {
+  it("`skillrig init` in the bundle still writes its templates", async () => {
     const target = join(dir, "project");
-    const r = spawnSync(process.execPath, [bin, "init", target], { encoding: "utf8" });
-    expect(r.status, r.stderr).toBe(0);
+    const r = await runNode([bin, "init", target], dir);
+    expect(r.code, r.stderr).toBe(0);
     expect(readFileSync(join(target, "tasks/add-numbers/solution.py"), "utf8")).toContain("def add");
   });
 });

@@ -1,33 +1,31 @@
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { skillrig as run } from "./cli-process.js";
+import { runCommand } from "./processes.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
 
-function skillrig(args: string[], cwd = mkdtempSync(join(tmpdir(), "skillrig-cli-"))) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8" });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const skillrig = (args: string[], cwd = mkdtempSync(join(tmpdir(), "skillrig-cli-"))) => run(args, cwd);
 
 describe("skillrig CLI", () => {
-  it("--help lists every subcommand and the exit codes", () => {
-    const r = skillrig(["--help"]);
+  it("--help lists every subcommand and the exit codes", async () => {
+    const r = await skillrig(["--help"]);
     expect(r.code).toBe(0);
     for (const sub of ["test", "run", "solve", "serve", "skills", "plugins"]) expect(r.stdout).toMatch(new RegExp(`^  ${sub}\\b`, "m"));
     expect(r.stdout).toContain("2  invalid input, config or usage");
   });
 
-  it("every subcommand has its own --help", () => {
+  it("every subcommand has its own --help", async () => {
     for (const sub of ["test", "run", "solve", "serve", "skills", "plugins"]) {
-      const r = skillrig([sub, "--help"]);
+      const r = await skillrig([sub, "--help"]);
       expect(r.code, sub).toBe(0);
       expect(r.stdout, sub).toContain(`Usage: skillrig ${sub}`);
     }
   });
 
-  it("a reader that closes the pipe early gets no stack trace, and the command keeps its exit code", () => {
+  it("a reader that closes the pipe early gets no stack trace, and the command keeps its exit code", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
     writeFileSync(
       join(dir, "task.json"),
@@ -47,52 +45,49 @@ describe("skillrig CLI", () => {
       ["plugins", 0],
       ["frobnicate", 2],
     ] as const) {
-      const r = spawnSync("bash", ["-c", `"${process.execPath}" "${bin}" ${args} | true; exit "\${PIPESTATUS[0]}"`], {
-        cwd: dir,
-        encoding: "utf8",
-      });
+      const r = await runCommand("bash", ["-c", `"${process.execPath}" "${bin}" ${args} | true; exit "\${PIPESTATUS[0]}"`], dir);
       expect(r.stderr, args).not.toMatch(/EPIPE|node:events|at .*\.js:\d+/);
-      expect(r.status, args).toBe(code);
+      expect(r.code, args).toBe(code);
     }
   });
 
-  it("--version prints the package version", () => {
-    const r = skillrig(["--version"]);
+  it("--version prints the package version", async () => {
+    const r = await skillrig(["--version"]);
     expect(r.code).toBe(0);
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
-  it("exits 2 on an unknown command or option", () => {
-    expect(skillrig(["frobnicate"]).code).toBe(2);
-    const r = skillrig(["plugins", "--no-such-flag"]);
+  it("exits 2 on an unknown command or option", async () => {
+    expect((await skillrig(["frobnicate"])).code).toBe(2);
+    const r = await skillrig(["plugins", "--no-such-flag"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option '--no-such-flag'");
   });
 
-  it("exits 2 naming the package when the config names a plugin that is not installed", () => {
+  it("exits 2 naming the package when the config names a plugin that is not installed", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
     writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: ["@acme/skillrig-engine-missing"] }));
-    const r = skillrig(["plugins"], dir);
+    const r = await skillrig(["plugins"], dir);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('plugin package "@acme/skillrig-engine-missing"');
     expect(r.stderr).toContain("hint: install it: npm i -D @acme/skillrig-engine-missing"); // no lockfile: npm, as the README
     expect(r.stderr).not.toMatch(/\n\s+at /); // no stack trace
   });
 
-  it("--json puts the error, and only the error, on stdout", () => {
+  it("--json puts the error, and only the error, on stdout", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
     writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ oracle: { jobs: 0 } }));
-    const r = skillrig(["plugins", "--json"], dir);
+    const r = await skillrig(["plugins", "--json"], dir);
     expect(r.code).toBe(2);
     const body = JSON.parse(r.stdout);
     expect(body.error.code).toBe("invalid_config");
     expect(body.error.field).toBe("oracle.jobs");
   });
 
-  it("--config names the file to use", () => {
+  it("--config names the file to use", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-cli-"));
     writeFileSync(join(dir, "mine.json"), JSON.stringify({ builtins: false }));
-    const r = skillrig(["--config", "mine.json", "plugins", "--json"], dir);
+    const r = await skillrig(["--config", "mine.json", "plugins", "--json"], dir);
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({ config: join(dir, "mine.json"), plugins: [] });
   });

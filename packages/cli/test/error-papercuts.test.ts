@@ -5,24 +5,21 @@
  * in the project's package manager; a missing upload said once; a missing --judge-prompt in words; `runs show`
  * listing failing cases; a suite with no gradable deliverable refused without a recorded run.
  */
-import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { skillrig as run } from "./cli-process.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
 const HELLO = resolve(__dirname, "../../../examples/hello-skill");
 
-function skillrig(cwd: string, ...args: string[]) {
-  const r = spawnSync(process.execPath, [bin, ...args], { cwd, encoding: "utf8", timeout: 120_000 });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-}
+const skillrig = (cwd: string, ...args: string[]) => run(args, cwd);
 
 /** A project as `skillrig init` writes it, with `files` written over it. */
-function project(files: Record<string, string> = {}): string {
+async function project(files: Record<string, string> = {}): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), "skillrig-papercuts-"));
-  expect(skillrig(dir, "init").code).toBe(0);
+  expect((await skillrig(dir, "init")).code).toBe(0);
   for (const [name, text] of Object.entries(files)) {
     mkdirSync(join(dir, name, ".."), { recursive: true });
     writeFileSync(join(dir, name), text);
@@ -39,9 +36,9 @@ function plainSkill(dir: string, evals: string): string {
 }
 
 describe("JSON syntax errors: line, column, the line shown", () => {
-  it("the config: a trailing comma is named with its line and column and the line under a caret", () => {
-    const dir = project({ "skillrig.config.json": '{\n  "runs_dir": ".runs",\n}\n' });
-    const r = skillrig(dir, "plugins");
+  it("the config: a trailing comma is named with its line and column and the line under a caret", async () => {
+    const dir = await project({ "skillrig.config.json": '{\n  "runs_dir": ".runs",\n}\n' });
+    const r = await skillrig(dir, "plugins");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("error[invalid_config]: config file");
     expect(r.stderr).toContain("is not valid JSON: line 3, column 1: a trailing comma before '}'");
@@ -49,27 +46,27 @@ describe("JSON syntax errors: line, column, the line shown", () => {
     expect(r.stderr).not.toMatch(/position \d+|at JSON\.parse/);
   });
 
-  it("a task file: the missing comma's line and column", () => {
-    const dir = project({ "tasks/bad/task.json": '{\n  "task_id": "bad"\n  "deliverable_type": "function"\n}\n' });
-    const r = skillrig(dir, "test", "tasks/bad/task.json", "--deliverable", "tasks/add-numbers/solution.py");
+  it("a task file: the missing comma's line and column", async () => {
+    const dir = await project({ "tasks/bad/task.json": '{\n  "task_id": "bad"\n  "deliverable_type": "function"\n}\n' });
+    const r = await skillrig(dir, "test", "tasks/bad/task.json", "--deliverable", "tasks/add-numbers/solution.py");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("task file tasks/bad/task.json is not valid JSON: line 3, column 3: ',' expected");
     expect(r.stderr).toContain('3 |   "deliverable_type": "function"');
   });
 
-  it("a skill's runner.json: line and column in `skills validate`", () => {
-    const dir = project();
+  it("a skill's runner.json: line and column in `skills validate`", async () => {
+    const dir = await project();
     const runner = join(dir, "skills/line-count/assets/runner.json");
     writeFileSync(runner, readFileSync(runner, "utf8").replace(/,\n/, "\n"));
-    const r = skillrig(dir, "skills", "validate", "skills/line-count");
+    const r = await skillrig(dir, "skills", "validate", "skills/line-count");
     expect(r.code).toBe(2);
     expect(r.stdout + r.stderr).toMatch(/runner\.json.*is not valid JSON: line \d+, column \d+: ',' expected/);
   });
 
-  it("evals.json: line and column", () => {
-    const dir = project();
+  it("evals.json: line and column", async () => {
+    const dir = await project();
     const skill = plainSkill(dir, '{\n  "skill_name": "notes",\n  "evals": [\n    {"id": 1,}\n  ]\n}\n');
-    const r = skillrig(dir, "eval", skill, "--engine", "gemini");
+    const r = await skillrig(dir, "eval", skill, "--engine", "gemini");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("evals/evals.json of skill \"notes\" is not valid JSON: line 4, column 14: a trailing comma before '}'");
     expect(r.stderr).toMatch(/^ {4}4 \| {5}\{"id": 1,\}$/m);
@@ -77,8 +74,8 @@ describe("JSON syntax errors: line, column, the line shown", () => {
 });
 
 describe("config errors: one line per mistake, the full path, a hint", () => {
-  it("a bad server.tenants: three mistakes, three lines, each naming its tenant", () => {
-    const dir = project({
+  it("a bad server.tenants: three mistakes, three lines, each naming its tenant", async () => {
+    const dir = await project({
       "skillrig.config.json": JSON.stringify({
         server: {
           tenants: {
@@ -89,7 +86,7 @@ describe("config errors: one line per mistake, the full path, a hint", () => {
         },
       }),
     });
-    const r = skillrig(dir, "plugins");
+    const r = await skillrig(dir, "plugins");
     expect(r.code).toBe(2);
     const lines = r.stderr.split("\n").filter((line) => /^ {2}server\./.test(line));
     expect(lines).toEqual([
@@ -101,43 +98,43 @@ describe("config errors: one line per mistake, the full path, a hint", () => {
     expect(r.stderr.match(/team a/g)?.length).toBe(1);
   });
 
-  it("a misspelt key inside a section gets the nearest known key", () => {
-    const dir = project({ "skillrig.config.json": JSON.stringify({ oracle: { job: 2 } }) });
-    const r = skillrig(dir, "plugins");
+  it("a misspelt key inside a section gets the nearest known key", async () => {
+    const dir = await project({ "skillrig.config.json": JSON.stringify({ oracle: { job: 2 } }) });
+    const r = await skillrig(dir, "plugins");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('oracle.job: unknown key (did you mean "jobs"?)');
   });
 });
 
 describe("did you mean", () => {
-  it("an engine: --engine gemni", () => {
+  it("an engine: --engine gemni", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-papercuts-"));
     cpSync(HELLO, dir, { recursive: true, filter: (src) => !src.includes("node_modules") && !src.includes(".skillrig") });
     symlinkSync(join(HELLO, "node_modules"), join(dir, "node_modules"));
-    const r = skillrig(dir, "run", "word-stats", "--engine", "gemni", "--file", "text=notes.txt");
+    const r = await skillrig(dir, "run", "word-stats", "--engine", "gemni", "--file", "text=notes.txt");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('not "gemni" (did you mean "gemini"?)');
   });
 
-  it("an assertion kind: regexp", () => {
-    const dir = project();
+  it("an assertion kind: regexp", async () => {
+    const dir = await project();
     const skill = plainSkill(
       dir,
       JSON.stringify({ skill_name: "notes", evals: [{ id: 1, prompt: "count", assertions: [{ kind: "regexp", pattern: "x" }] }] }),
     );
-    const r = skillrig(dir, "eval", skill, "--engine", "gemini");
+    const r = await skillrig(dir, "eval", skill, "--engine", "gemini");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('unknown assertion kind "regexp" (did you mean "regex"?)');
   });
 
-  it("a command: skillrig tset", () => {
-    const r = skillrig(project(), "tset");
+  it("a command: skillrig tset", async () => {
+    const r = await skillrig(await project(), "tset");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("(Did you mean test?)");
   });
 
-  it("a plugin: the installed package nearest the name, and the install command in the project's package manager", () => {
-    const dir = project({
+  it("a plugin: the installed package nearest the name, and the install command in the project's package manager", async () => {
+    const dir = await project({
       "skillrig.config.json": JSON.stringify({ plugins: ["@acme/skillrig-engine-hllo"] }),
       "package-lock.json": "{}\n",
       "node_modules/@acme/skillrig-engine-hello/package.json": JSON.stringify({
@@ -147,7 +144,7 @@ describe("did you mean", () => {
       }),
       "node_modules/@acme/skillrig-engine-hello/index.js": "export default { name: 'hello', apply() {} };\n",
     });
-    const r = skillrig(dir, "plugins", "--json");
+    const r = await skillrig(dir, "plugins", "--json");
     expect(r.code).toBe(2);
     const { error } = JSON.parse(r.stdout);
     expect(error.code).toBe("plugin_not_found");
@@ -156,19 +153,19 @@ describe("did you mean", () => {
     expect(error.hint).not.toContain("pnpm");
   });
 
-  it("a plugin in a pnpm project: the hint says pnpm add", () => {
-    const dir = project({
+  it("a plugin in a pnpm project: the hint says pnpm add", async () => {
+    const dir = await project({
       "skillrig.config.json": JSON.stringify({ plugins: ["@acme/nowhere"] }),
       "pnpm-lock.yaml": "lockfileVersion: '9.0'\n",
     });
-    const { error } = JSON.parse(skillrig(dir, "plugins", "--json").stdout);
+    const { error } = JSON.parse((await skillrig(dir, "plugins", "--json")).stdout);
     expect(error.hint).toBe("install it: pnpm add -D @acme/nowhere");
   });
 });
 
 describe("a linked plugin without its build", () => {
-  it("is refused as not built, naming its entry and the command that builds it", () => {
-    const dir = project();
+  it("is refused as not built, naming its entry and the command that builds it", async () => {
+    const dir = await project();
     const plugin = mkdtempSync(join(tmpdir(), "skillrig-unbuilt-plugin-"));
     writeFileSync(
       join(plugin, "package.json"),
@@ -181,7 +178,7 @@ describe("a linked plugin without its build", () => {
     mkdirSync(join(dir, "node_modules/@acme"), { recursive: true });
     symlinkSync(plugin, join(dir, "node_modules/@acme/unbuilt"));
     writeFileSync(join(dir, "skillrig.config.json"), JSON.stringify({ plugins: ["@acme/unbuilt"] }));
-    const r = skillrig(dir, "plugins", "--json");
+    const r = await skillrig(dir, "plugins", "--json");
     expect(r.code).toBe(2);
     const { error } = JSON.parse(r.stdout);
     expect(error.code).toBe("plugin_not_found");
@@ -191,23 +188,23 @@ describe("a linked plugin without its build", () => {
 });
 
 describe("inputs named once, in words", () => {
-  it("--file text=missing.txt: one line, not a second contradictory one", () => {
+  it("--file text=missing.txt: one line, not a second contradictory one", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-papercuts-"));
     cpSync(HELLO, dir, { recursive: true, filter: (src) => !src.includes("node_modules") && !src.includes(".skillrig") });
     symlinkSync(join(HELLO, "node_modules"), join(dir, "node_modules"));
-    const r = skillrig(dir, "run", "word-stats", "--engine", "gemini", "--file", "text=missing.txt");
+    const r = await skillrig(dir, "run", "word-stats", "--engine", "gemini", "--file", "text=missing.txt");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain('the file for "text"');
     expect(r.stderr).not.toContain("was not uploaded");
   });
 
-  it("--judge-prompt nosuch.md: a usage error in words, no raw ENOENT", () => {
-    const dir = project();
+  it("--judge-prompt nosuch.md: a usage error in words, no raw ENOENT", async () => {
+    const dir = await project();
     const skill = plainSkill(
       dir,
       JSON.stringify({ skill_name: "notes", evals: [{ id: 1, prompt: "count", assertions: ["counts lines"] }] }),
     );
-    const r = skillrig(dir, "eval", skill, "--engine", "gemini", "--judge", "gemini", "--judge-prompt", "nosuch.md");
+    const r = await skillrig(dir, "eval", skill, "--engine", "gemini", "--judge", "gemini", "--judge-prompt", "nosuch.md");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain(`error[usage]: --judge-prompt nosuch.md: no such file (looked for ${join(dir, "nosuch.md")})`);
     expect(r.stderr).not.toContain("ENOENT");
@@ -215,20 +212,20 @@ describe("inputs named once, in words", () => {
 });
 
 describe("recorded runs", () => {
-  it("runs show lists the failing cases", () => {
-    const dir = project({ "wrong.py": "def add(a, b):\n    return a - b\n" });
-    const graded = skillrig(dir, "test", "tasks/add-numbers/task.json", "--deliverable", "wrong.py");
+  it("runs show lists the failing cases", async () => {
+    const dir = await project({ "wrong.py": "def add(a, b):\n    return a - b\n" });
+    const graded = await skillrig(dir, "test", "tasks/add-numbers/task.json", "--deliverable", "wrong.py");
     expect(graded.code).toBe(1);
-    const id = JSON.parse(skillrig(dir, "runs", "list", "--json").stdout).runs[0].id;
-    const r = skillrig(dir, "runs", "show", id);
+    const id = JSON.parse((await skillrig(dir, "runs", "list", "--json")).stdout).runs[0].id;
+    const r = await skillrig(dir, "runs", "show", id);
     expect(r.code, r.stderr).toBe(0);
     expect(r.stdout).toMatch(/^failing cases \(\d+\):$/m);
     expect(r.stdout).toMatch(/^ {2}failed {3}\S.*: /m);
   });
 
-  it("a task folder with --deliverable x.py: a usage error (exit 2) and no run recorded", () => {
-    const dir = project({ "x.py": "def add(a, b):\n    return a + b\n" });
-    const r = skillrig(dir, "test", "tasks/add-numbers", "--deliverable", "x.py");
+  it("a task folder with --deliverable x.py: a usage error (exit 2) and no run recorded", async () => {
+    const dir = await project({ "x.py": "def add(a, b):\n    return a + b\n" });
+    const r = await skillrig(dir, "test", "tasks/add-numbers", "--deliverable", "x.py");
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("--deliverable x.py is a file, and the tasks given are a suite");
     expect(r.stderr).toContain("hint: for one task, name its task file: skillrig test tasks/add-numbers/task.json --deliverable x.py");

@@ -3,11 +3,12 @@
  * runs; a real eval (the real Gemini CLI against the mock model, packages/evals' e2e fixture) prints the table and
  * exits 0, and 1 with a --min-pass-rate the with-skill runs do not meet (then --json is the benchmark).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { skillrig } from "./cli-process.js";
 
 const REPO = resolve(__dirname, "../../..");
 const bin = join(REPO, "packages/cli/dist/bin.js");
@@ -34,20 +35,8 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** The binary, asynchronously (a spawnSync would hold the test worker for minutes). */
-function skillrig(args: string[], cwd: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((done) => {
-    const child = spawn(process.execPath, [bin, ...args], { cwd });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d) => (stdout += d));
-    child.stderr.on("data", (d) => (stderr += d));
-    child.on("close", (code) => done({ code, stdout, stderr }));
-  });
-}
-
 describe("skillrig eval", () => {
-  it("bad evals: exit 2, every problem with the file and the pointer, no job run", () => {
+  it("bad evals: exit 2, every problem with the file and the pointer, no job run", async () => {
     const bad = mkdtempSync(join(tmpdir(), "skillrig-eval-bad-"));
     try {
       cpSync(join(fixture, "csv-total"), join(bad, "csv-total"), { recursive: true });
@@ -56,15 +45,8 @@ describe("skillrig eval", () => {
         file,
         JSON.stringify({ skill_name: "other", evals: [{ id: 1, prompt: "p", files: ["../x.csv"], assertions: [{ kind: "nope" }] }] }),
       );
-      const r = spawnSync(
-        process.execPath,
-        [bin, "eval", "./csv-total", "--engine", "gemini", "--config", join(dir, "skillrig.config.json")],
-        {
-          cwd: bad,
-          encoding: "utf8",
-        },
-      );
-      expect(r.status).toBe(2);
+      const r = await skillrig(["eval", "./csv-total", "--engine", "gemini", "--config", join(dir, "skillrig.config.json")], bad);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain(`error[invalid_skill]: evals/evals.json of skill "csv-total" has 3 problems`);
       expect(r.stderr).toContain('/skill_name: is "other" but the skill is "csv-total"');
       expect(r.stderr).toContain('/evals/0/files/0: "../x.csv" must not contain ".."');
@@ -74,24 +56,14 @@ describe("skillrig eval", () => {
       expect(existsSync(join(bad, "runs"))).toBe(false);
       // A skill with no evals at all: where it looked.
       rmSync(file);
-      const none = spawnSync(process.execPath, [bin, "eval", "./csv-total", "--config", join(dir, "skillrig.config.json")], {
-        cwd: bad,
-        encoding: "utf8",
-      });
-      expect(none.status).toBe(2);
+      const none = await skillrig(["eval", "./csv-total", "--config", join(dir, "skillrig.config.json")], bad);
+      expect(none.code).toBe(2);
       expect(none.stderr).toContain(`${file} does not exist`);
       expect(none.stderr).toContain("docs/evals.md");
       // Evals that grade nothing: exit 2 naming the case, never a pass (issue 38).
       writeFileSync(file, JSON.stringify({ skill_name: "csv-total", evals: [{ id: 1, prompt: "p", assertions: [] }] }));
-      const vacuous = spawnSync(
-        process.execPath,
-        [bin, "eval", "./csv-total", "--engine", "gemini", "--config", join(dir, "skillrig.config.json")],
-        {
-          cwd: bad,
-          encoding: "utf8",
-        },
-      );
-      expect(vacuous.status).toBe(2);
+      const vacuous = await skillrig(["eval", "./csv-total", "--engine", "gemini", "--config", join(dir, "skillrig.config.json")], bad);
+      expect(vacuous.code).toBe(2);
       expect(vacuous.stderr).toContain("/evals/0/assertions: grades nothing: a case needs at least one assertion");
       expect(vacuous.stderr).toContain(file);
       expect(existsSync(join(bad, "runs"))).toBe(false);
@@ -100,25 +72,22 @@ describe("skillrig eval", () => {
     }
   });
 
-  it("a skill with assets/runner.json: exit 2, eval runs plain Agent Skills (its jobs would refuse the case's prompt)", () => {
+  it("a skill with assets/runner.json: exit 2, eval runs plain Agent Skills (its jobs would refuse the case's prompt)", async () => {
     const other = mkdtempSync(join(tmpdir(), "skillrig-eval-runner-"));
     try {
       cpSync(join(REPO, "examples/hello-skill/skills/word-stats"), join(other, "word-stats"), { recursive: true });
       cpSync(join(fixture, "csv-total", "evals"), join(other, "word-stats", "evals"), { recursive: true });
-      const r = spawnSync(process.execPath, [bin, "eval", "./word-stats", "--config", join(dir, "skillrig.config.json")], {
-        cwd: other,
-        encoding: "utf8",
-      });
-      expect(r.status).toBe(2);
+      const r = await skillrig(["eval", "./word-stats", "--config", join(dir, "skillrig.config.json")], other);
+      expect(r.code).toBe(2);
       expect(r.stderr).toContain('skill "word-stats" has assets/runner.json: skillrig eval runs plain Agent Skills');
     } finally {
       rmSync(other, { recursive: true, force: true });
     }
   });
 
-  it("--help lists its options and exit codes", () => {
-    const r = spawnSync(process.execPath, [bin, "eval", "--help"], { cwd: dir, encoding: "utf8" });
-    expect(r.status).toBe(0);
+  it("--help lists its options and exit codes", async () => {
+    const r = await skillrig(["eval", "--help"], dir);
+    expect(r.code).toBe(0);
     for (const option of [
       "--engine",
       "--runs",

@@ -4,11 +4,12 @@
  * the workspace, the output is the agent's final answer text, and each `--skill-install` mode leaves exactly what it
  * says in the workspace and the context file (the skill's evals/ never there).
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
+import { runCommand } from "./processes.js";
 
 const REPO = resolve(import.meta.dirname, "../../..");
 const bin = join(REPO, "packages/cli/dist/bin.js");
@@ -184,34 +185,36 @@ describe("skillrig run on a plain Agent Skill", () => {
     expect(existsSync(join(run, "output.json"))).toBe(true);
   });
 
-  it("refuses bad requests before anything runs, naming the field", () => {
+  it("refuses bad requests before anything runs, naming the field", async () => {
     const dir = project({ turns: [{ text: "unused" }] });
-    const run = (args: string[]) => {
-      const r = spawnSync(process.execPath, [bin, "run", SKILL, "--engine", "gemini", "--runs-dir", "runs", "--json", ...args], {
-        cwd: dir,
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "", HOME: dir },
-      });
-      return { code: r.status, error: JSON.parse(r.stdout || r.stderr).error ?? JSON.parse(r.stdout || r.stderr) };
+    const run = async (args: string[]) => {
+      const r = await runCommand(
+        process.execPath,
+        [bin, "run", SKILL, "--engine", "gemini", "--runs-dir", "runs", "--json", ...args],
+        dir,
+        { PATH: process.env.PATH ?? "", HOME: dir },
+        { inherit: false },
+      );
+      return { code: r.code, error: JSON.parse(r.stdout || r.stderr).error ?? JSON.parse(r.stdout || r.stderr) };
     };
-    const missing = run([]);
+    const missing = await run([]);
     expect(missing.code).toBe(2);
     expect(missing.error).toMatchObject({ code: "input_invalid", pointer: "/prompt", field: "prompt" });
     expect(missing.error.message).toContain("plain Agent Skill");
     for (const key of ["../x", "/etc/x", `.agents/skills/${SKILL}/SKILL.md`]) {
-      const bad = run(["--prompt", PROMPT, "--file", `${key}=./sales.csv`]);
+      const bad = await run(["--prompt", PROMPT, "--file", `${key}=./sales.csv`]);
       expect(bad.code, key).toBe(2);
       expect(bad.error, key).toMatchObject({ code: "input_invalid", field: key });
       expect(bad.error.message, key).toContain(`"${key}"`);
     }
-    const inline = run(["--prompt", PROMPT, "--input", "x=1"]);
+    const inline = await run(["--prompt", PROMPT, "--input", "x=1"]);
     expect(inline.code).toBe(2);
     expect(inline.error).toMatchObject({ pointer: "/input", field: "input" });
     // Nothing ran: no run folder was made for any of them.
     expect(existsSync(join(dir, "runs"))).toBe(false);
   });
 
-  it("refuses --prompt for a skill with assets/runner.json", () => {
+  it("refuses --prompt for a skill with assets/runner.json", async () => {
     const dir = mkdtempSync(join(tmpdir(), "skillrig-plain-"));
     writeFileSync(
       join(dir, "skillrig.config.json"),
@@ -220,38 +223,40 @@ describe("skillrig run on a plain Agent Skill", () => {
         skills: { roots: [join(REPO, "examples/hello-skill/skills")] },
       }),
     );
-    const r = spawnSync(
+    const r = await runCommand(
       process.execPath,
       [bin, "run", "word-stats", "--engine", "gemini", "--prompt", "hi", "--runs-dir", "runs", "--json"],
-      {
-        cwd: dir,
-        encoding: "utf8",
-        env: { PATH: process.env.PATH ?? "", HOME: dir },
-      },
+      dir,
+      { PATH: process.env.PATH ?? "", HOME: dir },
+      { inherit: false },
     );
-    expect(r.status, r.stderr).toBe(2);
+    expect(r.code, r.stderr).toBe(2);
     const error = JSON.parse(r.stdout || r.stderr).error ?? JSON.parse(r.stdout || r.stderr);
     expect(error).toMatchObject({ code: "input_invalid", pointer: "/prompt", field: "prompt" });
     expect(error.message).toContain("renders its own prompt");
   });
 
-  it("skills validate accepts a plain skill and says what kind it is", () => {
+  it("skills validate accepts a plain skill and says what kind it is", async () => {
     const dir = project({ turns: [{ text: "unused" }] });
-    const r = spawnSync(process.execPath, [bin, "skills", "validate", join(dir, "skills", SKILL), "--json"], {
-      cwd: dir,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "", HOME: dir },
-    });
-    expect(r.status, r.stdout + r.stderr).toBe(0);
+    const r = await runCommand(
+      process.execPath,
+      [bin, "skills", "validate", join(dir, "skills", SKILL), "--json"],
+      dir,
+      { PATH: process.env.PATH ?? "", HOME: dir },
+      { inherit: false },
+    );
+    expect(r.code, r.stdout + r.stderr).toBe(0);
     expect(JSON.parse(r.stdout).skills).toEqual([expect.objectContaining({ id: SKILL, kind: "plain", valid: true, errors: [] })]);
     // A plain skill whose front matter lacks the specification's description does not load.
     writeFileSync(join(dir, "skills", SKILL, "SKILL.md"), `---\nname: ${SKILL}\n---\nbody\n`);
-    const bad = spawnSync(process.execPath, [bin, "skills", "validate", join(dir, "skills", SKILL), "--json"], {
-      cwd: dir,
-      encoding: "utf8",
-      env: { PATH: process.env.PATH ?? "", HOME: dir },
-    });
-    expect(bad.status).toBe(2);
+    const bad = await runCommand(
+      process.execPath,
+      [bin, "skills", "validate", join(dir, "skills", SKILL), "--json"],
+      dir,
+      { PATH: process.env.PATH ?? "", HOME: dir },
+      { inherit: false },
+    );
+    expect(bad.code).toBe(2);
     expect(JSON.stringify(JSON.parse(bad.stdout).skills[0].errors)).toContain("description");
   });
 });

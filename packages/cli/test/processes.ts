@@ -14,10 +14,19 @@ export interface Ended {
   stderr: string;
 }
 
-/** `command args` in `cwd`, with the environment plus `env`, to its end. */
-export function runCommand(command: string, args: string[], cwd: string, env: Record<string, string> = {}): Promise<Ended> {
+/**
+ * `command args` in `cwd`, with the environment plus `env` (or `env` alone when `inherit` is false), to its end.
+ */
+export function runCommand(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: Record<string, string> = {},
+  { inherit = true }: { inherit?: boolean } = {},
+): Promise<Ended> {
   return new Promise((done, fail) => {
-    const child = spawn(command, args, { cwd, env: { ...process.env, ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    const childEnv = inherit ? { ...process.env, ...env } : env;
+    const child = spawn(command, args, { cwd, env: childEnv, stdio: ["ignore", "pipe", "pipe"] });
     let stdout = "";
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
@@ -27,8 +36,8 @@ export function runCommand(command: string, args: string[], cwd: string, env: Re
   });
 }
 
-/** `node <args>` in `cwd`. */
-export const runNode = (args: string[], cwd: string) => runCommand(process.execPath, args, cwd);
+/** `node <args>` in `cwd`, with the environment plus `env`. */
+export const runNode = (args: string[], cwd: string, env: Record<string, string> = {}) => runCommand(process.execPath, args, cwd, env);
 
 /** The real `skillrig` of this repository in `cwd`. */
 export const skillrig = (args: string[], cwd: string) => runNode([BIN, ...args], cwd);

@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { describe, expect, it } from "vitest";
 import { skillrig, writeTree } from "./cli-process.js";
+import { runNode } from "./processes.js";
 
 const bin = resolve(__dirname, "../dist/bin.js");
 
@@ -126,21 +126,17 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     "one-case/solution.py": "def f(x):\n    return x + 1\n",
   });
 
-  function loadedBy(args: string[]): string[] {
+  async function loadedBy(args: string[]): Promise<string[]> {
     const log = join(hooks, `${args.join("_").replace(/\W/g, "")}.log`);
     writeFileSync(log, ""); // a second run of the same args lists its own loads only
-    const r = spawnSync(process.execPath, ["--import", join(hooks, "register.mjs"), bin, ...args], {
-      cwd: hooks,
-      encoding: "utf8",
-      env: { ...process.env, LOADED_LOG: log },
-    });
-    expect(r.status).toBe(0);
+    const r = await runNode(["--import", join(hooks, "register.mjs"), bin, ...args], hooks, { LOADED_LOG: log });
+    expect(r.code).toBe(0);
     return readFileSync(log, "utf8").split("\n").filter(Boolean);
   }
 
   it("--version and --help load no plugin, no core and no command module", async () => {
     for (const args of [["--version"], ["--help"]]) {
-      const loaded = loadedBy(args);
+      const loaded = await loadedBy(args);
       expect(
         loaded.filter((url) => /@skillrig|\/packages\/(core|oracle|sandbox|server|skills|solve)\/|\/plugins\/|commands\//.test(url)),
         args[0],
@@ -153,7 +149,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
   });
 
   it("grading a task loads no skill-protocol module and none of its template, YAML, file-sniffing or view-server libraries", async () => {
-    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    const loaded = await loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     expect(loaded.some((url) => /deliverable-function\/dist\/index\.js$/.test(url))).toBe(true);
     expect(
       loaded.filter((url) => /nunjucks|\/yaml\/|file-type|sirv|view-server|skills\/dist\/(index|resolve-input|render-prompt)/.test(url)),
@@ -161,7 +157,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
   });
 
   it("grading a task that passes compiles no schema and loads neither ajv, execa nor diff", async () => {
-    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    const loaded = await loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     // The precompiled validators ran in their place: the task's and the config's.
     expect(loaded.some((url) => url.endsWith("/oracle/dist/task.schema.validate.js"))).toBe(true);
     expect(loaded.some((url) => url.endsWith("/cli/dist/config.validate.js"))).toBe(true);
@@ -170,7 +166,7 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
   });
 
   it("grading one task loads none of a suite's modules, lossless-json as its one-file build and only the tapable hooks core uses", async () => {
-    const loaded = loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
+    const loaded = await loadedBy(["test", "one-case/task.json", "--deliverable", "one-case/solution.py"]);
     expect(loaded.some((url) => url.endsWith("/oracle/dist/one-task.js"))).toBe(true);
     expect(
       loaded.filter((url) =>
@@ -187,18 +183,18 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
   });
 
   it("--version alone is answered without the command line's parser, and says what main says", async () => {
-    const loaded = loadedBy(["--version"]).filter((url) => /\/(packages|plugins|node_modules)\//.test(url));
+    const loaded = (await loadedBy(["--version"])).filter((url) => /\/(packages|plugins|node_modules)\//.test(url));
     expect(loaded.map((url) => url.replace(/.*\/packages\//, ""))).toEqual(["cli/dist/bin.js"]);
-    const fast = spawnSync(process.execPath, [bin, "--version"], { encoding: "utf8" });
+    const fast = await skillrig(["--version"], hooks);
     // With another argument the same flag goes through commander, which prints the version it was given.
-    const viaMain = spawnSync(process.execPath, [bin, "--json", "--version"], { encoding: "utf8" });
+    const viaMain = await skillrig(["--json", "--version"], hooks);
     expect(fast.stdout).toMatch(/^\d+\.\d+\.\d+\S*\n$/);
     expect(fast.stdout).toBe(viaMain.stdout);
-    expect([fast.status, viaMain.status]).toEqual([0, 0]);
+    expect([fast.code, viaMain.code]).toEqual([0, 0]);
   });
 
   it("a command loads its own module and not the others'", async () => {
-    const loaded = loadedBy(["plugins", "--help"]);
+    const loaded = await loadedBy(["plugins", "--help"]);
     expect(loaded.some((url) => url.endsWith("/commands/plugins.js"))).toBe(true);
     expect(loaded.filter((url) => /commands\/(test|run|solve|serve|skills)\.js$/.test(url))).toEqual([]);
     expect(loaded.filter((url) => /fastify|\/packages\/server\//.test(url))).toEqual([]);
