@@ -42,7 +42,7 @@ describe("skillrig test and SIGTERM mid-suite", () => {
     let stderr = "";
     child.stdout.setEncoding("utf8").on("data", (chunk: string) => (stdout += chunk));
     const ended = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((r) =>
-      child.on("exit", (code, signal) => r({ code, signal })),
+      child.on("close", (code, signal) => r({ code, signal })),
     );
     // The progress writes a sample that did not pass as it lands: the wrong sample's line means its compare ended.
     await new Promise<void>((seen, fail) => {
@@ -60,5 +60,8 @@ describe("skillrig test and SIGTERM mid-suite", () => {
     expect(how.signal ?? how.code, `${stdout}\n${stderr}`).toBe(1);
     // It ended mid-suite: the samples after the signal are reported as not graded.
     expect(stdout).toMatch(/3 sample\(s\): 0 passed every case, 2 failed, 0 invalid, 1 not graded/);
+    // The progress line agrees: the canceled sample is not counted as graded.
+    expect(stderr).toContain("graded 2/3 samples (66%), 1 not graded, 0.0% passed");
+    expect(stderr).not.toMatch(/graded 3\/3/);
   }, 300_000);
 });

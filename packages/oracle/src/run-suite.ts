@@ -77,9 +77,12 @@ export interface SuiteReport {
 }
 
 export interface SuiteProgress {
+  /** Samples that ended: graded, or not graded (canceled, stopped by --bail, no deliverable). */
   done: number;
   total: number;
   samplesPassed: number;
+  /** Of `done`, the samples that ended without a grade (status "error"); the summary's "not graded". */
+  notGraded?: number;
   elapsedMs: number;
   last: { task_id: string; sample: number; status: SampleStatus; result: SampleResult };
 }
@@ -154,6 +157,7 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
   const limit = pLimit(jobs);
   let done = 0;
   let samplesPassed = 0;
+  let notGraded = 0;
   let fatal: { error: unknown } | undefined;
 
   await Promise.all(
@@ -195,10 +199,12 @@ export async function runSuite(runner: Runner, options: RunSuiteOptions): Promis
         results.get(entry)!.push(result);
         done += 1;
         if (result.status === "passed") samplesPassed += 1;
+        if (result.status === "error") notGraded += 1;
         options.onProgress?.({
           done,
           total: pairs.length,
           samplesPassed,
+          notGraded,
           elapsedMs: performance.now() - started,
           last: { task_id: entry.loaded.task.task_id, sample: sample.index, status: result.status, result },
         });

@@ -228,4 +228,18 @@ describe("suite progress when the stream is not a terminal", () => {
       "graded 4/4 samples (100%), 75.0% passed, 4s elapsed\n",
     ]);
   });
+
+  it("does not count a sample that ended without a grade (canceled, --bail) as graded, nor in the pass rate", async () => {
+    const lines: string[] = [];
+    const stream = { write: (s: string) => lines.push(s) !== 0, isTTY: false } as unknown as NodeJS.WritableStream;
+    const progress = await createSuiteProgress({ stream, intervalMs: 0 });
+    const canceled: SuiteProgress["last"] = {
+      task_id: "t",
+      sample: 2,
+      status: "error",
+      result: { sample: 2, source: "s", status: "error", error: { code: "interrupted", message: "canceled" }, duration_ms: 1 },
+    };
+    progress.update({ done: 3, total: 3, samplesPassed: 1, notGraded: 1, elapsedMs: 3000, last: canceled });
+    expect(lines).toEqual(["graded 2/3 samples (66%), 1 not graded, 50.0% passed, 3s elapsed\n"]);
+  });
 });

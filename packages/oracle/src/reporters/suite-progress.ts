@@ -75,11 +75,18 @@ export async function createSuiteProgress(options: SuiteProgressOptions): Promis
   };
 }
 
+/**
+ * `graded <n>/<total> samples (<%>)[, <m> not graded], <rate> passed, ...`: a sample that ended without a grade
+ * (canceled by Ctrl-C or SIGTERM, stopped by --bail) is not counted as graded, and the pass rate is of those graded.
+ */
 export function formatProgress(p: SuiteProgress): string {
-  const percent = p.total > 0 ? Math.floor((p.done / p.total) * 100) : 100;
-  const rate = p.done > 0 ? `${((p.samplesPassed / p.done) * 100).toFixed(1)}% passed` : "none graded yet";
+  const notGraded = p.notGraded ?? 0;
+  const graded = p.done - notGraded;
+  const percent = p.total > 0 ? Math.floor((graded / p.total) * 100) : 100;
+  const skipped = notGraded > 0 ? `, ${notGraded} not graded` : "";
+  const rate = graded > 0 ? `${((p.samplesPassed / graded) * 100).toFixed(1)}% passed` : "none graded yet";
   const remaining = p.done > 0 && p.done < p.total ? `, ETA ${seconds((p.elapsedMs / p.done) * (p.total - p.done))}` : "";
-  return `graded ${p.done}/${p.total} samples (${percent}%), ${rate}, ${seconds(p.elapsedMs)} elapsed${remaining}`;
+  return `graded ${graded}/${p.total} samples (${percent}%)${skipped}, ${rate}, ${seconds(p.elapsedMs)} elapsed${remaining}`;
 }
 
 function seconds(ms: number): string {
