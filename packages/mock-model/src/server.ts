@@ -101,136 +101,174 @@ function sendSse(res: ServerResponse, events: Array<{ event?: string; data: unkn
   for (const e of events) res.write(`${e.event ? `event: ${e.event}\n` : ""}data: ${JSON.stringify(e.data)}\n\n`);
   res.end();
 }
+/** The token counts every answer reports: the scenario's `usage`, or the defaults. */
+interface PlayedUsage {
+  input: number;
+  output: number;
+  cached: number;
+  cacheWrite: number;
+  reasoning: number;
+}
 
-/** Starts a mock model server playing `scenario`. */
-export async function startMockModel(options: MockModelOptions): Promise<MockModel> {
-  const scenario = validateScenario(options.scenario);
-  const attempt = options.attempt ?? 1;
-  if (!Number.isInteger(attempt) || attempt < 1)
-    throw new SkillrigError("invalid_config", `mock-model attempt must be a whole number from 1, not ${String(options.attempt)}`, {
-      field: "attempt",
-    });
-  // The turn a request plays in this attempt (a `fail` turn answers its error in the first attempts).
-  const pick = (modelTurns: number, raw: string) => {
-    const { turn, index } = turnAt(scenario, modelTurns, raw);
-    return { turn: turnForAttempt(turn, attempt), index };
-  };
-  const usage = {
+function usageOf(scenario: Scenario): PlayedUsage {
+  return {
     input: scenario.usage?.input_tokens ?? DEFAULT_USAGE.input_tokens,
     output: scenario.usage?.output_tokens ?? DEFAULT_USAGE.output_tokens,
     cached: scenario.usage?.cached_input_tokens ?? 0,
     cacheWrite: scenario.usage?.cache_write_tokens ?? 0,
     reasoning: scenario.usage?.reasoning_tokens ?? 0,
   };
-  const dialects = [...(options.dialects ?? []).map(defineDialect), anthropicDialect];
-  const requests: RecordedRequest[] = [];
-  const sockets = new Set<Socket>();
-  let served = 0;
+}
 
-  const server = createServer((req, res) => {
+/** Answers a turn: never for `hang` (close() drops the connection), after `delay_ms` when it asks for one. */
+function play(res: ServerResponse, turn: Turn, answer: () => void): void {
+  if ("hang" in turn) return;
+  if (turn.delay_ms) {
+    const timer = setTimeout(answer, turn.delay_ms);
+    res.on("close", () => clearTimeout(timer));
+  } else answer();
+}
+
+/** One request as it arrived: its body (parsed JSON, else the raw text), URL, serial number and record. */
+interface Arrival {
+  req: IncomingMessage;
+  res: ServerResponse;
+  raw: string;
+  body: unknown;
+  url: URL;
+  /** 1 for the first request the server received. */
+  n: number;
+  record: RecordedRequest;
+}
+
+/** Plays one scenario in one attempt: records every request and answers it by its API (a dialect, Gemini, Responses). */
+class ScenarioPlayer {
+  readonly requests: RecordedRequest[] = [];
+  #served = 0;
+  readonly usage: PlayedUsage;
+
+  constructor(
+    readonly scenario: Scenario,
+    readonly attempt: number,
+    readonly dialects: MockDialect[],
+  ) {
+    this.usage = usageOf(scenario);
+  }
+
+  /** The turn a request plays in this attempt (a `fail` turn answers its error in the first attempts). */
+  pick(modelTurns: number, raw: string): { turn: Turn; index: number } {
+    const { turn, index } = turnAt(this.scenario, modelTurns, raw);
+    return { turn: turnForAttempt(turn, this.attempt), index };
+  }
+
+  /** Reads the request's body to its end, records it, then answers it. */
+  handle(req: IncomingMessage, res: ServerResponse): void {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
-    req.on("end", () => {
-      const raw = Buffer.concat(chunks).toString("utf8");
-      let body: unknown = raw;
-      try {
-        body = raw.length > 0 ? JSON.parse(raw) : undefined;
-      } catch {
-        // Keep the raw text: recorded as sent.
-      }
-      const url = new URL(req.url ?? "/", "http://127.0.0.1");
-      const record: RecordedRequest = {
-        api: "other",
-        method: req.method ?? "GET",
-        url: req.url ?? "/",
-        apiKey: apiKeyOf(req, url),
-        answer: "404",
-        body,
-      };
-      requests.push(record);
-      served += 1;
-      const n = served;
+    req.on("end", () => this.answer(this.arrival(req, res, Buffer.concat(chunks).toString("utf8"))));
+  }
 
-      const request: DialectRequest = { method: record.method, path: url.pathname, url, headers: req.headers, body };
-      let dialect: MockDialect | undefined;
-      try {
-        dialect = dialects.find((d) => d.matches(request));
-      } catch (error) {
-        // A custom dialect's matches() that throws must not take the server down.
-        sendJson(res, 500, { error: { message: `mock-model dialect matching failed: ${(error as Error)?.message ?? String(error)}` } });
-        return;
-      }
-      if (dialect) {
-        serveDialect(dialect, request, record, n, res, raw);
-        return;
-      }
+  arrival(req: IncomingMessage, res: ServerResponse, raw: string): Arrival {
+    let body: unknown = raw;
+    try {
+      body = raw.length > 0 ? JSON.parse(raw) : undefined;
+    } catch {
+      // Keep the raw text: recorded as sent.
+    }
+    const url = new URL(req.url ?? "/", "http://127.0.0.1");
+    const record: RecordedRequest = {
+      api: "other",
+      method: req.method ?? "GET",
+      url: req.url ?? "/",
+      apiKey: apiKeyOf(req, url),
+      answer: "404",
+      body,
+    };
+    this.requests.push(record);
+    this.#served += 1;
+    return { req, res, raw, body, url, n: this.#served, record };
+  }
 
-      const gemini = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
-      if (req.method === "POST" && gemini) {
-        const model = decodeURIComponent(gemini[1]!);
-        record.model = model;
-        if (gemini[2] === "countTokens") {
-          record.api = "gemini-side";
-          record.answer = "side";
-          sendJson(res, 200, { totalTokens: usage.input });
-          return;
-        }
-        if (gemini[2] === "generateContent") {
-          record.api = "gemini-side";
-          record.answer = "side";
-          sendJson(res, 200, geminiSideAnswer(model, usage));
-          return;
-        }
-        record.api = "gemini";
-        const { turn, index } = pick(geminiModelTurns(body), raw);
-        record.turn = index;
-        record.answer = turnKind(turn);
-        play(res, turn, () => {
-          if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
-          else sendSse(res, [{ data: geminiChunk(turn, model, usage, geminiLastToolOutput(body)) }]);
-        });
-        return;
-      }
+  answer(arrival: Arrival): void {
+    const { req, res, body, url, record } = arrival;
+    const request: DialectRequest = { method: record.method, path: url.pathname, url, headers: req.headers, body };
+    let dialect: MockDialect | undefined;
+    try {
+      dialect = this.dialects.find((d) => d.matches(request));
+    } catch (error) {
+      // A custom dialect's matches() that throws must not take the server down.
+      sendJson(res, 500, { error: { message: `mock-model dialect matching failed: ${(error as Error)?.message ?? String(error)}` } });
+      return;
+    }
+    if (dialect) {
+      this.serveDialect(dialect, request, arrival);
+      return;
+    }
+    const gemini = /\/models\/([^/:]+):(streamGenerateContent|generateContent|countTokens)$/.exec(url.pathname);
+    if (req.method === "POST" && gemini) {
+      this.serveGemini(decodeURIComponent(gemini[1]!), gemini[2]!, arrival);
+      return;
+    }
+    if (req.method === "POST" && /\/responses$/.test(url.pathname)) {
+      this.serveResponses(arrival);
+      return;
+    }
+    sendJson(res, 404, { error: { code: 404, message: `mock-model does not serve ${req.method} ${url.pathname}` } });
+  }
 
-      if (req.method === "POST" && /\/responses$/.test(url.pathname)) {
-        record.api = "responses";
-        record.model = (body as { model?: string } | undefined)?.model;
-        const session = responsesRunningSession(body);
-        if (session !== undefined) {
-          record.answer = "wait";
-          sendSse(
-            res,
-            responsesWaitEvents(session, n, usage, body).map((e) => ({ event: e.type as string, data: e })),
-          );
-          return;
-        }
-        const { turn, index } = pick(responsesModelTurns(body), raw);
-        record.turn = index;
-        record.answer = turnKind(turn);
-        play(res, turn, () => {
-          if ("error" in turn)
-            sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
-          else
-            sendSse(
-              res,
-              responsesEvents(turn, n, usage, responsesLastToolOutput(body), body).map((e) => ({ event: e.type as string, data: e })),
-            );
-        });
-        return;
-      }
-
-      sendJson(res, 404, { error: { code: 404, message: `mock-model does not serve ${req.method} ${url.pathname}` } });
+  serveGemini(model: string, method: string, { res, raw, body, record }: Arrival): void {
+    const usage = this.usage;
+    record.model = model;
+    if (method === "countTokens") {
+      record.api = "gemini-side";
+      record.answer = "side";
+      sendJson(res, 200, { totalTokens: usage.input });
+      return;
+    }
+    if (method === "generateContent") {
+      record.api = "gemini-side";
+      record.answer = "side";
+      sendJson(res, 200, geminiSideAnswer(model, usage));
+      return;
+    }
+    record.api = "gemini";
+    const { turn, index } = this.pick(geminiModelTurns(body), raw);
+    record.turn = index;
+    record.answer = turnKind(turn);
+    play(res, turn, () => {
+      if ("error" in turn) sendJson(res, turn.error.status, geminiErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
+      else sendSse(res, [{ data: geminiChunk(turn, model, usage, geminiLastToolOutput(body)) }]);
     });
-  });
+  }
 
-  function serveDialect(
-    dialect: MockDialect,
-    request: DialectRequest,
-    record: RecordedRequest,
-    n: number,
-    res: ServerResponse,
-    raw: string,
-  ): void {
+  serveResponses({ res, raw, body, n, record }: Arrival): void {
+    const usage = this.usage;
+    record.api = "responses";
+    record.model = (body as { model?: string } | undefined)?.model;
+    const session = responsesRunningSession(body);
+    if (session !== undefined) {
+      record.answer = "wait";
+      sendSse(
+        res,
+        responsesWaitEvents(session, n, usage, body).map((e) => ({ event: e.type as string, data: e })),
+      );
+      return;
+    }
+    const { turn, index } = this.pick(responsesModelTurns(body), raw);
+    record.turn = index;
+    record.answer = turnKind(turn);
+    play(res, turn, () => {
+      if ("error" in turn) sendJson(res, turn.error.status, responsesErrorBody(turn.error.status, turn.error.message), errorHeaders(turn));
+      else
+        sendSse(
+          res,
+          responsesEvents(turn, n, usage, responsesLastToolOutput(body), body).map((e) => ({ event: e.type as string, data: e })),
+        );
+    });
+  }
+
+  serveDialect(dialect: MockDialect, request: DialectRequest, { res, raw, n, record }: Arrival): void {
+    const usage = this.usage;
     // A dialect's bug answers 500 naming the dialect, so a test sees it instead of a hung request.
     const failed = (error: unknown) =>
       sendJson(res, 500, { error: { message: `mock-model dialect "${dialect.name}": ${(error as Error)?.message ?? String(error)}` } });
@@ -257,7 +295,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       const modelTurns = dialect.modelTurns(request);
       if (!Number.isInteger(modelTurns) || modelTurns < 0)
         throw new Error(`modelTurns() returned ${String(modelTurns)}, not a count of turns`);
-      const { turn, index } = pick(modelTurns, raw);
+      const { turn, index } = this.pick(modelTurns, raw);
       record.turn = index;
       record.answer = turnKind(turn);
       play(res, turn, () => {
@@ -271,15 +309,19 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
       failed(error);
     }
   }
+}
 
-  function play(res: ServerResponse, turn: Turn, answer: () => void): void {
-    if ("hang" in turn) return; // never answer; close() drops the connection
-    if (turn.delay_ms) {
-      const timer = setTimeout(answer, turn.delay_ms);
-      res.on("close", () => clearTimeout(timer));
-    } else answer();
-  }
-
+/** Starts a mock model server playing `scenario`. */
+export async function startMockModel(options: MockModelOptions): Promise<MockModel> {
+  const scenario = validateScenario(options.scenario);
+  const attempt = options.attempt ?? 1;
+  if (!Number.isInteger(attempt) || attempt < 1)
+    throw new SkillrigError("invalid_config", `mock-model attempt must be a whole number from 1, not ${String(options.attempt)}`, {
+      field: "attempt",
+    });
+  const player = new ScenarioPlayer(scenario, attempt, [...(options.dialects ?? []).map(defineDialect), anthropicDialect]);
+  const sockets = new Set<Socket>();
+  const server = createServer((req, res) => player.handle(req, res));
   server.on("connection", (socket) => {
     sockets.add(socket);
     socket.on("close", () => sockets.delete(socket));
@@ -295,7 +337,7 @@ export async function startMockModel(options: MockModelOptions): Promise<MockMod
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
-    requests,
+    requests: player.requests,
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();

@@ -95,14 +95,123 @@ class Tail {
   }
 }
 
+/** The command line, for messages: an argument with blanks or quotes is quoted, and a long one is cut at 200 characters. */
+function commandLine(file: string, args: string[]): string {
+  return [file, ...args].map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a)).join(" ");
+}
+
+/**
+ * The process tree while it runs: whether (and why) we stopped it, the pids it was seen with, the kills still pending,
+ * and when it last printed. Every way a run is ended early goes through `stop` (once) or `finish`.
+ */
+class ProcessTree {
+  /** Why we stopped the run, once we have (a run we never stop ends as Node reports it). */
+  stoppedFor: StopCause | undefined;
+  /** Once the process is reaped its pid may be reused: a late finish() or stop must not signal anything. */
+  reaped = false;
+  lastOutput = Date.now();
+  readonly known = new Set<number>();
+  #cancelKill: (() => void) | undefined;
+  #finishTimer: NodeJS.Timeout | undefined;
+  #finishKill: (() => void) | undefined;
+
+  constructor(
+    readonly pid: number | undefined,
+    readonly killGraceMs: number,
+    readonly stdin: NodeJS.WritableStream | null | undefined,
+  ) {}
+
+  stop(why: StopCause): void {
+    if (this.stoppedFor !== undefined || this.pid === undefined) return;
+    this.stoppedFor = why;
+    this.#cancelKill = terminateTree(this.pid, this.known, this.killGraceMs);
+  }
+
+  /** The caller is done: close stdin, and stop the tree if it has not exited after `graceMs`. */
+  finish(graceMs = this.killGraceMs): void {
+    const pid = this.pid;
+    if (this.reaped || this.#finishTimer !== undefined || this.stoppedFor !== undefined || pid === undefined) return;
+    this.stdin?.end();
+    this.#finishTimer = setTimeout(() => {
+      if (this.stoppedFor === undefined) this.#finishKill = terminateTree(pid, this.known, this.killGraceMs);
+    }, graceMs);
+  }
+
+  /** The process was reaped: no finish() may start a kill any more. */
+  markReaped(): void {
+    this.reaped = true;
+    clearTimeout(this.#finishTimer);
+  }
+
+  /** The run is over and swept: the kills still waiting on their grace are called off. */
+  cancelPendingKills(): void {
+    this.#cancelKill?.();
+    this.#finishKill?.();
+  }
+}
+
+/** The wall clock, the idle watchdog and the caller's signal, each stopping the tree; returns what removes them. */
+function watchLimits(options: ProcessRunOptions, tree: ProcessTree): () => void {
+  const wall = setTimeout(() => tree.stop({ kind: "timeout", limitMs: options.timeoutMs }), options.timeoutMs);
+  const idleMs = options.idleTimeoutMs;
+  const idle =
+    idleMs === undefined
+      ? undefined
+      : setInterval(
+          () => {
+            if (Date.now() - tree.lastOutput >= idleMs) tree.stop({ kind: "idle_timeout", idleMs });
+          },
+          Math.min(1000, Math.max(50, Math.floor(idleMs / 4))),
+        );
+  // runJob aborts with a TimeoutError (as AbortSignal.timeout() does) for a job's time limit: that is a timeout, not a cancel.
+  const onAbort = () => {
+    // The caller's own signal carries its limit (the job's), which the caller knows: no `limitMs` here.
+    if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return tree.stop({ kind: "canceled" });
+    tree.stop({ kind: "timeout" });
+  };
+  if (options.signal?.aborted) onAbort();
+  options.signal?.addEventListener("abort", onAbort, { once: true });
+  return () => {
+    clearTimeout(wall);
+    if (idle) clearInterval(idle);
+    options.signal?.removeEventListener("abort", onAbort);
+  };
+}
+
+/**
+ * Reads one stream line by line within the budget: each line goes to the tail and the caller, then the caller's
+ * bounds and `shouldStop` are asked. Resolves when the stream ends.
+ */
+function readLines(
+  stream: Readable | null | undefined,
+  tail: Tail,
+  onLine: ((line: string) => void) | undefined,
+  { options, budget, tree }: { options: ProcessRunOptions; budget: OutputBudget; tree: ProcessTree },
+): Promise<void> | undefined {
+  if (!stream) return undefined;
+  const onLimit = () => tree.stop(outputLimitEnding(budget.hit));
+  const handle = (line: string) => {
+    tree.lastOutput = Date.now();
+    tail.push(line);
+    try {
+      onLine?.(line);
+      // A bound the caller keeps on the budget (the events it emitted) ends the run like the byte bounds.
+      if (budget.hit !== undefined) return onLimit();
+      const reason = tree.stoppedFor === undefined ? options.shouldStop?.() : undefined;
+      if (reason !== undefined) tree.stop({ kind: "stopped", reason });
+    } catch {
+      // A parser bug must not take the run down; the line is still in the log tail.
+    }
+  };
+  return readBoundedLines(stream, budget, handle, onLimit);
+}
+
 export async function runProcess(options: ProcessRunOptions): Promise<ProcessRunResult> {
   const started = Date.now();
   const keep = options.keepBytes ?? 64 * 1024;
   const stdoutTail = new Tail(keep);
   const stderrTail = new Tail(keep);
-  const command = [options.file, ...options.args]
-    .map((a) => (/[\s"'$]/.test(a) ? JSON.stringify(a.length > 200 ? `${a.slice(0, 200)}…` : a) : a))
-    .join(" ");
+  const command = commandLine(options.file, options.args);
 
   const child = execa(options.file, options.args, {
     cwd: options.cwd,
@@ -116,102 +225,41 @@ export async function runProcess(options: ProcessRunOptions): Promise<ProcessRun
     stripFinalNewline: false,
   });
   const budget = options.outputBudget ?? new OutputBudget({ lineBytes: DEFAULT_LINE_BYTES, totalBytes: Number.POSITIVE_INFINITY });
-
-  /** Why we stopped the run, once we have (a run we never stop ends as Node reports it). */
-  let stoppedFor: StopCause | undefined;
-  const known = new Set<number>();
-  let cancelKill: (() => void) | undefined;
   const pid = child.pid;
+  const tree = new ProcessTree(pid, options.killGraceMs ?? 2000, child.stdin);
   const forget = pid === undefined ? undefined : cleanUpOnExit(() => signalQuietly(-pid, "SIGKILL"));
+  const unwatch = watchLimits(options, tree);
 
-  const stop = (why: StopCause) => {
-    if (stoppedFor !== undefined || pid === undefined) return;
-    stoppedFor = why;
-    cancelKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
-  };
-
-  const wall = setTimeout(() => stop({ kind: "timeout", limitMs: options.timeoutMs }), options.timeoutMs);
-  let lastOutput = Date.now();
-  const idle =
-    options.idleTimeoutMs === undefined
-      ? undefined
-      : setInterval(
-          () => {
-            if (Date.now() - lastOutput >= options.idleTimeoutMs!) stop({ kind: "idle_timeout", idleMs: options.idleTimeoutMs });
-          },
-          Math.min(1000, Math.max(50, Math.floor(options.idleTimeoutMs / 4))),
-        );
-  // runJob aborts with a TimeoutError (as AbortSignal.timeout() does) for a job's time limit: that is a timeout, not a cancel.
-  const onAbort = () => {
-    // The caller's own signal carries its limit (the job's), which the caller knows: no `limitMs` here.
-    if ((options.signal?.reason as { name?: string } | undefined)?.name !== "TimeoutError") return stop({ kind: "canceled" });
-    stop({ kind: "timeout" });
-  };
-  if (options.signal?.aborted) onAbort();
-  options.signal?.addEventListener("abort", onAbort, { once: true });
-
-  let finishTimer: NodeJS.Timeout | undefined;
-  let finishKill: (() => void) | undefined;
-  // Once the process is reaped its pid may be reused: a late finish() must not signal anything.
-  let reaped = false;
-  const finish = (graceMs = options.killGraceMs ?? 2000) => {
-    if (reaped || finishTimer !== undefined || stoppedFor !== undefined || pid === undefined) return;
-    child.stdin?.end();
-    finishTimer = setTimeout(() => {
-      if (stoppedFor === undefined) finishKill = terminateTree(pid, known, options.killGraceMs ?? 2000);
-    }, graceMs);
-  };
   // A caller that stops writing must not see EPIPE as an uncaught error when the process already went.
   child.stdin?.on("error", () => {});
-  options.onSpawn?.({ stdin: child.stdin ?? null, finish });
+  options.onSpawn?.({ stdin: child.stdin ?? null, finish: (graceMs) => tree.finish(graceMs) });
   // Whoever passes a bound (a line, the total, the caller's events or folder watch) stops the tree, while it is ours.
   budget.onPass(() => {
-    if (!reaped) stop(outputLimitEnding(budget.hit));
+    if (!tree.reaped) tree.stop(outputLimitEnding(budget.hit));
   });
-
-  const readers: Promise<void>[] = [];
-  const read = (stream: Readable | null | undefined, tail: Tail, onLine?: (line: string) => void) => {
-    if (!stream) return;
-    const onLimit = () => stop(outputLimitEnding(budget.hit));
-    const handle = (line: string) => {
-      lastOutput = Date.now();
-      tail.push(line);
-      try {
-        onLine?.(line);
-        // A bound the caller keeps on the budget (the events it emitted) ends the run like the byte bounds.
-        if (budget.hit !== undefined) return onLimit();
-        const reason = stoppedFor === undefined ? options.shouldStop?.() : undefined;
-        if (reason !== undefined) stop({ kind: "stopped", reason });
-      } catch {
-        // A parser bug must not take the run down; the line is still in the log tail.
-      }
-    };
-    readers.push(readBoundedLines(stream, budget, handle, onLimit));
-  };
-  read(child.stdout, stdoutTail, options.onStdoutLine);
-  read(child.stderr, stderrTail, options.onStderrLine);
+  const reading = { options, budget, tree };
+  const readers = [
+    readLines(child.stdout, stdoutTail, options.onStdoutLine, reading),
+    readLines(child.stderr, stderrTail, options.onStderrLine, reading),
+  ];
 
   const result = await child;
-  reaped = true;
+  tree.markReaped();
   // stdout/stderr may still hold lines when the process is reaped; a descendant that keeps the pipe open
   // is swept below, which closes it.
-  clearTimeout(wall);
-  clearTimeout(finishTimer);
-  if (idle) clearInterval(idle);
-  options.signal?.removeEventListener("abort", onAbort);
+  unwatch();
 
   // Sweep: anything left in the CLI's process group or below it (a tool's background child) is killed.
-  const swept = pid === undefined ? [] : sweepTree(pid, known);
+  const swept = pid === undefined ? [] : sweepTree(pid, tree.known);
   forget?.();
   await Promise.race([Promise.all(readers), new Promise((r) => setTimeout(r, 2000))]);
-  cancelKill?.();
-  finishKill?.();
+  tree.cancelPendingKills();
 
   const spawnFailed = result.failed && result.exitCode === undefined && result.signal === undefined && !result.isTerminated;
   const exitCode = result.exitCode ?? null;
   const signal = result.signal ?? null;
   return {
-    ending: stoppedFor ?? (spawnFailed ? { kind: "spawn_failed", message: spawnMessage(result) } : endingOfExit(exitCode, signal)),
+    ending: tree.stoppedFor ?? (spawnFailed ? { kind: "spawn_failed", message: spawnMessage(result) } : endingOfExit(exitCode, signal)),
     exitCode,
     signal,
     stdoutTail: stdoutTail.text,

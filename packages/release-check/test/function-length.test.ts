@@ -21,10 +21,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/cli/src/commands/run.ts", "register"],
   ["packages/cli/src/commands/run.ts", "register > action callback"],
   ["packages/cli/src/commands/solve.ts", "register"],
-  ["packages/mock-model/src/server.ts", "startMockModel"],
-  ["packages/process/src/run-process.ts", "runProcess"],
-  ["packages/sandbox/src/create-sandbox.ts", "createSandbox"],
-  ["packages/sandbox/src/sandboxed-process.ts", "startSandboxedProcess"],
   ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/skills/src/load-skill.ts", "checkRunnable"],
   ["packages/skills/src/resolve-input.ts", "resolveJobInput"],
@@ -32,8 +28,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/solve/src/solve.ts", "solve"],
   ["packages/view/src/view-server.ts", "startViewServer"],
   ["plugins/deliverable-function/src/case-outcome.ts", "outcomeOf"],
-  ["plugins/engine-claude/src/stream-parser.ts", "createClaudeStreamParser"],
-  ["plugins/engine-codex/src/stream-parser.ts", "createCodexStreamParser"],
 ];
 
 interface LongFunction {

@@ -128,131 +128,171 @@ function leaseSampleUid(): SampleUidLease | undefined {
   };
 }
 
+/** The level this sandbox runs code at, and the warnings it gives for settling for less. */
+interface ChosenLevel {
+  level: LevelName;
+  warnings: string[];
+}
+
+/** "auto": the strongest level available, with a warning (or a refusal, under requireStrongest) when that is not "namespaces". */
+function strongestAvailable(levels: LevelAvailability[], options: SandboxOptions): ChosenLevel {
+  const chosen = levels.find((l) => l.available) as LevelAvailability;
+  const level = chosen.level;
+  const strongest = levels[0] as LevelAvailability;
+  if (strongest.available) return { level, warnings: [] };
+  const message = `sandbox: the strongest isolation level "namespaces" is not available (${strongest.reason}); deliverable code runs at level "${level}", which does not ${level === "rlimits" ? "block the network or writes outside the case folder" : "limit resources, network or file writes"}`;
+  if (options.requireStrongest) {
+    throw new SkillrigError("sandbox_unavailable", message, {
+      field: "sandbox.require_strongest",
+      hint: "install bubblewrap (`bash scripts/setup-system.sh`) and allow unprivileged user namespaces, or set sandbox.require_strongest to false",
+    });
+  }
+  return { level, warnings: [message] };
+}
+
+/** A level named in the config: used as asked, or refused when it is not a level, not available, or not the strongest one required. */
+function namedLevel(requested: string, levels: LevelAvailability[], options: SandboxOptions): ChosenLevel {
+  const wanted = levels.find((l) => l.level === requested);
+  if (!wanted) {
+    throw new SkillrigError(
+      "invalid_config",
+      `sandbox.level "${requested}" is not a level; use one of "auto", ${ISOLATION_LEVELS.map((l) => `"${l}"`).join(", ")}`,
+      {
+        field: "sandbox.level",
+      },
+    );
+  }
+  if (!wanted.available) {
+    throw new SkillrigError("sandbox_unavailable", `sandbox.level "${requested}" is not available on this machine: ${wanted.reason}`, {
+      field: "sandbox.level",
+      hint: 'set sandbox.level to "auto" to take the strongest level available',
+    });
+  }
+  if (options.requireStrongest && requested !== "namespaces") {
+    throw new SkillrigError("invalid_config", `sandbox.level "${requested}" contradicts sandbox.require_strongest`, {
+      field: "sandbox.level",
+    });
+  }
+  const level = wanted.level;
+  return {
+    level,
+    warnings: level !== "namespaces" ? [`sandbox: level "${level}" was chosen in the config; it is weaker than "namespaces"`] : [],
+  };
+}
+
+/** Below "namespaces", code that is not dropped to a per-run uid runs as this very user: say what that exposes. */
+function runsAsThisUserWarning(host: HostProbe, level: LevelName): string[] {
+  if (host.isRoot || level === "namespaces") return [];
+  return [
+    `sandbox: at level "${level}" deliverable code runs as this user (uid ${process.getuid?.() ?? "?"}): it can read and change anything this user can, skillrig's own caches and installation included; grade code you would not run yourself only at level "namespaces"`,
+  ];
+}
+
+/** What every start in one sandbox shares: the machine, the level chosen, and the sandbox's options. */
+interface SandboxSetting {
+  host: HostProbe;
+  level: LevelName;
+  options: SandboxOptions;
+}
+
+/** As root below "namespaces" the code is dropped to a per-run uid by setpriv, which must reach its program. */
+function refuseRootWithoutDrop({ host, level }: SandboxSetting, spawnOptions: SandboxSpawnOptions): void {
+  if (!host.isRoot || level === "namespaces") return;
+  if (!host.setpriv) {
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      `sandbox: at level "${level}" as root, setpriv (util-linux) is needed to run deliverable code as an unprivileged per-run uid, and it is missing; the code is never run as root`,
+      { field: "sandbox.level", hint: 'install util-linux, or use level "namespaces"' },
+    );
+  }
+  refuseUnreachableProgram(level, spawnOptions, host);
+}
+
+/** The per-run uid a run as root takes (none otherwise); refused when the whole range is held. */
+function takeRunUid({ host }: SandboxSetting): number | undefined {
+  // As root, code runs under a per-run uid at every level (see launch-plan.ts); never as root.
+  if (!host.isRoot) return undefined;
+  const slotUid = takeSlotUid();
+  if (slotUid === undefined) {
+    throw new SkillrigError(
+      "sandbox_unavailable",
+      "sandbox: every per-run uid of this machine's range is held by a run; lower the number of parallel jobs",
+    );
+  }
+  return slotUid;
+}
+
+/** Starts one run (`run`: captured; `spawn`: piped to the caller) and gives its uid back when it has exited. */
+function startRun(setting: SandboxSetting, spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn", keepUidSwitch = false) {
+  const { host, level, options } = setting;
+  requireCaseFolder(spawnOptions.cwd);
+  refuseRootWithoutDrop(setting, spawnOptions);
+  const slotUid = takeRunUid(setting);
+  const limits = effectiveLimits(spawnOptions.limits, options.limits);
+  const plan = planLaunch(level, {
+    options: spawnOptions,
+    limits,
+    host,
+    slotUid,
+    keepUidSwitch,
+  });
+  const started = startSandboxedProcess({
+    plan,
+    command: spawnOptions.command,
+    cwd: spawnOptions.cwd,
+    limits,
+    stdin: spawnOptions.stdin,
+    signal: spawnOptions.signal,
+    mode,
+    capSpawnOutput: mode === "spawn" && spawnOptions.limits.outputBytes !== undefined,
+    treeMemoryCeiling: options.treeMemoryBytes ?? defaultTreeMemoryCeiling(),
+  });
+  const exited = started.exited.finally(() => {
+    if (slotUid === undefined) return;
+    // Without a pid namespace a process could outlive the run; nothing of it may meet the uid's next run.
+    if (level !== "namespaces") sweepProcessesOfUid(slotUid);
+    releaseSlotUid(slotUid);
+  });
+  return { ...started, exited };
+}
+
+function spawnIn(setting: SandboxSetting, spawnOptions: Omit<SandboxSpawnOptions, "stdin">, keepUidSwitch = false): SandboxProcess {
+  const started = startRun(setting, spawnOptions, "spawn", keepUidSwitch);
+  return {
+    stdin: started.stdin,
+    stdout: started.stdout,
+    stderr: started.stderr,
+    pid: started.pid,
+    isolation: setting.level,
+    kill: started.kill,
+    exited: started.exited,
+  };
+}
+
+/**
+ * Samples can be told apart by uid only where the code runs as a per-run host uid: root at level namespaces.
+ * There, one shared host serves every sample; elsewhere each sample gets a host of its own.
+ */
+function sampleUidSupport(setting: SandboxSetting): SampleUidSupport | undefined {
+  const { host, level } = setting;
+  if (!host.isRoot || level !== "namespaces") return undefined;
+  return {
+    spawnSampleHost: (spawnOptions) => spawnIn(setting, spawnOptions, true),
+    leaseSampleUid,
+    ...(host.python ? { pythonExecutable: host.python.executable } : {}),
+  };
+}
+
 export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const host = options.host ?? probeHost(options.fresh);
   const levels = availableLevels(host);
-  const warnings: string[] = [];
   const requested = options.level ?? "auto";
-  let level: LevelName;
-  if (requested === "auto") {
-    const chosen = levels.find((l) => l.available) as LevelAvailability;
-    level = chosen.level;
-    const strongest = levels[0] as LevelAvailability;
-    if (!strongest.available) {
-      const message = `sandbox: the strongest isolation level "namespaces" is not available (${strongest.reason}); deliverable code runs at level "${level}", which does not ${level === "rlimits" ? "block the network or writes outside the case folder" : "limit resources, network or file writes"}`;
-      if (options.requireStrongest) {
-        throw new SkillrigError("sandbox_unavailable", message, {
-          field: "sandbox.require_strongest",
-          hint: "install bubblewrap (`bash scripts/setup-system.sh`) and allow unprivileged user namespaces, or set sandbox.require_strongest to false",
-        });
-      }
-      warnings.push(message);
-    }
-  } else {
-    const wanted = levels.find((l) => l.level === requested);
-    if (!wanted) {
-      throw new SkillrigError(
-        "invalid_config",
-        `sandbox.level "${requested}" is not a level; use one of "auto", ${ISOLATION_LEVELS.map((l) => `"${l}"`).join(", ")}`,
-        {
-          field: "sandbox.level",
-        },
-      );
-    }
-    if (!wanted.available) {
-      throw new SkillrigError("sandbox_unavailable", `sandbox.level "${requested}" is not available on this machine: ${wanted.reason}`, {
-        field: "sandbox.level",
-        hint: 'set sandbox.level to "auto" to take the strongest level available',
-      });
-    }
-    if (options.requireStrongest && requested !== "namespaces") {
-      throw new SkillrigError("invalid_config", `sandbox.level "${requested}" contradicts sandbox.require_strongest`, {
-        field: "sandbox.level",
-      });
-    }
-    level = requested;
-    if (level !== "namespaces") warnings.push(`sandbox: level "${level}" was chosen in the config; it is weaker than "namespaces"`);
-  }
-
-  // As root, code runs under a per-run uid at every level (see launch-plan.ts); never as root.
-  const dropToSlotUid = host.isRoot;
-  if (!host.isRoot && level !== "namespaces") {
-    warnings.push(
-      `sandbox: at level "${level}" deliverable code runs as this user (uid ${process.getuid?.() ?? "?"}): it can read and change anything this user can, skillrig's own caches and installation included; grade code you would not run yourself only at level "namespaces"`,
-    );
-  }
-
+  const chosen = requested === "auto" ? strongestAvailable(levels, options) : namedLevel(requested, levels, options);
+  const level = chosen.level;
+  const warnings = [...chosen.warnings, ...runsAsThisUserWarning(host, level)];
+  const setting: SandboxSetting = { host, level, options };
   const isolation: IsolationLevel = level;
-
-  const start = (spawnOptions: SandboxSpawnOptions, mode: "run" | "spawn", keepUidSwitch = false) => {
-    requireCaseFolder(spawnOptions.cwd);
-    if (host.isRoot && level !== "namespaces") {
-      if (!host.setpriv) {
-        throw new SkillrigError(
-          "sandbox_unavailable",
-          `sandbox: at level "${level}" as root, setpriv (util-linux) is needed to run deliverable code as an unprivileged per-run uid, and it is missing; the code is never run as root`,
-          { field: "sandbox.level", hint: 'install util-linux, or use level "namespaces"' },
-        );
-      }
-      refuseUnreachableProgram(level, spawnOptions, host);
-    }
-    const slotUid = dropToSlotUid ? takeSlotUid() : undefined;
-    if (dropToSlotUid && slotUid === undefined) {
-      throw new SkillrigError(
-        "sandbox_unavailable",
-        "sandbox: every per-run uid of this machine's range is held by a run; lower the number of parallel jobs",
-      );
-    }
-    const limits = effectiveLimits(spawnOptions.limits, options.limits);
-    const plan = planLaunch(level, {
-      options: spawnOptions,
-      limits,
-      host,
-      slotUid,
-      keepUidSwitch,
-    });
-    const started = startSandboxedProcess({
-      plan,
-      command: spawnOptions.command,
-      cwd: spawnOptions.cwd,
-      limits,
-      stdin: spawnOptions.stdin,
-      signal: spawnOptions.signal,
-      mode,
-      capSpawnOutput: mode === "spawn" && spawnOptions.limits.outputBytes !== undefined,
-      treeMemoryCeiling: options.treeMemoryBytes ?? defaultTreeMemoryCeiling(),
-    });
-    const exited = started.exited.finally(() => {
-      if (slotUid === undefined) return;
-      // Without a pid namespace a process could outlive the run; nothing of it may meet the uid's next run.
-      if (level !== "namespaces") sweepProcessesOfUid(slotUid);
-      releaseSlotUid(slotUid);
-    });
-    return { ...started, exited };
-  };
-
-  const spawn = (spawnOptions: Omit<SandboxSpawnOptions, "stdin">, keepUidSwitch = false): SandboxProcess => {
-    const started = start(spawnOptions, "spawn", keepUidSwitch);
-    return {
-      stdin: started.stdin,
-      stdout: started.stdout,
-      stderr: started.stderr,
-      pid: started.pid,
-      isolation,
-      kill: started.kill,
-      exited: started.exited,
-    };
-  };
-  // Samples can be told apart by uid only where the code runs as a per-run host uid: root at level namespaces.
-  // There, one shared host serves every sample; elsewhere each sample gets a host of its own.
-  const sampleUids: SampleUidSupport | undefined =
-    dropToSlotUid && level === "namespaces"
-      ? {
-          spawnSampleHost: (spawnOptions) => spawn(spawnOptions, true),
-          leaseSampleUid,
-          ...(host.python ? { pythonExecutable: host.python.executable } : {}),
-        }
-      : undefined;
+  const sampleUids = sampleUidSupport(setting);
 
   const caseDefaults = resolveCaseLimits({}, undefined, { limits: options.limits });
   const sandbox: Sandbox = {
@@ -262,9 +302,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     levelNamed: requested !== "auto",
     ...(sampleUids ? { sampleUids } : {}),
     async run(spawnOptions: SandboxSpawnOptions): Promise<SandboxResult> {
-      return start(spawnOptions, "run").exited;
+      return startRun(setting, spawnOptions, "run").exited;
     },
-    spawn: (spawnOptions) => spawn(spawnOptions),
+    spawn: (spawnOptions) => spawnIn(setting, spawnOptions),
     openSample: (sampleOptions) => sampleHost.openSample(sampleOptions),
     close: () => sampleHost.close(),
     // The agent profile (agent-profile.ts): the jail when bubblewrap works here. A weaker level named in the config

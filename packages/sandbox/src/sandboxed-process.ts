@@ -8,7 +8,7 @@
  */
 import { PassThrough, type Readable, Transform, type Writable } from "node:stream";
 import { constants as osConstants } from "node:os";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { DISK_ENTRY_LIMIT, type SandboxResult } from "@skillrig/core";
 import { cleanUpOnExit, FILE_SIZE_EVIDENCE, isAlive, MEMORY_EVIDENCE, signalQuietly, waitUntilGone } from "@skillrig/process";
 import { giveCaseFolderTo, makeReachable } from "./folder-access.js";
@@ -65,14 +65,51 @@ class BoundedCapture {
   }
 }
 
-export function startSandboxedProcess(options: StartOptions): StartedProcess {
-  const { plan, limits } = options;
-  if (plan.caseOwner !== undefined) giveCaseFolderTo(options.cwd, plan.caseOwner);
-  if (plan.mustReach) makeReachable(options.cwd, plan.mustReach);
+/** Which limit stopped the run, each set by the watchdog or bound that saw it passed. */
+interface LimitsPassed {
+  wall: boolean;
+  output: boolean;
+  treeMemory: boolean;
+  cpuTree: boolean;
+  disk: boolean;
+}
 
-  const started = performance.now();
-  const subprocess = spawn(plan.file, plan.args, {
-    cwd: options.cwd,
+/**
+ * The launched tree while it runs: its pids (the group's and, in a pid namespace, the namespace's pid 1 once
+ * bubblewrap tells it), whether we killed it and for which limit, and how its leader exited.
+ */
+class SandboxedTree {
+  namespaceInit: number | undefined;
+  killedByUs = false;
+  exited = false;
+  exitCode: number | null = null;
+  exitSignal: string | null = null;
+  readonly passed: LimitsPassed = { wall: false, output: false, treeMemory: false, cpuTree: false, disk: false };
+
+  constructor(
+    readonly pid: number | undefined,
+    readonly marker: string | undefined,
+  ) {}
+
+  killTree(): void {
+    this.killedByUs = true;
+    // The namespace's pid 1 first: the kernel then kills everything inside, detached or not.
+    if (this.namespaceInit !== undefined && isAlive(this.namespaceInit)) signalQuietly(this.namespaceInit, "SIGKILL");
+    if (this.pid !== undefined) signalQuietly(-this.pid, "SIGKILL");
+    if (this.marker) sweepMarkedProcesses(this.marker);
+  }
+
+  /** A limit was passed: note which, and kill the tree. */
+  stopFor(limit: keyof LimitsPassed): void {
+    this.passed[limit] = true;
+    this.killTree();
+  }
+}
+
+/** Spawns the plan in a group of its own, with the pipes it needs (bubblewrap's info and seccomp filter too). */
+function spawnPlan(plan: LaunchPlan, cwd: string): ChildProcess {
+  return spawn(plan.file, plan.args, {
+    cwd,
     // Exactly the plan's environment: nothing of the runner's own leaks in.
     env: plan.env,
     detached: true,
@@ -82,99 +119,95 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
         ? ["pipe", "pipe", "pipe", "pipe"]
         : ["pipe", "pipe", "pipe"],
   });
-  // Settles once the process has exited and every pipe is closed, or at once when it could not be started.
-  const ended = new Promise<{ startError?: Error }>((resolve) => {
+}
+
+/** Settles once the process has exited and every pipe is closed, or at once when it could not be started. */
+function endOf(subprocess: ChildProcess): Promise<{ startError?: Error }> {
+  return new Promise<{ startError?: Error }>((resolve) => {
     subprocess.once("close", () => resolve({}));
     subprocess.once("error", (error) => {
       // 'error' without a pid: the program never started (missing executable, bad folder); no 'close' follows.
       if (subprocess.pid === undefined) resolve({ startError: error });
     });
   });
-  const pid = subprocess.pid;
-  if (plan.seccompFilter) {
-    // bubblewrap reads the filter to its end before it starts the code.
-    const filterPipe = subprocess.stdio[4] as Writable | undefined;
-    filterPipe?.on("error", () => {});
-    filterPipe?.end(plan.seccompFilter);
-  }
+}
 
-  let namespaceInit: number | undefined;
-  let timedOut = false;
-  let outputLimited = false;
-  let killedByUs = false;
-  let exited = false;
+/** bubblewrap reads the seccomp filter (fd 4) to its end before it starts the code. */
+function feedSeccompFilter(subprocess: ChildProcess, filter: Buffer): void {
+  const filterPipe = subprocess.stdio[4] as Writable | undefined;
+  filterPipe?.on("error", () => {});
+  filterPipe?.end(filter);
+}
 
-  const killTree = (): void => {
-    killedByUs = true;
-    // The namespace's pid 1 first: the kernel then kills everything inside, detached or not.
-    if (namespaceInit !== undefined && isAlive(namespaceInit)) signalQuietly(namespaceInit, "SIGKILL");
-    if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
-    if (plan.marker) sweepMarkedProcesses(plan.marker);
-  };
-  // Killed if the runner's own process exits (or is ended by a signal) first.
-  const forgetTree = cleanUpOnExit(killTree);
+/** bubblewrap's info fd (3) names the namespace's pid 1 ("child-pid"), which killTree kills first. */
+function learnNamespaceInit(subprocess: ChildProcess, tree: SandboxedTree): void {
+  const info = subprocess.stdio[3] as Readable | undefined;
+  let text = "";
+  info?.on("data", (chunk: Buffer) => {
+    text += chunk.toString("utf8");
+    const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
+    if (match && tree.namespaceInit === undefined) {
+      tree.namespaceInit = Number(match[1]);
+      // Killed before bubblewrap told us its pid 1: finish the job now.
+      if (tree.killedByUs) tree.killTree();
+    }
+  });
+  info?.on("error", () => {});
+}
 
-  if (plan.infoFd) {
-    const info = subprocess.stdio[3] as Readable | undefined;
-    let text = "";
-    info?.on("data", (chunk: Buffer) => {
-      text += chunk.toString("utf8");
-      const match = /"child-pid"\s*:\s*(\d+)/.exec(text);
-      if (match && namespaceInit === undefined) {
-        namespaceInit = Number(match[1]);
-        // Killed before bubblewrap told us its pid 1: finish the job now.
-        if (killedByUs) killTree();
-      }
-    });
-    info?.on("error", () => {});
-  }
-
+/** The tree's memory, CPU and folder watchdogs, the wall clock and the caller's signal; returns what removes them. */
+function watchLimits(options: StartOptions, tree: SandboxedTree): () => void {
+  const { plan, limits } = options;
   // The tree as a whole (pid namespace only): see memory-watchdog.ts.
-  let treeMemoryExceeded = false;
   const memoryCap = plan.infoFd ? treeMemoryCap(limits.memoryBytes, limits.maxProcesses, options.treeMemoryCeiling) : undefined;
   const stopMemoryWatch =
     memoryCap === undefined
       ? undefined
-      : watchTreeMemory({
-          namespaceInit: () => namespaceInit,
-          capBytes: memoryCap,
-          onExceeded: () => {
-            treeMemoryExceeded = true;
-            killTree();
-          },
-        });
+      : watchTreeMemory({ namespaceInit: () => tree.namespaceInit, capBytes: memoryCap, onExceeded: () => tree.stopFor("treeMemory") });
 
   // The tree's CPU (a case's time limit) and its working folder's size, sampled: see usage-watchdog.ts.
-  let cpuTreeExceeded = false;
-  let diskExceeded = false;
   const stopUsageWatch = watchTreeUsage({
-    root: () => pid,
+    root: () => tree.pid,
     cpuLimitMs: limits.cpuTreeMs,
     folder: options.cwd,
     diskBytes: limits.diskBytes,
     diskEntries: DISK_ENTRY_LIMIT,
     // A case is watched every tick; a long-lived spawn() (a harness, the shared host) is a backstop, once a second.
     intervalMs: options.mode === "run" ? undefined : 1000,
-    onExceeded: (what) => {
-      if (what === "cpu") cpuTreeExceeded = true;
-      else diskExceeded = true;
-      killTree();
-    },
+    onExceeded: (what) => tree.stopFor(what === "cpu" ? "cpuTree" : "disk"),
   });
 
   // setTimeout fires at once for delays past 2^31-1 ms; a longer limit is as good as none.
   const wallTimer =
     Number.isFinite(limits.wallMs) && limits.wallMs > 0 && limits.wallMs < 2 ** 31
-      ? setTimeout(() => {
-          timedOut = true;
-          killTree();
-        }, limits.wallMs)
+      ? setTimeout(() => tree.stopFor("wall"), limits.wallMs)
       : undefined;
-  const onAbort = (): void => killTree();
+  const onAbort = (): void => tree.killTree();
   options.signal?.addEventListener("abort", onAbort, { once: true });
-  if (options.signal?.aborted) killTree();
+  if (options.signal?.aborted) tree.killTree();
+  return () => {
+    clearTimeout(wallTimer);
+    stopMemoryWatch?.();
+    stopUsageWatch();
+    options.signal?.removeEventListener("abort", onAbort);
+  };
+}
 
-  // stdin: feed and close for run(); spawn() hands the pipe to the caller.
+/** The pipes as the caller sees them, and what was kept of stdout and stderr for the result. */
+interface RoutedOutput {
+  stdin: Writable;
+  stdout: Readable;
+  stderr: Readable;
+  stdoutCapture: BoundedCapture;
+  stderrCapture: BoundedCapture;
+}
+
+/**
+ * stdin: fed and closed for run(); spawn() hands the pipe to the caller. stdout and stderr: kept (bounded) for
+ * run(); passed to the caller and counted for spawn(). Past `outputBytes` (when capped) the tree is killed.
+ */
+function routeOutput(subprocess: ChildProcess, options: StartOptions, tree: SandboxedTree): RoutedOutput {
+  const { limits } = options;
   const childStdin = subprocess.stdin as Writable;
   childStdin.on("error", () => {}); // The code may exit without reading its input.
   if (options.mode === "run") childStdin.end(options.stdin ?? "");
@@ -183,114 +216,137 @@ export function startSandboxedProcess(options: StartOptions): StartedProcess {
   const stderrCapture = new BoundedCapture(limits.outputBytes);
   const capOutput = options.mode === "run" || options.capSpawnOutput === true;
   const onOverflow = (): void => {
-    if (capOutput && !outputLimited) {
-      outputLimited = true;
-      killTree();
-    }
+    if (capOutput && !tree.passed.output) tree.stopFor("output");
   };
   const childStdout = subprocess.stdout as Readable;
   const childStderr = subprocess.stderr as Readable;
-  let stdoutForCaller: Readable = childStdout;
-  let stderrForCaller: Readable = childStderr;
+  const routed = { stdin: childStdin, stdout: childStdout, stderr: childStderr, stdoutCapture, stderrCapture };
   if (options.mode === "run") {
     childStdout.on("data", (chunk: Buffer) => stdoutCapture.add(chunk) || onOverflow());
     childStderr.on("data", (chunk: Buffer) => stderrCapture.add(chunk) || onOverflow());
-  } else {
-    // spawn(): the caller reads the pipes; we count what passes (and keep the start of stderr for the result).
-    const counting = (capture: BoundedCapture) =>
-      new Transform({
-        transform(chunk: Buffer, _encoding, done) {
-          const within = (capture.total += chunk.length) <= capture.cap;
-          if (!within) onOverflow();
-          done(null, within || !capOutput ? chunk : undefined);
-        },
-      });
-    stdoutForCaller = childStdout.pipe(counting(stdoutCapture));
-    // stderr never holds the child up, even when the caller does not read it: we keep (and pass on) the
-    // first `outputBytes` and drop the rest.
-    const stderrPass = new PassThrough();
-    childStderr.on("data", (chunk: Buffer) => {
-      const keptBefore = stderrCapture.kept;
-      if (!stderrCapture.add(chunk)) onOverflow();
-      if (stderrCapture.kept > keptBefore) stderrPass.write(chunk.subarray(0, stderrCapture.kept - keptBefore));
-    });
-    childStderr.on("end", () => stderrPass.end());
-    childStderr.on("error", () => stderrPass.end());
-    stderrForCaller = stderrPass;
+    return routed;
   }
+  // spawn(): the caller reads the pipes; we count what passes (and keep the start of stderr for the result).
+  const counting = (capture: BoundedCapture) =>
+    new Transform({
+      transform(chunk: Buffer, _encoding, done) {
+        const within = (capture.total += chunk.length) <= capture.cap;
+        if (!within) onOverflow();
+        done(null, within || !capOutput ? chunk : undefined);
+      },
+    });
+  // stderr never holds the child up, even when the caller does not read it: we keep (and pass on) the
+  // first `outputBytes` and drop the rest.
+  const stderrPass = new PassThrough();
+  childStderr.on("data", (chunk: Buffer) => {
+    const keptBefore = stderrCapture.kept;
+    if (!stderrCapture.add(chunk)) onOverflow();
+    if (stderrCapture.kept > keptBefore) stderrPass.write(chunk.subarray(0, stderrCapture.kept - keptBefore));
+  });
+  childStderr.on("end", () => stderrPass.end());
+  childStderr.on("error", () => stderrPass.end());
+  return { ...routed, stdout: childStdout.pipe(counting(stdoutCapture)), stderr: stderrPass };
+}
 
-  let exitCode: number | null = null;
-  let exitSignal: string | null = null;
+/** Notes how the leader exited; without a pid namespace, children left behind (same group or detached) go now, so the pipes close. */
+function noteExit(subprocess: ChildProcess, tree: SandboxedTree): void {
   subprocess.once("exit", (code, signal) => {
-    exitCode = code;
-    exitSignal = signal;
-    exited = true;
-    // Without a pid namespace, children left behind (same group or detached) go now, so the pipes close.
-    if (plan.marker !== undefined) {
-      if (pid !== undefined) signalQuietly(-pid, "SIGKILL");
-      sweepMarkedProcesses(plan.marker);
+    tree.exitCode = code;
+    tree.exitSignal = signal;
+    tree.exited = true;
+    if (tree.marker !== undefined) {
+      if (tree.pid !== undefined) signalQuietly(-tree.pid, "SIGKILL");
+      sweepMarkedProcesses(tree.marker);
     }
   });
+}
+
+/** Once the tree is gone: the folder's size checked once more, a start failure said in stderr, then the result. */
+function resultOf(
+  options: StartOptions,
+  tree: SandboxedTree,
+  output: RoutedOutput,
+  startError: Error | undefined,
+  durationMs: number,
+): SandboxResult {
+  const { plan, limits } = options;
+  const { stdoutCapture, stderrCapture } = output;
+  // Once more now the tree is gone and nothing changes the folder: what it left is over the cap or not, whatever
+  // the samples saw.
+  if (!tree.passed.disk && Number.isFinite(limits.diskBytes)) {
+    const usage = folderUsage(options.cwd, limits.diskBytes, DISK_ENTRY_LIMIT);
+    tree.passed.disk = usage.bytes > limits.diskBytes || usage.entries > DISK_ENTRY_LIMIT;
+  }
+  // The program could not be started at all (missing executable, bad folder): say so in stderr.
+  const startFailure = startError !== undefined && !tree.killedByUs;
+  if (startFailure) stderrCapture.add(Buffer.from(`sandbox: could not start ${plan.file}: ${startError.message}\n`));
+  if (tree.exitCode === null && tree.exitSignal === null && startFailure) tree.exitCode = 127;
+
+  let code: number | null = tree.exitCode;
+  let signal: string | null = tree.exitSignal;
+  if (plan.exitCodeEncodesSignal && code !== null && code > 128 && code <= 128 + 64) {
+    signal = SIGNAL_NAMES.get(code - 128) ?? signal;
+    code = null;
+  }
+  const stderr = stderrCapture.text();
+  const killedByLimit = signal === "SIGKILL" && !tree.killedByUs;
+  // What stderr says counts only when the run ended badly: code that catches a MemoryError, reports it
+  // and exits 0 was not stopped by a limit.
+  const endedBadly = code !== 0;
+  return {
+    command: options.command,
+    exitCode: code,
+    signal,
+    stdout: options.mode === "run" ? stdoutCapture.text() : "",
+    stderr,
+    durationMs,
+    timedOut: tree.passed.wall,
+    outputLimited: tree.passed.output,
+    memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit || tree.passed.treeMemory,
+    cpuLimited: signal === "SIGXCPU" || tree.passed.cpuTree,
+    fileSizeLimited: signal === "SIGXFSZ" || (endedBadly && FILE_SIZE_EVIDENCE.test(stderr)),
+    diskLimited: tree.passed.disk,
+    isolation: plan.isolation,
+  };
+}
+
+export function startSandboxedProcess(options: StartOptions): StartedProcess {
+  const { plan } = options;
+  if (plan.caseOwner !== undefined) giveCaseFolderTo(options.cwd, plan.caseOwner);
+  if (plan.mustReach) makeReachable(options.cwd, plan.mustReach);
+
+  const started = performance.now();
+  const subprocess = spawnPlan(plan, options.cwd);
+  const ended = endOf(subprocess);
+  if (plan.seccompFilter) feedSeccompFilter(subprocess, plan.seccompFilter);
+
+  const tree = new SandboxedTree(subprocess.pid, plan.marker);
+  // Killed if the runner's own process exits (or is ended by a signal) first.
+  const forgetTree = cleanUpOnExit(() => tree.killTree());
+  if (plan.infoFd) learnNamespaceInit(subprocess, tree);
+  const unwatch = watchLimits(options, tree);
+  const output = routeOutput(subprocess, options, tree);
+  noteExit(subprocess, tree);
 
   const result = (async (): Promise<SandboxResult> => {
     const { startError } = await ended;
-    exited = true;
-    clearTimeout(wallTimer);
-    stopMemoryWatch?.();
-    stopUsageWatch();
-    options.signal?.removeEventListener("abort", onAbort);
+    tree.exited = true;
+    unwatch();
     // bubblewrap's monitor only exits once its pid 1 (and so the whole namespace) is gone, unless we
     // killed the monitor first; then wait for the namespace to empty.
-    if (namespaceInit !== undefined) await waitUntilGone(namespaceInit);
+    if (tree.namespaceInit !== undefined) await waitUntilGone(tree.namespaceInit);
     if (plan.marker !== undefined) sweepMarkedProcesses(plan.marker);
     forgetTree();
-    const durationMs = performance.now() - started;
-    // Once more now the tree is gone and nothing changes the folder: what it left is over the cap or not, whatever
-    // the samples saw.
-    if (!diskExceeded && Number.isFinite(limits.diskBytes)) {
-      const usage = folderUsage(options.cwd, limits.diskBytes, DISK_ENTRY_LIMIT);
-      diskExceeded = usage.bytes > limits.diskBytes || usage.entries > DISK_ENTRY_LIMIT;
-    }
-    // The program could not be started at all (missing executable, bad folder): say so in stderr.
-    const startFailure = startError !== undefined && !killedByUs;
-    if (startFailure) stderrCapture.add(Buffer.from(`sandbox: could not start ${plan.file}: ${startError.message}\n`));
-    if (exitCode === null && exitSignal === null && startFailure) exitCode = 127;
-
-    let code: number | null = exitCode;
-    let signal: string | null = exitSignal;
-    if (plan.exitCodeEncodesSignal && code !== null && code > 128 && code <= 128 + 64) {
-      signal = SIGNAL_NAMES.get(code - 128) ?? signal;
-      code = null;
-    }
-    const stderr = stderrCapture.text();
-    const killedByLimit = signal === "SIGKILL" && !killedByUs;
-    // What stderr says counts only when the run ended badly: code that catches a MemoryError, reports it
-    // and exits 0 was not stopped by a limit.
-    const endedBadly = code !== 0;
-    return {
-      command: options.command,
-      exitCode: code,
-      signal,
-      stdout: options.mode === "run" ? stdoutCapture.text() : "",
-      stderr,
-      durationMs,
-      timedOut,
-      outputLimited,
-      memoryLimited: (endedBadly && MEMORY_EVIDENCE.test(stderr)) || killedByLimit || treeMemoryExceeded,
-      cpuLimited: signal === "SIGXCPU" || cpuTreeExceeded,
-      fileSizeLimited: signal === "SIGXFSZ" || (endedBadly && FILE_SIZE_EVIDENCE.test(stderr)),
-      diskLimited: diskExceeded,
-      isolation: plan.isolation,
-    };
+    return resultOf(options, tree, output, startError, performance.now() - started);
   })();
 
   return {
-    stdin: childStdin,
-    stdout: stdoutForCaller,
-    stderr: stderrForCaller,
-    pid,
+    stdin: output.stdin,
+    stdout: output.stdout,
+    stderr: output.stderr,
+    pid: tree.pid,
     kill: () => {
-      if (!exited) killTree();
+      if (!tree.exited) tree.killTree();
     },
     exited: result,
   };

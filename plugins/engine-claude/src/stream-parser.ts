@@ -12,7 +12,15 @@
  */
 import { isAbsolute, resolve } from "node:path";
 import type { EngineEvent } from "@skillrig/core";
-import { fileChangeTracker, skillActivations, skillFromToolCall, type EngineFailure, type StreamParser } from "@skillrig/engine-kit";
+import {
+  type EngineFailure,
+  type FileChangeTracker,
+  fileChangeTracker,
+  type SkillActivations,
+  type StreamParser,
+  skillActivations,
+  skillFromToolCall,
+} from "@skillrig/engine-kit";
 
 interface ContentBlock {
   type?: string;
@@ -98,155 +106,192 @@ function contentOf(event: ClaudeMessage): string | ContentBlock[] | undefined {
 
 const AUTH_STATUS = new Set([401, 403]);
 
+/** What the parser learns from the stream as it goes; each kind of message updates it in its own step below. */
+interface ClaudeStreamState {
+  readonly workspace: string;
+  final: string | undefined;
+  usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined;
+  result: ReturnType<ClaudeStreamParser["result"]>;
+  model: string | undefined;
+  apiErrorStatus: number | undefined;
+  connectionFailures: number;
+  authRetry: string | undefined;
+  readonly errors: string[];
+  readonly stderr: string[];
+  readonly denials: string[];
+  /** The tool calls seen, by id: the tool and, for a file tool, its path and whether the file existed before. */
+  readonly tools: Map<string, { tool: string; path?: string; existed?: boolean }>;
+  readonly files: FileChangeTracker;
+  readonly activations: SkillActivations;
+}
+
+function assistantBlocks(state: ClaudeStreamState, blocks: ContentBlock[], sub: boolean): EngineEvent[] {
+  const out: EngineEvent[] = [];
+  for (const block of blocks) {
+    if (block.type === "text" && typeof block.text === "string") {
+      // A subagent's text is not the job's answer.
+      if (!sub) state.final = block.text;
+      out.push({ type: "message", role: "assistant", text: block.text });
+    } else if (block.type === "tool_use") {
+      const tool = block.name ?? "unknown";
+      const key = FILE_TOOLS[tool];
+      const raw = key ? block.input?.[key] : undefined;
+      const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(state.workspace, raw)) : undefined;
+      state.tools.set(block.id ?? tool, { tool, path, existed: path ? state.files.existedBefore(path) : undefined });
+      out.push({ type: "tool_call", id: block.id, tool, args: block.input, status: "started" });
+      // Only a tool_use block of a model message: what a command printed arrives as a tool_result, never here.
+      out.push(...state.activations.activated([skillFromToolCall(tool, block.input)], tool));
+    }
+  }
+  return out;
+}
+
+function toolResults(state: ClaudeStreamState, blocks: ContentBlock[]): EngineEvent[] {
+  const out: EngineEvent[] = [];
+  for (const block of blocks) {
+    if (block.type === "tool_result") {
+      const call = state.tools.get(block.tool_use_id ?? "");
+      const status = block.is_error ? "error" : "success";
+      out.push({ type: "tool_result", id: block.tool_use_id, tool: call?.tool, status, output: text(block.content) });
+      if (status === "success" && call?.path)
+        out.push({ type: "file_change", path: call.path, kind: state.files.kind(call.path, call.existed) });
+    } else if (block.type === "text" && typeof block.text === "string") {
+      out.push({ type: "message", role: "user", text: block.text });
+    }
+  }
+  return out;
+}
+
+/** system/init, system/api_retry and system/permission_denied. */
+function systemEvents(state: ClaudeStreamState, event: ClaudeMessage): EngineEvent[] {
+  if (event.subtype === "init") {
+    state.model = event.model;
+    return [{ type: "status", status: "started", message: event.model ? `model ${event.model}` : undefined }];
+  }
+  if (event.subtype === "api_retry") {
+    const status = event.error_status ?? undefined;
+    if (status !== undefined) state.apiErrorStatus = status;
+    const what = status === undefined ? `no connection (${event.error ?? "unknown error"})` : `HTTP ${status} ${event.error ?? ""}`.trim();
+    const message = `model request failed: ${what}; retry ${event.attempt ?? "?"} of ${event.max_retries ?? "?"}`;
+    state.errors.push(message);
+    if (status === undefined) state.connectionFailures += 1;
+    // A rejected key stays rejected: Claude Code would retry it 10 times over about two minutes.
+    if (status !== undefined && AUTH_STATUS.has(status))
+      state.authRetry ??= `the model API rejected the key (HTTP ${status} ${event.error ?? ""})`.trim();
+    return [{ type: "status", status: "warning", message }];
+  }
+  if (event.subtype === "permission_denied") {
+    const why = typeof event.message === "string" ? event.message : "denied";
+    return [{ type: "status", status: "warning", message: `permission denied for ${event.tool_name ?? "a tool"}: ${why}` }];
+  }
+  return [];
+}
+
+/** A model message: an API error Claude Code gave up on, plain text, or text and tool_use blocks. */
+function assistantEvents(state: ClaudeStreamState, event: ClaudeMessage, sub: boolean): EngineEvent[] {
+  const content = contentOf(event);
+  if (event.is_api_error_message) {
+    if (typeof event.api_error_status === "number") state.apiErrorStatus = event.api_error_status;
+    const message = text(content) || event.error || "API error";
+    state.errors.push(message);
+    return [{ type: "status", status: "error", message }];
+  }
+  if (typeof content === "string") {
+    if (!sub) state.final = content;
+    return [{ type: "message", role: "assistant", text: content }];
+  }
+  return Array.isArray(content) ? assistantBlocks(state, content, sub) : [];
+}
+
+/** The result message: how it ended, its answer, the denials and the usage. */
+function recordResult(state: ClaudeStreamState, event: ClaudeMessage): void {
+  const result = {
+    subtype: event.subtype,
+    isError: event.is_error === true || (event.subtype !== undefined && event.subtype !== "success"),
+    text: event.result,
+    structuredOutput: event.structured_output,
+    apiErrorStatus: event.api_error_status,
+  };
+  state.result = result;
+  if (typeof event.api_error_status === "number") state.apiErrorStatus = event.api_error_status;
+  if (typeof event.result === "string" && event.result !== "" && !result.isError) state.final = event.result;
+  if (result.isError) state.errors.push(event.result || `Claude Code ended with ${event.subtype ?? "an error"}`);
+  for (const d of event.permission_denials ?? []) state.denials.push(d.tool_name ?? "unknown");
+  const u = event.usage;
+  if (u) {
+    // Anthropic's input_tokens leaves out cached input; the prompt's size is the sum of all three.
+    const input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
+    state.usage = { inputTokens: input, outputTokens: u.output_tokens, totalTokens: input + (u.output_tokens ?? 0) };
+  }
+}
+
+/** One stdout line: a JSON message (anything else is ignored), by its type. */
+function lineEvents(state: ClaudeStreamState, line: string): EngineEvent[] {
+  const trimmed = line.trim();
+  if (!trimmed.startsWith("{")) return [];
+  let event: ClaudeMessage;
+  try {
+    event = JSON.parse(trimmed) as ClaudeMessage;
+  } catch {
+    return [];
+  }
+  const sub = typeof event.parent_tool_use_id === "string";
+  switch (event.type) {
+    case "system":
+      return systemEvents(state, event);
+    case "assistant":
+      return assistantEvents(state, event, sub);
+    case "user": {
+      const content = contentOf(event);
+      if (typeof content === "string") return [{ type: "message", role: "user", text: content }];
+      return Array.isArray(content) ? toolResults(state, content) : [];
+    }
+    case "result":
+      recordResult(state, event);
+      return [];
+    default:
+      return [];
+  }
+}
+
 export function createClaudeStreamParser(workspace: string): ClaudeStreamParser {
-  let final: string | undefined;
-  let usage: { inputTokens?: number; outputTokens?: number; totalTokens?: number } | undefined;
-  let result: ReturnType<ClaudeStreamParser["result"]>;
-  let model: string | undefined;
-  let apiErrorStatus: number | undefined;
-  let connectionFailures = 0;
-  let authRetry: string | undefined;
-  const errors: string[] = [];
-  const stderr: string[] = [];
-  const denials: string[] = [];
-  const tools = new Map<string, { tool: string; path?: string; existed?: boolean }>();
-  const files = fileChangeTracker();
-  const activations = skillActivations();
-
-  const assistantBlocks = (blocks: ContentBlock[], sub: boolean): EngineEvent[] => {
-    const out: EngineEvent[] = [];
-    for (const block of blocks) {
-      if (block.type === "text" && typeof block.text === "string") {
-        // A subagent's text is not the job's answer.
-        if (!sub) final = block.text;
-        out.push({ type: "message", role: "assistant", text: block.text });
-      } else if (block.type === "tool_use") {
-        const tool = block.name ?? "unknown";
-        const key = FILE_TOOLS[tool];
-        const raw = key ? block.input?.[key] : undefined;
-        const path = typeof raw === "string" ? (isAbsolute(raw) ? raw : resolve(workspace, raw)) : undefined;
-        tools.set(block.id ?? tool, { tool, path, existed: path ? files.existedBefore(path) : undefined });
-        out.push({ type: "tool_call", id: block.id, tool, args: block.input, status: "started" });
-        // Only a tool_use block of a model message: what a command printed arrives as a tool_result, never here.
-        out.push(...activations.activated([skillFromToolCall(tool, block.input)], tool));
-      }
-    }
-    return out;
+  const state: ClaudeStreamState = {
+    workspace,
+    final: undefined,
+    usage: undefined,
+    result: undefined,
+    model: undefined,
+    apiErrorStatus: undefined,
+    connectionFailures: 0,
+    authRetry: undefined,
+    errors: [],
+    stderr: [],
+    denials: [],
+    tools: new Map(),
+    files: fileChangeTracker(),
+    activations: skillActivations(),
   };
-
-  const toolResults = (blocks: ContentBlock[]): EngineEvent[] => {
-    const out: EngineEvent[] = [];
-    for (const block of blocks) {
-      if (block.type === "tool_result") {
-        const call = tools.get(block.tool_use_id ?? "");
-        const status = block.is_error ? "error" : "success";
-        out.push({ type: "tool_result", id: block.tool_use_id, tool: call?.tool, status, output: text(block.content) });
-        if (status === "success" && call?.path)
-          out.push({ type: "file_change", path: call.path, kind: files.kind(call.path, call.existed) });
-      } else if (block.type === "text" && typeof block.text === "string") {
-        out.push({ type: "message", role: "user", text: block.text });
-      }
-    }
-    return out;
-  };
-
   return {
-    stdoutLine(line) {
-      const trimmed = line.trim();
-      if (!trimmed.startsWith("{")) return [];
-      let event: ClaudeMessage;
-      try {
-        event = JSON.parse(trimmed) as ClaudeMessage;
-      } catch {
-        return [];
-      }
-      const sub = typeof event.parent_tool_use_id === "string";
-      switch (event.type) {
-        case "system":
-          if (event.subtype === "init") {
-            model = event.model;
-            return [{ type: "status", status: "started", message: event.model ? `model ${event.model}` : undefined }];
-          }
-          if (event.subtype === "api_retry") {
-            const status = event.error_status ?? undefined;
-            if (status !== undefined) apiErrorStatus = status;
-            const what =
-              status === undefined ? `no connection (${event.error ?? "unknown error"})` : `HTTP ${status} ${event.error ?? ""}`.trim();
-            const message = `model request failed: ${what}; retry ${event.attempt ?? "?"} of ${event.max_retries ?? "?"}`;
-            errors.push(message);
-            if (status === undefined) connectionFailures += 1;
-            // A rejected key stays rejected: Claude Code would retry it 10 times over about two minutes.
-            if (status !== undefined && AUTH_STATUS.has(status))
-              authRetry ??= `the model API rejected the key (HTTP ${status} ${event.error ?? ""})`.trim();
-            return [{ type: "status", status: "warning", message }];
-          }
-          if (event.subtype === "permission_denied") {
-            const why = typeof event.message === "string" ? event.message : "denied";
-            return [{ type: "status", status: "warning", message: `permission denied for ${event.tool_name ?? "a tool"}: ${why}` }];
-          }
-          return [];
-        case "assistant": {
-          const content = contentOf(event);
-          if (event.is_api_error_message) {
-            if (typeof event.api_error_status === "number") apiErrorStatus = event.api_error_status;
-            const message = text(content) || event.error || "API error";
-            errors.push(message);
-            return [{ type: "status", status: "error", message }];
-          }
-          if (typeof content === "string") {
-            if (!sub) final = content;
-            return [{ type: "message", role: "assistant", text: content }];
-          }
-          return Array.isArray(content) ? assistantBlocks(content, sub) : [];
-        }
-        case "user": {
-          const content = contentOf(event);
-          if (typeof content === "string") return [{ type: "message", role: "user", text: content }];
-          return Array.isArray(content) ? toolResults(content) : [];
-        }
-        case "result": {
-          result = {
-            subtype: event.subtype,
-            isError: event.is_error === true || (event.subtype !== undefined && event.subtype !== "success"),
-            text: event.result,
-            structuredOutput: event.structured_output,
-            apiErrorStatus: event.api_error_status,
-          };
-          if (typeof event.api_error_status === "number") apiErrorStatus = event.api_error_status;
-          if (typeof event.result === "string" && event.result !== "" && !result.isError) final = event.result;
-          if (result.isError) errors.push(event.result || `Claude Code ended with ${event.subtype ?? "an error"}`);
-          for (const d of event.permission_denials ?? []) denials.push(d.tool_name ?? "unknown");
-          const u = event.usage;
-          if (u) {
-            // Anthropic's input_tokens leaves out cached input; the prompt's size is the sum of all three.
-            const input = (u.input_tokens ?? 0) + (u.cache_creation_input_tokens ?? 0) + (u.cache_read_input_tokens ?? 0);
-            usage = { inputTokens: input, outputTokens: u.output_tokens, totalTokens: input + (u.output_tokens ?? 0) };
-          }
-          return [];
-        }
-        default:
-          return [];
-      }
-    },
+    stdoutLine: (line) => lineEvents(state, line),
     stderrLine(line) {
-      if (stderr.length < 400 && line.trim() !== "") stderr.push(line);
+      if (state.stderr.length < 400 && line.trim() !== "") state.stderr.push(line);
       return [];
     },
-    finalMessage: () => final,
-    usage: () => usage,
-    errors: () => errors,
-    completed: () => result !== undefined && !result.isError,
+    finalMessage: () => state.final,
+    usage: () => state.usage,
+    errors: () => state.errors,
+    completed: () => state.result !== undefined && !state.result.isError,
     giveUp(): string | EngineFailure | undefined {
-      if (authRetry) return { kind: "auth", message: authRetry };
-      if (connectionFailures >= CONNECTION_FAILURE_LIMIT) {
-        return `it cannot reach the model API (${connectionFailures} requests failed without a connection and it would retry for minutes); check the network, the base_url option or a proxy`;
+      if (state.authRetry) return { kind: "auth", message: state.authRetry };
+      if (state.connectionFailures >= CONNECTION_FAILURE_LIMIT) {
+        return `it cannot reach the model API (${state.connectionFailures} requests failed without a connection and it would retry for minutes); check the network, the base_url option or a proxy`;
       }
       return undefined;
     },
-    result: () => result,
-    apiErrorStatus: () => apiErrorStatus,
-    permissionDenials: () => denials,
-    stderrLines: () => stderr,
-    model: () => model,
+    result: () => state.result,
+    apiErrorStatus: () => state.apiErrorStatus,
+    permissionDenials: () => state.denials,
+    stderrLines: () => state.stderr,
+    model: () => state.model,
   };
 }
