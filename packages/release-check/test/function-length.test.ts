@@ -25,7 +25,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/process/src/run-process.ts", "runProcess"],
   ["packages/sandbox/src/create-sandbox.ts", "createSandbox"],
   ["packages/sandbox/src/sandboxed-process.ts", "startSandboxedProcess"],
-  ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/skills/src/load-skill.ts", "checkRunnable"],
   ["packages/skills/src/resolve-input.ts", "resolveJobInput"],
   ["packages/solve/src/run-attempt.ts", "runAttempt"],
