@@ -4,25 +4,11 @@
  * (`builtins: false` turns off plugins, not sections). Each comes from its package's light `config-section` entry.
  * `config.schema.json` at this package's root is core's base schema composed with these (scripts/write-config-schema.mjs).
  */
-import { composeConfigSchema, type ConfigSection } from "@skillrig/core";
-import { evalsConfigSection } from "@skillrig/evals/config-section";
-import { oracleConfigSection } from "@skillrig/oracle/config-section";
-import { sandboxConfigSection } from "@skillrig/sandbox/config-section";
-import { costConfigSection, runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
-import { solveConfigSection } from "@skillrig/solve/config-section";
-import { serverConfigSection } from "./server-package.js";
+import { composeConfigSchema, loadBuiltinSections, type ConfigSection } from "@skillrig/core";
+import { cliBuiltins, importCliModule } from "./builtins.js";
 
-export const builtinConfigSections: readonly ConfigSection[] = [
-  evalsConfigSection,
-  costConfigSection,
-  oracleConfigSection,
-  runConfigSection,
-  sandboxConfigSection,
-  // The server is an optional peer: its own section when installed, else a stand-in (server-package.ts).
-  await serverConfigSection(),
-  skillsConfigSection,
-  solveConfigSection,
-];
+// The list is builtins.ts's (the server's job workers load the same one); the server's is a stand-in when it is not installed.
+export const builtinConfigSections: readonly ConfigSection[] = await loadBuiltinSections(cliBuiltins, importCliModule);
 
 /** The schema editors get for a project using only the bundled packages: what `skillrig init` points `$schema` at. */
 export function bundledConfigSchema(): Record<string, unknown> {

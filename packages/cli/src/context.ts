@@ -1,8 +1,8 @@
 /**
  * What every command shares: the global options, the loaded config, and the runner built from it.
  */
-import { createRunner, loadConfig, type LoadedConfig, type Runner } from "@skillrig/core";
-import { builtinPlugins, builtinSections } from "./builtins.js";
+import { loadProjectConfig, openProjectRunner, type LoadedConfig, type Runner } from "@skillrig/core";
+import { cliBuiltins, importCliModule } from "./builtins.js";
 import { createOutput, type Output, type Streams } from "./output.js";
 
 export interface GlobalOptions {
@@ -31,13 +31,22 @@ export function createContext(global: GlobalOptions, cwd = process.cwd(), stream
     config() {
       // The bundled packages' sections are imported when a config is loaded, not when a command's --help is shown.
       // Their composition's validator was compiled when the CLI was built (scripts/write-config-schema.mjs).
-      loaded ??= Promise.all([builtinSections(), import("./config.validate.js")]).then(([sections, precompiled]) =>
-        loadConfig({ cwd, configPath: global.config, sections, precompiled: [precompiled] }),
+      loaded ??= import("./config.validate.js").then((precompiled) =>
+        loadProjectConfig({
+          cwd,
+          configPath: global.config,
+          builtins: cliBuiltins,
+          importModule: importCliModule,
+          precompiled: [precompiled],
+        }),
       );
       return loaded;
     },
     runner() {
-      runner ??= ctx.config().then(async (config) => createRunner(config, { cwd, builtins: await builtinPlugins(config) }));
+      // Built as the server's job workers build theirs (core's openProjectRunner, the same built-ins).
+      runner ??= ctx
+        .config()
+        .then((config) => openProjectRunner({ cwd, builtins: cliBuiltins, importModule: importCliModule, loaded: config }));
       return runner;
     },
     async close() {

@@ -3,7 +3,7 @@
  * which a project that only runs `skillrig test` should not install. `skillrig serve` and `--server URL` load it
  * through here, and a project without it gets a coded error saying what to install, not a module-not-found trace.
  */
-import { addDevDependencyCommand, type ConfigSection, defineConfigSection, SkillrigError } from "@skillrig/core";
+import { addDevDependencyCommand, SkillrigError } from "@skillrig/core";
 
 const SERVER = "@skillrig/server";
 
@@ -27,27 +27,6 @@ export async function withServer<T>(what: string, load: () => Promise<T>): Promi
   } catch (error) {
     if (serverMissing(error)) throw notInstalled(what);
     throw error;
-  }
-}
-
-/**
- * The `server` config section: the server's own when it is installed; otherwise a stand-in that keeps the key
- * known (a config written for `skillrig serve` still loads for `skillrig test`) and checks only that it is an
- * object. Nothing reads it then: `skillrig serve` stops first with the error above.
- */
-export async function serverConfigSection(): Promise<ConfigSection> {
-  try {
-    return (await import("@skillrig/server/config-section")).serverConfigSection;
-  } catch (error) {
-    if (!serverMissing(error)) throw error;
-    return defineConfigSection({
-      section: "server",
-      owner: `${SERVER} (not installed)`,
-      schema: {
-        type: "object",
-        description: `The jobs server's settings; checked when ${SERVER} is installed (npm i -D ${SERVER}).`,
-      },
-    });
   }
 }
 

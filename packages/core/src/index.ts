@@ -61,6 +61,14 @@ export { resolvePlugins } from "./config/resolve-plugins.js";
 export type { PluginSource } from "./config/resolve-plugins.js";
 export { createRunner } from "./config/create-runner.js";
 export type { CreateRunnerOptions } from "./config/create-runner.js";
+export { openProjectRunner, loadProjectConfig, loadBuiltinSections } from "./project-runner.js";
+export type {
+  OpenProjectRunnerOptions,
+  ProjectBuiltins,
+  BuiltinImporter,
+  BuiltinPluginModule,
+  BuiltinSectionModule,
+} from "./project-runner.js";
 export { resolveCaseLimits, DEFAULT_LIMITS, DISK_ENTRY_LIMIT, timeBackstopMs } from "./limits.js";
 export { notPrivate } from "./private-state.js";
 export {

@@ -21,7 +21,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/cli/src/commands/run.ts", "register"],
   ["packages/cli/src/commands/run.ts", "register > action callback"],
   ["packages/cli/src/commands/solve.ts", "register"],
-  ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/skills/src/load-skill.ts", "checkRunnable"],
   ["packages/skills/src/resolve-input.ts", "resolveJobInput"],
   ["packages/solve/src/run-attempt.ts", "runAttempt"],

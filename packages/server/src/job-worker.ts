@@ -1,8 +1,8 @@
 /**
  * A worker thread that runs jobs for the server, so runJob's file work and the engine's stream parsing do not
- * hold up the thread that answers HTTP requests. It builds its own runner the way the host built the server's
- * (the same config file, validated with the same config sections, the host's built-in plugins from `builtinsModule`)
- * and takes one job at a time.
+ * hold up the thread that answers HTTP requests. It builds its own runner the way the host built the server's, with
+ * core's `openProjectRunner` (the same config file, the host's built-in plugins and config sections, sent as data in
+ * `builtins`), and takes one job at a time.
  *
  * Messages in:  { type: "run-skill", jobId, request, runsDir } | { type: "run-oracle", jobId, taskText, deliverableDir }
  *               | { type: "run-solve", jobId, request, runDir } | { type: "cancel", jobId }
@@ -10,20 +10,20 @@
  *               | { type: "done", jobId, value } | { type: "failed", jobId, error } | { type: "fatal", error }
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { createRunner, isSkillrigError, loadConfig, type ConfigSection, type LoadedConfig, type SkillrigPlugin } from "@skillrig/core";
+import { isSkillrigError, openProjectRunner, type ProjectBuiltins } from "@skillrig/core";
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
 import { costConfigSection, runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { serverConfigSection } from "./config-section.js";
 import { createJobExecution, type SolveAttemptRequest } from "./job-execution.js";
 
-/** Without a host module: the sections of what the server itself reads (its own, the oracle's, the skills'). */
+/** Without the host's built-ins (the server used as a library): the sections of what the server itself reads (its own, the oracle's, the skills'). */
 const ownSections = [serverConfigSection, oracleConfigSection, skillsConfigSection, runConfigSection, costConfigSection];
 
 export interface JobWorkerData {
   cwd: string;
   configFile?: string;
-  /** A module exporting `builtinPlugins(loaded)` and `builtinSections()`, as the CLI's builtins.ts does. */
-  builtinsModule?: string;
+  /** The host's built-in plugins and config sections, as the host built its runner with them (the CLI's builtins.ts). */
+  builtins?: ProjectBuiltins;
 }
 
 type Incoming =
@@ -42,16 +42,12 @@ function serialize(error: unknown) {
 }
 
 try {
-  const host = data.builtinsModule
-    ? ((await import(data.builtinsModule)) as {
-        builtinPlugins: (loaded: LoadedConfig) => Promise<SkillrigPlugin[]>;
-        builtinSections?: () => Promise<readonly ConfigSection[]>;
-      })
-    : undefined;
-  const sections = (await host?.builtinSections?.()) ?? ownSections;
-  const loaded = await loadConfig({ cwd: data.cwd, configPath: data.configFile, sections });
-  const builtins = host ? await host.builtinPlugins(loaded) : [];
-  const runner = await createRunner(loaded, { cwd: data.cwd, builtins });
+  const runner = await openProjectRunner({
+    cwd: data.cwd,
+    configPath: data.configFile,
+    builtins: data.builtins,
+    sections: data.builtins ? [] : ownSections,
+  });
   const execution = createJobExecution(runner);
   const controllers = new Map<string, AbortController>();
 

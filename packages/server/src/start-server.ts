@@ -10,7 +10,7 @@
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
-import { runsFolderOf, type Runner } from "@skillrig/core";
+import { runsFolderOf, type ProjectBuiltins, type Runner } from "@skillrig/core";
 import { buildApp } from "./app.js";
 import { createJobExecution, type JobExecution } from "./job-execution.js";
 import type { JobQueue } from "./job-queue.js";
@@ -32,11 +32,11 @@ export interface StartServerOptions {
   logger?: boolean;
   /**
    * Run jobs in worker threads (one per concurrency slot), so job work never holds up HTTP answers. Each worker
-   * builds its own runner from the runner's config file plus `builtinsModule` (a module exporting
-   * `builtinPlugins(loaded)`, as the CLI's builtins.ts); so use it only when the runner was built that way.
-   * Ignored when `execution` is given.
+   * builds its own runner with core's `openProjectRunner` from the runner's config file plus `builtins` (the
+   * host's built-in plugins and sections as data, as the CLI's builtins.ts); so use it only when the runner was
+   * built that way. Ignored when `execution` is given.
    */
-  workers?: { builtinsModule?: string };
+  workers?: { builtins?: ProjectBuiltins };
 }
 
 export interface RunningServer {
@@ -71,7 +71,7 @@ export async function startServer(options: StartServerOptions): Promise<RunningS
           size: settings.concurrency,
           cwd: runner.cwd,
           configFile: runner.configFile,
-          builtinsModule: options.workers.builtinsModule,
+          builtins: options.workers.builtins,
           heapMb: settings.bounds.workerHeapMb,
           stopGraceMs: settings.bounds.jobStopGraceMs,
         })

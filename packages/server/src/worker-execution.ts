@@ -59,154 +59,177 @@ function outOfMemory(heapMb: number | undefined): SkillrigError {
   );
 }
 
+/** The pool's state, shared by its named steps below. */
+interface WorkerPool {
+  options: WorkerPoolOptions;
+  workers: PooledWorker[];
+  /** Jobs waiting for a worker to be released, first come first served. */
+  waiting: Array<(w: PooledWorker) => void>;
+  closed: boolean;
+}
+
 export function createWorkerExecution(local: JobExecution, options: WorkerPoolOptions): JobExecution & { close(): Promise<void> } {
-  const pool: PooledWorker[] = [];
-  const waiting: Array<(w: PooledWorker) => void> = [];
-  let closed = false;
-
-  const spawn = (): PooledWorker => {
-    const worker = new Worker(new URL("./job-worker.js", import.meta.url), {
-      workerData: { cwd: options.cwd, configFile: options.configFile, builtinsModule: options.builtinsModule } satisfies JobWorkerData,
-      ...(options.heapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } }),
-    });
-    let markReady!: () => void;
-    let markFailed!: (error: Error) => void;
-    const ready = new Promise<void>((res, rej) => {
-      markReady = res;
-      markFailed = rej;
-    });
-    const pooled: PooledWorker = { worker, ready };
-    pooled.ready.catch(() => undefined);
-    const drop = (error: Error) => {
-      const index = pool.indexOf(pooled);
-      if (index >= 0) pool.splice(index, 1);
-      markFailed(error);
-      pooled.job?.pending.reject(error);
-      pooled.job = undefined;
-    };
-    worker.on("message", (message: Outgoing) => {
-      if (message.type === "ready") return markReady();
-      if (message.type === "fatal") {
-        drop(revive(message.error));
-        void worker.terminate();
-        return;
-      }
-      const job = pooled.job;
-      if (!job || job.id !== message.jobId) return;
-      if (message.type === "event") job.pending.onEvent?.(message.event);
-      else if (message.type === "case") job.pending.onCase?.(message.verdict);
-      else {
-        pooled.job = undefined;
-        if (message.type === "done") job.pending.resolve(message.value);
-        else job.pending.reject(revive(message.error));
-        release(pooled);
-      }
-    });
-    // The job that was running is failed and never handed to a worker again (quarantined): it may be what killed it.
-    const crashed = (how: string) =>
-      new SkillrigError("unhandled", `the job crashed its worker thread (${how}); quarantined (it will not run again)`, {
-        hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
-      });
-    worker.on("error", (error: Error & { code?: string }) =>
-      drop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? outOfMemory(options.heapMb) : crashed(`it threw ${error.message}`)),
-    );
-    worker.on("exit", (code) =>
-      drop(
-        pooled.ended
-          ? new SkillrigError(
-              "interrupted",
-              `the job did not stop within server.job_stop_grace_ms (${options.stopGraceMs} ms) of being told to; its worker thread was ended`,
-              {
-                field: "server.job_stop_grace_ms",
-                hint: "the worker was replaced and other jobs carry on",
-              },
-            )
-          : crashed(`it ${describeProcessEnding({ kind: "exited", code })}`),
-      ),
-    );
-    pool.push(pooled);
-    return pooled;
-  };
-
-  const release = (pooled: PooledWorker) => {
-    const next = waiting.shift();
-    if (next) next(pooled);
-  };
-
-  /**
-   * Gives `job` a worker, and marks the worker taken in the same synchronous step: two jobs started in one turn
-   * (a pump that starts several, BullMQ handing out several) must never both see the same worker idle.
-   */
-  const acquire = (job: NonNullable<PooledWorker["job"]>): Promise<PooledWorker> => {
-    const take = (pooled: PooledWorker) => {
-      pooled.job = job;
-      return pooled;
-    };
-    const idle = pool.find((p) => !p.job);
-    if (idle) return Promise.resolve(take(idle));
-    if (pool.length < options.size) return Promise.resolve(take(spawn()));
-    return new Promise((resolve) => waiting.push((pooled) => resolve(take(pooled))));
-  };
-
-  const run = async <T>(
-    jobId: string,
-    message: Record<string, unknown>,
-    signal: AbortSignal,
-    handlers: Omit<PendingJob, "resolve" | "reject">,
-  ): Promise<T> => {
-    if (closed) throw new SkillrigError("interrupted", "the server is shutting down");
-    let pending!: PendingJob;
-    const result = new Promise<T>((resolve, reject) => {
-      pending = { ...handlers, resolve: resolve as (v: unknown) => void, reject };
-    });
-    const pooled = await acquire({ id: jobId, pending });
-    let endTimer: NodeJS.Timeout | undefined;
-    const cancel = () => {
-      endTimer = stopJob(pooled, jobId, options.stopGraceMs);
-    };
-    // A worker that fails to start rejects `result` itself (see drop), so only the success path posts.
-    pooled.ready.then(
-      () => {
-        pooled.worker.postMessage({ ...message, jobId });
-        if (signal.aborted) cancel();
-        else signal.addEventListener("abort", cancel, { once: true });
-      },
-      () => undefined,
-    );
-    try {
-      return await result;
-    } finally {
-      clearTimeout(endTimer);
-      signal.removeEventListener("abort", cancel);
-    }
-  };
-
+  const pool: WorkerPool = { options, workers: [], waiting: [], closed: false };
   return {
     listSkills: () => local.listSkills(),
     skill: (id) => local.skill(id),
     loadTask: (task) => local.loadTask(task),
     loadTaskText: (text) => local.loadTaskText(text),
     runSkillJob(request, opts) {
-      return run(opts.jobId, { type: "run-skill", request, runsDir: opts.runsDir }, opts.signal, { onEvent: opts.onEvent });
+      return runInWorker(pool, opts.jobId, { type: "run-skill", request, runsDir: opts.runsDir }, opts.signal, { onEvent: opts.onEvent });
     },
     runOracle(loaded, deliverableDir, opts) {
       // The job id only routes messages; an oracle run is identified by its deliverable folder.
       // As text, not the parsed task: the worker reads it back with its exact values, and a string is all that is cloned.
-      return run(deliverableDir, { type: "run-oracle", taskText: exactTaskText(loaded), deliverableDir }, opts.signal, {
+      return runInWorker(pool, deliverableDir, { type: "run-oracle", taskText: exactTaskText(loaded), deliverableDir }, opts.signal, {
         onCase: opts.onCase,
       });
     },
     runSolveAttempt(request, opts) {
-      return run(opts.runDir, { type: "run-solve", request, runDir: opts.runDir }, opts.signal, {
+      return runInWorker(pool, opts.runDir, { type: "run-solve", request, runDir: opts.runDir }, opts.signal, {
         onEvent: opts.onEvent,
         onCase: opts.onCase,
       });
     },
     async close() {
-      closed = true;
-      await Promise.all(pool.splice(0).map((p) => closeWorker(p.worker)));
+      pool.closed = true;
+      await Promise.all(pool.workers.splice(0).map((p) => closeWorker(p.worker)));
     },
   };
+}
+
+/** Runs one job on a worker of the pool: waits for one, posts the job once it is ready, passes a stop on. */
+async function runInWorker<T>(
+  pool: WorkerPool,
+  jobId: string,
+  message: Record<string, unknown>,
+  signal: AbortSignal,
+  handlers: Omit<PendingJob, "resolve" | "reject">,
+): Promise<T> {
+  if (pool.closed) throw new SkillrigError("interrupted", "the server is shutting down");
+  let pending!: PendingJob;
+  const result = new Promise<T>((resolve, reject) => {
+    pending = { ...handlers, resolve: resolve as (v: unknown) => void, reject };
+  });
+  const pooled = await acquireWorker(pool, { id: jobId, pending });
+  let endTimer: NodeJS.Timeout | undefined;
+  const cancel = () => {
+    endTimer = stopJob(pooled, jobId, pool.options.stopGraceMs);
+  };
+  // A worker that fails to start rejects `result` itself (see dropWorker), so only the success path posts.
+  pooled.ready.then(
+    () => {
+      pooled.worker.postMessage({ ...message, jobId });
+      if (signal.aborted) cancel();
+      else signal.addEventListener("abort", cancel, { once: true });
+    },
+    () => undefined,
+  );
+  try {
+    return await result;
+  } finally {
+    clearTimeout(endTimer);
+    signal.removeEventListener("abort", cancel);
+  }
+}
+
+/**
+ * Gives `job` a worker, and marks the worker taken in the same synchronous step: two jobs started in one turn
+ * (a pump that starts several, BullMQ handing out several) must never both see the same worker idle.
+ */
+function acquireWorker(pool: WorkerPool, job: NonNullable<PooledWorker["job"]>): Promise<PooledWorker> {
+  const take = (pooled: PooledWorker) => {
+    pooled.job = job;
+    return pooled;
+  };
+  const idle = pool.workers.find((p) => !p.job);
+  if (idle) return Promise.resolve(take(idle));
+  if (pool.workers.length < pool.options.size) return Promise.resolve(take(startWorker(pool)));
+  return new Promise((resolve) => pool.waiting.push((pooled) => resolve(take(pooled))));
+}
+
+/** A worker whose job ended is handed to the job waiting longest, if any. */
+function releaseWorker(pool: WorkerPool, pooled: PooledWorker): void {
+  const next = pool.waiting.shift();
+  if (next) next(pooled);
+}
+
+/** Starts a worker thread (src/job-worker.ts) with the host's config and built-ins, and adds it to the pool. */
+function startWorker(pool: WorkerPool): PooledWorker {
+  const { options } = pool;
+  const worker = new Worker(new URL("./job-worker.js", import.meta.url), {
+    workerData: { cwd: options.cwd, configFile: options.configFile, builtins: options.builtins } satisfies JobWorkerData,
+    ...(options.heapMb === undefined ? {} : { resourceLimits: { maxOldGenerationSizeMb: options.heapMb } }),
+  });
+  let markReady!: () => void;
+  let markFailed!: (error: Error) => void;
+  const ready = new Promise<void>((res, rej) => {
+    markReady = res;
+    markFailed = rej;
+  });
+  const pooled: PooledWorker = { worker, ready };
+  pooled.ready.catch(() => undefined);
+  const drop = (error: Error) => dropWorker(pool, pooled, error, markFailed);
+  worker.on("message", (message: Outgoing) => {
+    if (message.type === "ready") return markReady();
+    if (message.type === "fatal") {
+      drop(revive(message.error));
+      void worker.terminate();
+      return;
+    }
+    if (routeToJob(pooled, message)) releaseWorker(pool, pooled);
+  });
+  worker.on("error", (error: Error & { code?: string }) =>
+    drop(error.code === "ERR_WORKER_OUT_OF_MEMORY" ? outOfMemory(options.heapMb) : crashed(`it threw ${error.message}`)),
+  );
+  worker.on("exit", (code) =>
+    drop(pooled.ended ? notStopped(options.stopGraceMs) : crashed(`it ${describeProcessEnding({ kind: "exited", code })}`)),
+  );
+  pool.workers.push(pooled);
+  return pooled;
+}
+
+/** Passes a worker's message to its job; true when the job ended with it (the worker is free again). */
+function routeToJob(pooled: PooledWorker, message: Exclude<Outgoing, { type: "ready" | "fatal" }>): boolean {
+  const job = pooled.job;
+  if (!job || job.id !== message.jobId) return false;
+  if (message.type === "event") job.pending.onEvent?.(message.event);
+  else if (message.type === "case") job.pending.onCase?.(message.verdict);
+  else {
+    pooled.job = undefined;
+    if (message.type === "done") job.pending.resolve(message.value);
+    else job.pending.reject(revive(message.error));
+    return true;
+  }
+  return false;
+}
+
+/** A worker that failed to start, crashed or was ended leaves the pool, failing its job with `error`. */
+function dropWorker(pool: WorkerPool, pooled: PooledWorker, error: Error, markFailed: (error: Error) => void): void {
+  const index = pool.workers.indexOf(pooled);
+  if (index >= 0) pool.workers.splice(index, 1);
+  markFailed(error);
+  pooled.job?.pending.reject(error);
+  pooled.job = undefined;
+}
+
+/** The job that was running is failed and never handed to a worker again (quarantined): it may be what killed it. */
+function crashed(how: string): SkillrigError {
+  return new SkillrigError("unhandled", `the job crashed its worker thread (${how}); quarantined (it will not run again)`, {
+    hint: "its run folder keeps what it had done; the worker was replaced and other jobs carry on",
+  });
+}
+
+/** The job whose worker the pool ended because it did not stop in time (not a crash of its own). */
+function notStopped(stopGraceMs: number | undefined): SkillrigError {
+  return new SkillrigError(
+    "interrupted",
+    `the job did not stop within server.job_stop_grace_ms (${stopGraceMs} ms) of being told to; its worker thread was ended`,
+    {
+      field: "server.job_stop_grace_ms",
+      hint: "the worker was replaced and other jobs carry on",
+    },
+  );
 }
 
 /**

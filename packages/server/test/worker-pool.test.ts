@@ -6,7 +6,7 @@
  */
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { createRunner, loadConfig } from "@skillrig/core";
+import { createRunner, loadConfig, type ProjectBuiltins } from "@skillrig/core";
 import { createJobExecution, serverConfigSection } from "@skillrig/server";
 import { runConfigSection, skillsConfigSection } from "@skillrig/skills/config-section";
 import { oracleConfigSection } from "@skillrig/oracle/config-section";
@@ -15,8 +15,10 @@ import { makeProject } from "./support/server-harness.js";
 
 // The pool spawns dist/job-worker.js next to it, so the built module is what runs (as with `skillrig serve`).
 const built = resolve(fileURLToPath(import.meta.url), "..", "..", "dist", "worker-execution.js");
-// The workers' built-in plugins (the skill protocol resolves a skill's inputs) come from the CLI, as with `skillrig serve`.
-const builtinsModule = resolve(fileURLToPath(import.meta.url), "..", "..", "..", "cli", "dist", "builtins.js");
+// The workers' built-in plugins (the skill protocol resolves a skill's inputs) are the CLI's, as with `skillrig serve`.
+const { cliBuiltins: builtins } = (await import(
+  resolve(fileURLToPath(import.meta.url), "..", "..", "..", "cli", "dist", "builtins.js")
+)) as { cliBuiltins: ProjectBuiltins };
 
 describe("the job worker pool", () => {
   it("gives jobs started in the same turn a worker each, and every one ends", async () => {
@@ -31,7 +33,7 @@ describe("the job worker pool", () => {
       size: 3,
       cwd: dir,
       configFile: join(dir, "skillrig.config.json"),
-      builtinsModule,
+      builtins,
     });
     try {
       const signal = new AbortController().signal;

@@ -69,7 +69,7 @@ export const serveCommand: CommandModule = {
         const { startServer } = await withServer("skillrig serve", () => import("@skillrig/server"));
         const runner = await ctx.runner();
         // Jobs run in worker threads that build their runner as this one was built: the config plus these built-ins.
-        const workers = options.workers === false ? undefined : { builtinsModule: new URL("../builtins.js", import.meta.url).href };
+        const workers = options.workers === false ? undefined : { builtins: (await import("../builtins.js")).cliBuiltins };
         const server = await startServer({ runner, overrides, logger: options.log === true, workers });
         const { failed, requeued } = server.recovered;
         if (failed.length + requeued.length > 0) {

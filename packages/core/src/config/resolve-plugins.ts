@@ -308,14 +308,9 @@ async function importPlugin(located: LocatedEntry, fromDir: string): Promise<Ski
       },
     );
   }
-  const exported = mod.default ?? mod.plugin;
   let plugin: unknown;
   try {
-    if (isPlugin(exported)) plugin = exported;
-    else if (typeof exported === "function") {
-      const fn = exported as (...args: unknown[]) => unknown;
-      plugin = isClass(fn) ? new (fn as unknown as new (o?: unknown) => unknown)(options) : fn(options);
-    }
+    plugin = pluginOf(mod.default ?? mod.plugin, options);
   } catch (error) {
     // A plugin that raises a coded error on purpose (from its own copy of core, too) keeps its code. Its pointers
     // are read as pointers into its options, which sit at /plugins/<index>/1 of the config file.
@@ -348,6 +343,58 @@ async function importPlugin(located: LocatedEntry, fromDir: string): Promise<Ski
     );
   }
   return plugin;
+}
+
+/** What a plugin module exports, made a plugin: the plugin itself, a factory called with the options, or a class. */
+function pluginOf(exported: unknown, options: Record<string, unknown> | undefined): unknown {
+  if (isPlugin(exported) || typeof exported !== "function") return exported;
+  const fn = exported as (...args: unknown[]) => unknown;
+  return isClass(fn) ? new (fn as unknown as new (o?: unknown) => unknown)(options) : fn(options);
+}
+
+/** A host's built-in plugin as data: the module (a package specifier) and its export that makes the plugin. */
+export interface BuiltinPluginModule {
+  module: string;
+  /** The export: a plugin, a factory () => plugin, or a plugin class; default `default`. */
+  export?: string;
+}
+
+/** How a host's built-in modules are imported: by specifier, to the module's namespace. */
+export type BuiltinImporter = (specifier: string) => Promise<Record<string, unknown>>;
+
+/** The importer of a host whose modules are files: each specifier resolved from the host's folder, then imported. */
+export function importerFrom(fromDir: string): BuiltinImporter {
+  const base = pathToFileURL(join(fromDir, "noop.js")).href;
+  return async (specifier) => {
+    const { resolve: resolveModule } = await import("import-meta-resolve");
+    return (await import(resolveModule(specifier, base))) as Record<string, unknown>;
+  };
+}
+
+/**
+ * A host's built-in plugins (the CLI's deliverable types, default sandbox ...), imported by the host's importer and
+ * made as the config's plugins are. Unlike the config's, they are the host's dependencies: no kit hook is
+ * registered for them, and a failure is the host's install at fault, not the user's config.
+ */
+export async function loadBuiltinPlugins(
+  modules: readonly BuiltinPluginModule[],
+  importModule: BuiltinImporter,
+): Promise<SkillrigPlugin[]> {
+  return Promise.all(
+    modules.map(async ({ module, export: name = "default" }) => {
+      const plugin = pluginOf((await importModule(module))[name], undefined);
+      if (!isPlugin(plugin)) {
+        throw new SkillrigError(
+          "unhandled",
+          `built-in plugin "${module}" (export ${name}) is not a plugin: the install of skillrig is broken`,
+          {
+            details: { module, export: name },
+          },
+        );
+      }
+      return plugin;
+    }),
+  );
 }
 
 function isClass(fn: unknown): boolean {
