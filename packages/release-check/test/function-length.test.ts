@@ -27,7 +27,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/sandbox/src/sandboxed-process.ts", "startSandboxedProcess"],
   ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/skills/src/load-skill.ts", "checkRunnable"],
-  ["packages/skills/src/resolve-input.ts", "resolveJobInput"],
   ["packages/solve/src/run-attempt.ts", "runAttempt"],
   ["packages/solve/src/solve.ts", "solve"],
   ["packages/view/src/view-server.ts", "startViewServer"],
