@@ -26,7 +26,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/sandbox/src/create-sandbox.ts", "createSandbox"],
   ["packages/sandbox/src/sandboxed-process.ts", "startSandboxedProcess"],
   ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
-  ["packages/skills/src/load-skill.ts", "checkRunnable"],
   ["packages/solve/src/run-attempt.ts", "runAttempt"],
   ["packages/solve/src/solve.ts", "solve"],
   ["packages/view/src/view-server.ts", "startViewServer"],
