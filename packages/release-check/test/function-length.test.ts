@@ -28,7 +28,6 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/solve/src/run-attempt.ts", "runAttempt"],
   ["packages/solve/src/solve.ts", "solve"],
-  ["packages/view/src/view-server.ts", "startViewServer"],
   ["plugins/deliverable-function/src/case-outcome.ts", "outcomeOf"],
   ["plugins/engine-claude/src/stream-parser.ts", "createClaudeStreamParser"],
   ["plugins/engine-codex/src/stream-parser.ts", "createCodexStreamParser"],
