@@ -109,15 +109,30 @@ export function checkSkill(dirPath: string): SkillCheck {
   return result;
 }
 
+/** What skillrig's own checks of one skill folder found: errors and warnings in the order found. */
+interface RunnableCheck {
+  manifest?: SkillManifest;
+  errors: Problem[];
+  warnings: Problem[];
+}
+
+/** A skill folder's files and how problems name them. */
+interface SkillFiles {
+  dir: string;
+  skillMdFile: string;
+  runnerFile: string;
+  skillMdLabel: string;
+  runnerLabel: string;
+}
+
 /**
  * skillrig's own checks; the front matter's parse and required-field problems are the specification's rules
  * too (and skillrig needs them), so they are tagged as the specification's here and still stop loading.
  * Spec-only problems go to `specProblems`.
  */
-function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: SkillManifest; errors: Problem[]; warnings: Problem[] } {
-  const errors: Problem[] = [];
-  const warnings: Problem[] = [];
-  const result: { manifest?: SkillManifest; errors: Problem[]; warnings: Problem[] } = { errors, warnings };
+function checkRunnable(dir: string, specProblems: SkillProblem[]): RunnableCheck {
+  const result: RunnableCheck = { errors: [], warnings: [] };
+  const { errors } = result;
   if (!existsSync(dir) || !statSync(dir).isDirectory()) {
     errors.push({
       file: displayPath(dir),
@@ -128,139 +143,19 @@ function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: 
   }
   const skillMdFile = join(dir, "SKILL.md");
   const runnerFile = join(dir, "assets", "runner.json");
-  const skillMdLabel = displayPath(skillMdFile);
-  const runnerLabel = displayPath(runnerFile);
+  const files: SkillFiles = { dir, skillMdFile, runnerFile, skillMdLabel: displayPath(skillMdFile), runnerLabel: displayPath(runnerFile) };
   // A plain Agent Skill: SKILL.md and no assets/runner.json. Its SKILL.md is the agent's as written (no template).
   const plain = existsSync(skillMdFile) && !existsSync(runnerFile);
-
-  // SKILL.md
-  let skillMd: string | undefined;
-  let frontMatter: Record<string, unknown> | undefined;
-  if (!existsSync(skillMdFile)) {
-    errors.push({
-      file: skillMdLabel,
-      message: "is missing: every skill package needs a SKILL.md with `name` and `description` front matter",
-      source: "agent-skills-spec",
-    });
-  } else {
-    skillMd = readFileSync(skillMdFile, "utf8");
-    const parsed = parseFrontMatter(skillMd, skillMdLabel);
-    errors.push(...from("agent-skills-spec", parsed.problems));
-    frontMatter = parsed.frontMatter?.data;
-    if (frontMatter) specProblems.push(...checkSpecFrontMatter(frontMatter, basename(dir), skillMdLabel));
-    if (!plain) {
-      try {
-        checkTemplate(skillMd, skillMdLabel);
-      } catch (error) {
-        const e = error as SkillrigError;
-        errors.push({ file: skillMdLabel, line: e.line, message: e.message, rule: "template_error" });
-      }
-    }
-  }
+  const { skillMd, frontMatter } = checkSkillMd(files, plain, result, specProblems);
   if (plain) {
     if (frontMatter && errors.length === 0) result.manifest = plainManifest(dir, skillMdFile, runnerFile, frontMatter, errors);
     return result;
   }
-
-  // runner.json
-  if (!existsSync(runnerFile)) {
-    errors.push({
-      file: runnerLabel,
-      message: "is missing: every skill package needs assets/runner.json (see @skillrig/skills/runner-schema.json)",
-    });
-    return result;
-  }
-  const runner = readJson(runnerFile, errors);
-  if (runner === undefined) return result;
-  if (typeof runner !== "object" || runner === null || Array.isArray(runner)) {
-    errors.push({ file: runnerLabel, pointer: "", message: "must be a JSON object" });
-    return result;
-  }
-  const raw = runner as Record<string, unknown>;
-  runnerValidator ??= compileSchema(runnerJsonSchema);
-  for (const v of runnerValidator.validate(raw)) errors.push({ ...v, file: runnerLabel, message: `${v.pointer || "(root)"} ${v.message}` });
-  for (const key of Object.keys(raw)) {
-    if (!KNOWN_RUNNER_KEYS.has(key))
-      warnings.push({ file: runnerLabel, pointer: pointer(key), message: `unknown key "${key}" is ignored` });
-  }
-  const id = typeof raw.id === "string" ? raw.id : undefined;
-  if (id !== undefined && isSafeSkillId(id) && id !== basename(dir)) {
-    errors.push({
-      file: runnerLabel,
-      pointer: "/id",
-      message: `id "${id}" must equal the skill's folder name "${basename(dir)}" (skills/<id>/)`,
-    });
-  }
-  if (id !== undefined && typeof frontMatter?.name === "string" && frontMatter.name !== id) {
-    errors.push({
-      file: skillMdLabel,
-      pointer: "/name",
-      message: `front matter name "${frontMatter.name}" must equal the skill id "${id}" (agents find the skill by this name)`,
-    });
-  }
-
-  // Schemas
-  const schemas: SkillManifest["schemas"] = {};
-  const schemaPaths = (typeof raw.schemas === "object" && raw.schemas !== null ? raw.schemas : {}) as Record<string, unknown>;
-  for (const kind of SCHEMA_KINDS) {
-    const rel = schemaPaths[kind];
-    if (typeof rel !== "string" || rel === "") continue; // type errors already reported by the runner.json schema
-    const at = `/schemas/${kind}`;
-    const file = resolveInside(dir, rel);
-    if (!file || !isSafeRelativePath(rel)) {
-      errors.push({ file: runnerLabel, pointer: at, message: `"${rel}" must be a path inside the skill folder (relative, no "..")` });
-      continue;
-    }
-    if (!existsSync(file)) {
-      errors.push({ file: runnerLabel, pointer: at, message: `names ${rel}, which does not exist` });
-      continue;
-    }
-    const schema = readJson(file, errors);
-    if (schema === undefined) continue;
-    const label = displayPath(file);
-    if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
-      errors.push({ file: label, pointer: "", message: "a schema must be a JSON object" });
-      continue;
-    }
-    try {
-      compileSchema(schema as JsonSchema);
-    } catch (error) {
-      errors.push({ file: label, message: `is not a valid JSON Schema: ${(error as Error).message}` });
-      continue;
-    }
-    const type = (schema as Record<string, unknown>).type;
-    if (type !== undefined && type !== "object") {
-      errors.push({
-        file: label,
-        pointer: "/type",
-        message: `the ${kind} schema must describe an object (type "object"), not ${JSON.stringify(type)}`,
-      });
-      continue;
-    }
-    schemas[kind] = { file, schema: schema as JsonSchema };
-    if (kind === "input") checkInputSchema(schema as JsonSchema, label, errors);
-    if (kind === "output") checkOutputSchema(schema as JsonSchema, label, errors);
-  }
-
-  // Prompts
-  const prompts: Record<string, string> = {};
-  const entrypoint = raw.entrypoint as { prompts?: Record<string, unknown> } | undefined;
-  const engines = Array.isArray(raw.engines) ? (raw.engines as string[]) : [];
-  for (const [engine, template] of Object.entries(entrypoint?.prompts ?? {})) {
-    if (typeof template !== "string") continue;
-    const at = pointer("entrypoint", "prompts", engine);
-    try {
-      checkTemplate(template, `${runnerLabel}#${at}`);
-      prompts[engine] = template;
-    } catch (error) {
-      const e = error as SkillrigError;
-      errors.push({ file: runnerLabel, pointer: at, line: e.line, message: e.message, rule: "template_error" });
-    }
-    if (!supportsEngine({ engines }, engine)) {
-      warnings.push({ file: runnerLabel, pointer: at, message: `a prompt for engine "${engine}", which "engines" does not list` });
-    }
-  }
-
+  const raw = readRunnerJson(files, result);
+  if (raw === undefined) return result;
+  const id = checkRunnerId(files, raw, frontMatter, errors);
+  const schemas = checkSchemas(files, raw, errors);
+  const { prompts, engines } = checkPrompts(files, raw, result);
   if (errors.length > 0 || id === undefined) return result;
   const runtime = raw.runtime as SkillManifest["runtime"] | undefined;
   const manifest: SkillManifest = {
@@ -278,9 +173,179 @@ function checkRunnable(dir: string, specProblems: SkillProblem[]): { manifest?: 
     runtime,
     artifacts: artifactsOf(schemas.output?.schema),
   };
-  warnings.push(...checkTemplateReferences(manifest, skillMd ?? "", skillMdLabel, runnerLabel));
+  result.warnings.push(...checkTemplateReferences(manifest, skillMd ?? "", files.skillMdLabel, files.runnerLabel));
   result.manifest = manifest;
   return result;
+}
+
+/** SKILL.md: there, its front matter (the specification's rules), and, for a skill with runner.json, a valid template. */
+function checkSkillMd(
+  files: SkillFiles,
+  plain: boolean,
+  { errors }: RunnableCheck,
+  specProblems: SkillProblem[],
+): { skillMd?: string; frontMatter?: Record<string, unknown> } {
+  const { skillMdFile, skillMdLabel } = files;
+  if (!existsSync(skillMdFile)) {
+    errors.push({
+      file: skillMdLabel,
+      message: "is missing: every skill package needs a SKILL.md with `name` and `description` front matter",
+      source: "agent-skills-spec",
+    });
+    return {};
+  }
+  const skillMd = readFileSync(skillMdFile, "utf8");
+  const parsed = parseFrontMatter(skillMd, skillMdLabel);
+  errors.push(...from("agent-skills-spec", parsed.problems));
+  const frontMatter = parsed.frontMatter?.data;
+  if (frontMatter) specProblems.push(...checkSpecFrontMatter(frontMatter, basename(files.dir), skillMdLabel));
+  if (!plain) {
+    try {
+      checkTemplate(skillMd, skillMdLabel);
+    } catch (error) {
+      const e = error as SkillrigError;
+      errors.push({ file: skillMdLabel, line: e.line, message: e.message, rule: "template_error" });
+    }
+  }
+  return { skillMd, frontMatter };
+}
+
+/** assets/runner.json as an object checked against its schema (unknown keys are warnings); undefined when unusable. */
+function readRunnerJson(files: SkillFiles, { errors, warnings }: RunnableCheck): Record<string, unknown> | undefined {
+  const { runnerFile, runnerLabel } = files;
+  if (!existsSync(runnerFile)) {
+    errors.push({
+      file: runnerLabel,
+      message: "is missing: every skill package needs assets/runner.json (see @skillrig/skills/runner-schema.json)",
+    });
+    return undefined;
+  }
+  const runner = readJson(runnerFile, errors);
+  if (runner === undefined) return undefined;
+  if (typeof runner !== "object" || runner === null || Array.isArray(runner)) {
+    errors.push({ file: runnerLabel, pointer: "", message: "must be a JSON object" });
+    return undefined;
+  }
+  const raw = runner as Record<string, unknown>;
+  runnerValidator ??= compileSchema(runnerJsonSchema);
+  for (const v of runnerValidator.validate(raw)) errors.push({ ...v, file: runnerLabel, message: `${v.pointer || "(root)"} ${v.message}` });
+  for (const key of Object.keys(raw)) {
+    if (!KNOWN_RUNNER_KEYS.has(key))
+      warnings.push({ file: runnerLabel, pointer: pointer(key), message: `unknown key "${key}" is ignored` });
+  }
+  return raw;
+}
+
+/** runner.json's id, which must be the folder's name and SKILL.md's `name`. */
+function checkRunnerId(
+  files: SkillFiles,
+  raw: Record<string, unknown>,
+  frontMatter: Record<string, unknown> | undefined,
+  errors: Problem[],
+): string | undefined {
+  const { dir } = files;
+  const id = typeof raw.id === "string" ? raw.id : undefined;
+  if (id !== undefined && isSafeSkillId(id) && id !== basename(dir)) {
+    errors.push({
+      file: files.runnerLabel,
+      pointer: "/id",
+      message: `id "${id}" must equal the skill's folder name "${basename(dir)}" (skills/<id>/)`,
+    });
+  }
+  if (id !== undefined && typeof frontMatter?.name === "string" && frontMatter.name !== id) {
+    errors.push({
+      file: files.skillMdLabel,
+      pointer: "/name",
+      message: `front matter name "${frontMatter.name}" must equal the skill id "${id}" (agents find the skill by this name)`,
+    });
+  }
+  return id;
+}
+
+/** The schemas runner.json names: each a file inside the folder, a valid JSON Schema of an object. */
+function checkSchemas(files: SkillFiles, raw: Record<string, unknown>, errors: Problem[]): SkillManifest["schemas"] {
+  const schemas: SkillManifest["schemas"] = {};
+  const schemaPaths = (typeof raw.schemas === "object" && raw.schemas !== null ? raw.schemas : {}) as Record<string, unknown>;
+  for (const kind of SCHEMA_KINDS) {
+    const rel = schemaPaths[kind];
+    if (typeof rel !== "string" || rel === "") continue; // type errors already reported by the runner.json schema
+    const schema = readSchema(files, kind, rel, errors);
+    if (!schema) continue;
+    schemas[kind] = schema;
+    const label = displayPath(schema.file);
+    if (kind === "input") checkInputSchema(schema.schema, label, errors);
+    if (kind === "output") checkOutputSchema(schema.schema, label, errors);
+  }
+  return schemas;
+}
+
+/** One schema file named at /schemas/<kind>, or undefined with the reason in `errors`. */
+function readSchema(
+  files: SkillFiles,
+  kind: (typeof SCHEMA_KINDS)[number],
+  rel: string,
+  errors: Problem[],
+): { file: string; schema: JsonSchema } | undefined {
+  const at = `/schemas/${kind}`;
+  const file = resolveInside(files.dir, rel);
+  if (!file || !isSafeRelativePath(rel)) {
+    errors.push({ file: files.runnerLabel, pointer: at, message: `"${rel}" must be a path inside the skill folder (relative, no "..")` });
+    return undefined;
+  }
+  if (!existsSync(file)) {
+    errors.push({ file: files.runnerLabel, pointer: at, message: `names ${rel}, which does not exist` });
+    return undefined;
+  }
+  const schema = readJson(file, errors);
+  if (schema === undefined) return undefined;
+  const label = displayPath(file);
+  if (typeof schema !== "object" || schema === null || Array.isArray(schema)) {
+    errors.push({ file: label, pointer: "", message: "a schema must be a JSON object" });
+    return undefined;
+  }
+  try {
+    compileSchema(schema as JsonSchema);
+  } catch (error) {
+    errors.push({ file: label, message: `is not a valid JSON Schema: ${(error as Error).message}` });
+    return undefined;
+  }
+  const type = (schema as Record<string, unknown>).type;
+  if (type !== undefined && type !== "object") {
+    errors.push({
+      file: label,
+      pointer: "/type",
+      message: `the ${kind} schema must describe an object (type "object"), not ${JSON.stringify(type)}`,
+    });
+    return undefined;
+  }
+  return { file, schema: schema as JsonSchema };
+}
+
+/** entrypoint.prompts: each a valid template; one for an engine `engines` does not list is a warning. */
+function checkPrompts(
+  files: SkillFiles,
+  raw: Record<string, unknown>,
+  { errors, warnings }: RunnableCheck,
+): { prompts: Record<string, string>; engines: string[] } {
+  const { runnerLabel } = files;
+  const prompts: Record<string, string> = {};
+  const entrypoint = raw.entrypoint as { prompts?: Record<string, unknown> } | undefined;
+  const engines = Array.isArray(raw.engines) ? (raw.engines as string[]) : [];
+  for (const [engine, template] of Object.entries(entrypoint?.prompts ?? {})) {
+    if (typeof template !== "string") continue;
+    const at = pointer("entrypoint", "prompts", engine);
+    try {
+      checkTemplate(template, `${runnerLabel}#${at}`);
+      prompts[engine] = template;
+    } catch (error) {
+      const e = error as SkillrigError;
+      errors.push({ file: runnerLabel, pointer: at, line: e.line, message: e.message, rule: "template_error" });
+    }
+    if (!supportsEngine({ engines }, engine)) {
+      warnings.push({ file: runnerLabel, pointer: at, message: `a prompt for engine "${engine}", which "engines" does not list` });
+    }
+  }
+  return { prompts, engines };
 }
 
 /**

@@ -162,12 +162,27 @@ async function serveFileInside(res: ServerResponse, root: string, path: string, 
   createReadStream(real).pipe(res);
 }
 
+/** What the routes read: the runs folder, the jobs server to relay to, and where this server listens. */
+interface ViewState {
+  runsDir: string;
+  /** The jobs server's URL without a trailing slash, and its token; undefined without --server. */
+  serverUrl: string | undefined;
+  serverToken: string | undefined;
+  host: string;
+  /** Set once the server listens (0 picks a free port). */
+  port: number;
+}
+
 export async function startViewServer(options: ViewServerOptions): Promise<RunningView> {
-  const runsDir = resolve(options.runsDir);
   const host = options.host ?? "127.0.0.1";
-  const assetsDir = options.assetsDir ?? join(here, "web");
-  const serverUrl = options.server?.url.replace(/\/+$/, "");
-  const assets = sirv(assetsDir, {
+  const view: ViewState = {
+    runsDir: resolve(options.runsDir),
+    serverUrl: options.server?.url.replace(/\/+$/, ""),
+    serverToken: options.server?.token,
+    host,
+    port: 0,
+  };
+  const assets = sirv(options.assetsDir ?? join(here, "web"), {
     etag: true,
     dev: false,
     setHeaders: (res) => {
@@ -175,164 +190,8 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
       res.setHeader("x-content-type-options", "nosniff");
     },
   });
-  let port = 0;
-
-  async function serveRunFile(res: ServerResponse, id: string, path: string, download: boolean): Promise<void> {
-    const record = await readRunRecord(runsDir, id);
-    if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
-    return serveFileInside(res, join(runsDir, id), path, `run "${id}"`, { download });
-  }
-
-  async function evalRoute(res: ServerResponse, method: string, match: RegExpExecArray, download: boolean): Promise<void> {
-    if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "evals are read-only here");
-    const parts = decoded([match[1], match[2], match[3], match[4]]);
-    if (!parts) return sendError(res, 400, "usage", "malformed percent-encoding in the path");
-    const [id, n, what, rest] = parts as [string, string | undefined, string | undefined, string | undefined];
-    if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not an eval folder's name`);
-    if (n === undefined) {
-      const found = await readEval(runsDir, id);
-      return found ? sendJson(res, 200, found) : sendError(res, 404, "eval_not_found", `no eval folder "${id}" in ${runsDir}`);
-    }
-    const number = Number(n);
-    const detail = await readIteration(runsDir, id, number);
-    if (!detail) return sendError(res, 404, "iteration_not_found", `eval "${id}" has no iteration ${n}`);
-    const where = `iteration ${n} of eval "${id}"`;
-    if (what === undefined) return sendJson(res, 200, detail);
-    if (what === "assertions") {
-      const runs = await readIterationAssertions(runsDir, id, number);
-      if (!runs)
-        return sendError(
-          res,
-          409,
-          "no_benchmark",
-          `${where} has no valid benchmark.json: ${detail.benchmark_problem ?? "not written yet"}`,
-        );
-      return sendJson(res, 200, { runs });
-    }
-    if (!rest) return sendError(res, 404, "not_found", `no API route for ${what} without a path`);
-    if (what === "run") {
-      const run = await readEvalRun(runsDir, id, number, rest);
-      return run ? sendJson(res, 200, run) : sendError(res, 404, "run_not_found", `"${rest}" is not a run folder inside ${where}`);
-    }
-    return serveFileInside(res, join(runsDir, id, `iteration-${number}`), rest, where, {
-      download,
-      asText: { maxInlineBytes: MAX_SHOWN_BYTES },
-    });
-  }
-
-  async function relay(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    if (!serverUrl) return sendError(res, 404, "no_server", "no jobs server: start skillrig view with --server <url>");
-    const headers: Record<string, string> = {};
-    for (const name of RELAYED_REQUEST_HEADERS) {
-      const value = req.headers[name];
-      if (typeof value === "string") headers[name] = value;
-    }
-    if (options.server?.token) headers.authorization = `Bearer ${options.server.token}`;
-    const abort = new AbortController();
-    // An EventSource the browser closes must close the stream to the jobs server too.
-    res.on("close", () => abort.abort());
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    let upstream: Response;
-    try {
-      upstream = await fetch(`${serverUrl}/v1/${path}`, {
-        method: req.method,
-        headers,
-        body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
-        signal: abort.signal,
-        // Node's fetch needs duplex "half" to send a streamed request body.
-        duplex: hasBody ? "half" : undefined,
-      } as RequestInit);
-    } catch (error) {
-      if (abort.signal.aborted) return;
-      return sendError(res, 502, "server_unreachable", `the jobs server at ${serverUrl} did not answer: ${(error as Error).message}`);
-    }
-    const out: Record<string, string> = { "x-content-type-options": "nosniff" };
-    for (const name of RELAYED_RESPONSE_HEADERS) {
-      const value = upstream.headers.get(name);
-      if (value) out[name] = value;
-    }
-    // Artifacts are agent output: never let one run as a page of this origin.
-    if (path.includes("/artifacts/") || path.endsWith("/bundle")) out["content-security-policy"] = FILE_CSP;
-    res.writeHead(upstream.status, out);
-    if (!upstream.body) return void res.end();
-    try {
-      for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-      res.end();
-    } catch {
-      res.destroy();
-    }
-  }
-
-  async function trendRoute(res: ServerResponse, path: string): Promise<void> {
-    const match = /^\/api\/trends\/(runs|evals)\/([^/]+)$/.exec(path);
-    if (!match) return sendError(res, 404, "not_found", `no API route ${path}`);
-    let id: string;
-    try {
-      id = decodeURIComponent(match[2]!);
-    } catch {
-      return sendError(res, 400, "usage", "malformed percent-encoding in the path");
-    }
-    const trend = match[1] === "runs" ? await readRunTrend(runsDir, id) : await readEvalTrend(runsDir, id);
-    if (!trend)
-      return sendError(
-        res,
-        404,
-        "trend_not_found",
-        `no trend for "${id}": not a recorded test or solve run, nor an eval folder, in ${runsDir}`,
-      );
-    return sendJson(res, 200, trend);
-  }
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // The app's own pages read with GETs; only requests that change something must carry this origin.
-    const refusal = loopbackRequestRefusal(
-      { host: req.headers.host, origin: req.headers.origin, method: req.method },
-      { host, port, origin: "unsafe" },
-    );
-    if (refusal) return sendError(res, 403, refusal.code, refusal.message);
-    const method = req.method ?? "GET";
-    const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
-    const path = url.pathname;
-    if (path === "/api/info") return sendJson(res, 200, { runs_dir: runsDir, server: serverUrl ?? null });
-    if (path === "/api/runs") return sendJson(res, 200, { runs: await listRunRecords(runsDir) });
-    if (path.startsWith("/api/server/")) return relay(req, res, path.slice("/api/server/".length) + url.search);
-    const evalMatch = /^\/api\/evals\/([^/]+)(?:\/iterations\/([1-9][0-9]{0,8})(?:\/(assertions|run|files)(?:\/(.+))?)?)?$/.exec(path);
-    if (path === "/api/evals") return sendJson(res, 200, { evals: await listEvals(runsDir) });
-    if (evalMatch) return evalRoute(res, method, evalMatch, url.searchParams.get("download") === "1");
-    if (path.startsWith("/api/trends/")) return trendRoute(res, path);
-    const run = /^\/api\/runs\/([^/]+)(?:\/files\/(.+))?$/.exec(path);
-    if (run) {
-      if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "runs are read-only here");
-      let id: string;
-      let file: string | undefined;
-      try {
-        id = decodeURIComponent(run[1]!);
-        file = run[2] === undefined ? undefined : decodeURIComponent(run[2]);
-      } catch {
-        return sendError(res, 400, "usage", "malformed percent-encoding in the path");
-      }
-      if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not a run id`);
-      if (file !== undefined) return serveRunFile(res, id, file, url.searchParams.get("download") === "1");
-      const record = await readRunRecord(runsDir, id);
-      if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
-      let report: unknown = null;
-      let problem: string | null = null;
-      try {
-        const reportPath = resolve(runsDir, id, record.report);
-        if (inside(resolve(runsDir, id), reportPath)) report = JSON.parse(await readFile(reportPath, "utf8"));
-        problem = reportProblem(record.kind, record.report, report);
-      } catch (error) {
-        report = null;
-        problem = `${record.report} cannot be read as JSON: ${(error as Error).message}`;
-      }
-      return sendJson(res, 200, { record, report, problem });
-    }
-    if (path.startsWith("/api/")) return sendError(res, 404, "not_found", `no API route ${path}`);
-    assets(req, res, () => sendError(res, 404, "not_found", `no page ${path}`));
-  }
-
   const server: Server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
+    handle(view, req, res, (next) => assets(req, res, next)).catch((error) => {
       if (!res.headersSent) sendError(res, 500, "internal", `the view server failed: ${(error as Error).message}`);
       else res.destroy();
     });
@@ -341,15 +200,174 @@ export async function startViewServer(options: ViewServerOptions): Promise<Runni
     server.once("error", fail);
     server.listen(options.port ?? 0, host, () => ok());
   });
-  port = (server.address() as AddressInfo).port;
+  view.port = (server.address() as AddressInfo).port;
   const shownHost = host.includes(":") ? `[${host}]` : host;
   return {
-    url: `http://${shownHost}:${port}/`,
-    port,
+    url: `http://${shownHost}:${view.port}/`,
+    port: view.port,
     close: () =>
       new Promise<void>((ok) => {
         server.closeAllConnections();
         server.close(() => ok());
       }),
   };
+}
+
+/** One request: refused unless it names this server (and, to change something, comes from it), then routed. */
+async function handle(view: ViewState, req: IncomingMessage, res: ServerResponse, app: (notFound: () => void) => void): Promise<void> {
+  const { runsDir, serverUrl } = view;
+  // The app's own pages read with GETs; only requests that change something must carry this origin.
+  const refusal = loopbackRequestRefusal(
+    { host: req.headers.host, origin: req.headers.origin, method: req.method },
+    { host: view.host, port: view.port, origin: "unsafe" },
+  );
+  if (refusal) return sendError(res, 403, refusal.code, refusal.message);
+  const method = req.method ?? "GET";
+  const url = new URL(req.url ?? "/", `http://${req.headers.host}`);
+  const path = url.pathname;
+  const download = url.searchParams.get("download") === "1";
+  if (path === "/api/info") return sendJson(res, 200, { runs_dir: runsDir, server: serverUrl ?? null });
+  if (path === "/api/runs") return sendJson(res, 200, { runs: await listRunRecords(runsDir) });
+  if (path.startsWith("/api/server/")) return relay(view, req, res, path.slice("/api/server/".length) + url.search);
+  const evalMatch = /^\/api\/evals\/([^/]+)(?:\/iterations\/([1-9][0-9]{0,8})(?:\/(assertions|run|files)(?:\/(.+))?)?)?$/.exec(path);
+  if (path === "/api/evals") return sendJson(res, 200, { evals: await listEvals(runsDir) });
+  if (evalMatch) return evalRoute(runsDir, res, method, evalMatch, download);
+  if (path.startsWith("/api/trends/")) return trendRoute(runsDir, res, path);
+  const run = /^\/api\/runs\/([^/]+)(?:\/files\/(.+))?$/.exec(path);
+  if (run) return runRoute(runsDir, res, method, run, download);
+  if (path.startsWith("/api/")) return sendError(res, 404, "not_found", `no API route ${path}`);
+  app(() => sendError(res, 404, "not_found", `no page ${path}`));
+}
+
+/** GET /api/runs/{id}: the record, its report and the report's problem; /api/runs/{id}/files/{path}: a file. */
+async function runRoute(runsDir: string, res: ServerResponse, method: string, match: RegExpExecArray, download: boolean): Promise<void> {
+  if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "runs are read-only here");
+  let id: string;
+  let file: string | undefined;
+  try {
+    id = decodeURIComponent(match[1]!);
+    file = match[2] === undefined ? undefined : decodeURIComponent(match[2]);
+  } catch {
+    return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+  }
+  if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not a run id`);
+  if (file !== undefined) return serveRunFile(runsDir, res, id, file, download);
+  const record = await readRunRecord(runsDir, id);
+  if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
+  let report: unknown = null;
+  let problem: string | null = null;
+  try {
+    const reportPath = resolve(runsDir, id, record.report);
+    if (inside(resolve(runsDir, id), reportPath)) report = JSON.parse(await readFile(reportPath, "utf8"));
+    problem = reportProblem(record.kind, record.report, report);
+  } catch (error) {
+    report = null;
+    problem = `${record.report} cannot be read as JSON: ${(error as Error).message}`;
+  }
+  return sendJson(res, 200, { record, report, problem });
+}
+
+async function serveRunFile(runsDir: string, res: ServerResponse, id: string, path: string, download: boolean): Promise<void> {
+  const record = await readRunRecord(runsDir, id);
+  if (!record) return sendError(res, 404, "run_not_found", `no run "${id}" in ${runsDir}`);
+  return serveFileInside(res, join(runsDir, id), path, `run "${id}"`, { download });
+}
+
+/** GET /api/evals/{id}[/iterations/{n}[/assertions | /run/{path} | /files/{path}]]. */
+async function evalRoute(runsDir: string, res: ServerResponse, method: string, match: RegExpExecArray, download: boolean): Promise<void> {
+  if (method !== "GET" && method !== "HEAD") return sendError(res, 405, "method_not_allowed", "evals are read-only here");
+  const parts = decoded([match[1], match[2], match[3], match[4]]);
+  if (!parts) return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+  const [id, n, what, rest] = parts as [string, string | undefined, string | undefined, string | undefined];
+  if (!validRunId(id)) return sendError(res, 400, "usage", `"${id}" is not an eval folder's name`);
+  if (n === undefined) {
+    const found = await readEval(runsDir, id);
+    return found ? sendJson(res, 200, found) : sendError(res, 404, "eval_not_found", `no eval folder "${id}" in ${runsDir}`);
+  }
+  const number = Number(n);
+  const detail = await readIteration(runsDir, id, number);
+  if (!detail) return sendError(res, 404, "iteration_not_found", `eval "${id}" has no iteration ${n}`);
+  const where = `iteration ${n} of eval "${id}"`;
+  if (what === undefined) return sendJson(res, 200, detail);
+  if (what === "assertions") {
+    const runs = await readIterationAssertions(runsDir, id, number);
+    if (!runs)
+      return sendError(res, 409, "no_benchmark", `${where} has no valid benchmark.json: ${detail.benchmark_problem ?? "not written yet"}`);
+    return sendJson(res, 200, { runs });
+  }
+  if (!rest) return sendError(res, 404, "not_found", `no API route for ${what} without a path`);
+  if (what === "run") {
+    const run = await readEvalRun(runsDir, id, number, rest);
+    return run ? sendJson(res, 200, run) : sendError(res, 404, "run_not_found", `"${rest}" is not a run folder inside ${where}`);
+  }
+  return serveFileInside(res, join(runsDir, id, `iteration-${number}`), rest, where, {
+    download,
+    asText: { maxInlineBytes: MAX_SHOWN_BYTES },
+  });
+}
+
+/** GET /api/trends/runs/{id} and /api/trends/evals/{id}. */
+async function trendRoute(runsDir: string, res: ServerResponse, path: string): Promise<void> {
+  const match = /^\/api\/trends\/(runs|evals)\/([^/]+)$/.exec(path);
+  if (!match) return sendError(res, 404, "not_found", `no API route ${path}`);
+  let id: string;
+  try {
+    id = decodeURIComponent(match[2]!);
+  } catch {
+    return sendError(res, 400, "usage", "malformed percent-encoding in the path");
+  }
+  const trend = match[1] === "runs" ? await readRunTrend(runsDir, id) : await readEvalTrend(runsDir, id);
+  if (!trend)
+    return sendError(
+      res,
+      404,
+      "trend_not_found",
+      `no trend for "${id}": not a recorded test or solve run, nor an eval folder, in ${runsDir}`,
+    );
+  return sendJson(res, 200, trend);
+}
+
+/** ANY /api/server/{path}: relayed to the jobs server's /v1/{path} with its token, the answer streamed back. */
+async function relay(view: ViewState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  const { serverUrl } = view;
+  if (!serverUrl) return sendError(res, 404, "no_server", "no jobs server: start skillrig view with --server <url>");
+  const headers: Record<string, string> = {};
+  for (const name of RELAYED_REQUEST_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === "string") headers[name] = value;
+  }
+  if (view.serverToken) headers.authorization = `Bearer ${view.serverToken}`;
+  const abort = new AbortController();
+  // An EventSource the browser closes must close the stream to the jobs server too.
+  res.on("close", () => abort.abort());
+  const hasBody = req.method !== "GET" && req.method !== "HEAD";
+  let upstream: Response;
+  try {
+    upstream = await fetch(`${serverUrl}/v1/${path}`, {
+      method: req.method,
+      headers,
+      body: hasBody ? (Readable.toWeb(req) as ReadableStream) : undefined,
+      signal: abort.signal,
+      // Node's fetch needs duplex "half" to send a streamed request body.
+      duplex: hasBody ? "half" : undefined,
+    } as RequestInit);
+  } catch (error) {
+    if (abort.signal.aborted) return;
+    return sendError(res, 502, "server_unreachable", `the jobs server at ${serverUrl} did not answer: ${(error as Error).message}`);
+  }
+  const out: Record<string, string> = { "x-content-type-options": "nosniff" };
+  for (const name of RELAYED_RESPONSE_HEADERS) {
+    const value = upstream.headers.get(name);
+    if (value) out[name] = value;
+  }
+  // Artifacts are agent output: never let one run as a page of this origin.
+  if (path.includes("/artifacts/") || path.endsWith("/bundle")) out["content-security-policy"] = FILE_CSP;
+  res.writeHead(upstream.status, out);
+  if (!upstream.body) return void res.end();
+  try {
+    for await (const chunk of upstream.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
+    res.end();
+  } catch {
+    res.destroy();
+  }
 }

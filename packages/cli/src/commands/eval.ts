@@ -28,11 +28,14 @@ import {
   type LoadedDistractors,
   type PairDelta,
   type TriggerReport,
+  type TriggerRunInfo,
   type RunDelta,
+  type RunIterationOptions,
   type RunSummary,
 } from "@skillrig/evals";
-import { loadSkill } from "@skillrig/skills";
+import { type InvocationBudget, loadSkill } from "@skillrig/skills";
 import type { CommandModule } from "../command.js";
+import type { CommandContext } from "../context.js";
 import { percent as percent1, statsText } from "../delta-text.js";
 import { comparisonLines, earlierIteration, evalMarkdown } from "../eval-comparison.js";
 import { parseFailOn } from "../fail-on.js";
@@ -318,114 +321,161 @@ export const evalCommand: CommandModule = {
         "after",
         "\n<skill> is an id in skills.roots or a path to a skill folder. Results: docs/evals.md.\nWith no gate (--min-pass-rate, --fail-on) an iteration is `finished`, never `passed`.\nExit codes: 0 the gates passed (or there were none), 1 one failed (a case's with_skill pass rate is below --min-pass-rate, or --fail-on; or the budget stopped the eval: cost_limit), 2 invalid input, config or usage.",
       )
-      .action(async (skillArg: string, options: EvalOptions, command: Command) => {
-        const ctx = context(command);
-        const loaded = await ctx.config();
-        const { runs, jobs, triggerRuns, minPassRate, timeout, failOn, againstNumber, retries } = parseNumbers(options);
-        const budget = invocationBudget(options, loaded.config.cost);
-        const skill: SkillManifest = await skillFromArgument(ctx, skillArg);
-        checkPlainSkill(skill, "skill");
-        // The runner first: its plugins declare the assertion kinds evals.json is checked against.
-        const runner = await ctx.runner();
-        const evals = loadEvals(skill, runner);
-        const triggers = options.triggers ? loadTriggers(skill) : undefined;
-        let baseline: SkillManifest | undefined;
-        if (options.baseline !== undefined) {
-          const dir = resolve(ctx.cwd, options.baseline);
-          if (!existsSync(dir))
-            throw new SkillrigError("usage", `--baseline ${options.baseline}: ${dir} does not exist`, { field: "--baseline" });
-          baseline = loadSkill(dir);
-          checkPlainSkill(baseline, "the --baseline skill");
-        }
-        const configurations = options.configs !== undefined ? parseConfigurations(options.configs, baseline !== undefined) : undefined;
-        let distractors: LoadedDistractors | undefined;
-        if (options.distractors !== undefined) {
-          if (!triggers)
-            throw new SkillrigError(
-              "usage",
-              `--distractors ${options.distractors}: distractors are for trigger evals, and ${options.triggers ? `skill "${skill.id}" has no evals/triggers.json` : "--no-triggers skips them"}`,
-              { field: "--distractors" },
-            );
-          distractors = loadDistractors(options.distractors, skill, ctx.cwd);
-        }
-        let template: string | undefined;
-        if (options.judgePrompt !== undefined) {
-          if (options.judge === undefined)
-            throw new SkillrigError("usage", "--judge-prompt needs --judge <engine>", { field: "--judge-prompt" });
-          // Checked here so a missing file is bad input (exit 2) before anything runs; grading reads it by its path.
-          template = readableFlagFile("--judge-prompt", options.judgePrompt, ctx.cwd);
-        }
-        const engines = enginesToRun(runner, options.engine, loaded.config.run?.engine);
-        if (options.judge !== undefined) runner.requireClaim("engine", options.judge, { field: "--judge" });
-        else if (evals.cases.some((c) => c.assertions.some((a) => typeof a === "string" || a.kind === "judge"))) {
-          ctx.out.warn("plain-string assertions need a judge: without --judge <engine> they fail as not graded");
-        }
-        const evalDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : resolve(runsFolderOf(runner), `eval-${skill.id}`);
-        const against = earlierIteration(evalDir, againstNumber);
-
-        const cancel = catchInterrupts({ stopping: "the eval's jobs", warn: (line) => ctx.out.warn(line) });
-        ctx.out.info(
-          `eval of skill "${skill.id}": ${evals.cases.length} case(s) x ${(configurations ?? (baseline ? ["with_skill", "old_skill"] : ["with_skill", "without_skill"])).join(", ")} x ${engines.join(", ")} x ${runs} run(s)${triggers ? `; ${triggers.queries.length} trigger queries x ${triggerRuns} runs` : ""}${distractors ? `, among ${distractors.skills.length} neighbour(s) with ${distractors.skills.reduce((a, d) => a + d.queries.length, 0)} queries of theirs` : ""}`,
-        );
-        let result: IterationResult;
-        try {
-          result = await runIteration({
-            runner,
-            skill,
-            ...(baseline ? { baseline } : {}),
-            ...(configurations ? { configurations } : {}),
-            ...(distractors ? { distractors } : {}),
-            evals,
-            ...(triggers ? { triggers, triggerRuns } : {}),
-            engines,
-            runs,
-            jobs,
-            ...(options.judge ? { judge: { engine: options.judge, ...(template !== undefined ? { template } : {}) } } : {}),
-            evalDir,
-            ...(minPassRate !== undefined ? { minPassRate } : {}),
-            ...(against ? { against } : {}),
-            ...(failOn ? { failOn } : {}),
-            gradeRun,
-            ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
-            signal: cancel.signal,
-            ...(budget.active ? { budget } : {}),
-            ...(retries !== undefined ? { retries, onRetry: (where, failed) => ctx.out.info(retryLine(where, failed, retries)) } : {}),
-            onRun: (run) => ctx.out.info(progressLine(run, engines.length)),
-            onTriggerRun: (run) =>
-              ctx.out.info(
-                `[trigger] ${engines.length > 1 ? `${run.engine} ` : ""}run ${run.run}: ${distractors ? `fired ${run.fired ?? "none"}` : run.triggered ? "triggered" : "not triggered"}: ${run.owner ? `(${run.owner}'s) ` : ""}${run.query.length > 60 ? `${run.query.slice(0, 57)}...` : run.query}${run.error ? ` (${run.error})` : ""}`,
-              ),
-          });
-        } finally {
-          cancel.release();
-        }
-        const reports = writeReports(result, options, ctx.cwd, (line) => ctx.out.info(line));
-        const stopped =
-          result.costLimit !== undefined ? costLimitError(result.costLimit, `eval iteration ${result.iteration}`, result.dir) : undefined;
-        if (ctx.out.json)
-          ctx.out.result({
-            iteration: result.iteration,
-            dir: result.dir,
-            status: cancel.signal.aborted || stopped ? "error" : result.gated ? (result.passed ? "passed" : "failed") : "finished",
-            ...(stopped ? { error: stopped.toJSON() } : {}),
-            passed: result.passed,
-            benchmark: result.benchmark,
-            triggers: result.triggers,
-            comparison: result.comparison ?? null,
-            reports,
-          });
-        else ctx.out.result(undefined, summaryText(result, ctx.cwd));
-        if (stopped) {
-          // The results so far are printed above; the error closes the output, and the exit is a failure, not bad input.
-          for (const line of errorLines(stopped)) ctx.out.info(line);
-          setExit(ExitCode.Failure);
-          return;
-        }
-        if (cancel.signal.aborted) ctx.out.info(`canceled: iteration ${result.iteration} is incomplete (status error)`);
-        else if (!result.gated) ctx.out.info("finished (no gate: --min-pass-rate or --fail-on would make it pass or fail)");
-        else if (!result.passed) ctx.out.info(`failed: ${gateFailure(result, minPassRate, failOn)}`);
-        else ctx.out.info("passed");
-        setExit(cancel.signal.aborted ? 130 : result.passed ? ExitCode.Success : ExitCode.Failure);
-      });
+      .action((skillArg: string, options: EvalOptions, command: Command) => evalAction(context(command), skillArg, options, setExit));
   },
 };
+
+/** The options that are numbers or words, parsed. */
+type EvalNumbers = ReturnType<typeof parseNumbers>;
+
+/** What an eval runs, loaded and checked before anything runs (bad input is exit 2 with nothing started). */
+type LoadedEval = Pick<
+  RunIterationOptions,
+  "runner" | "skill" | "baseline" | "configurations" | "distractors" | "evals" | "triggers" | "engines" | "evalDir" | "against"
+> & { template?: string };
+
+/** `skillrig eval`: parse the options, load what runs, run the iteration, report it, and set the exit code. */
+async function evalAction(ctx: CommandContext, skillArg: string, options: EvalOptions, setExit: (code: number) => void): Promise<void> {
+  const loaded = await ctx.config();
+  const numbers = parseNumbers(options);
+  const budget = invocationBudget(options, loaded.config.cost);
+  const plan = await loadEval(ctx, skillArg, options, loaded.config.run?.engine, numbers.againstNumber);
+  const cancel = catchInterrupts({ stopping: "the eval's jobs", warn: (line) => ctx.out.warn(line) });
+  ctx.out.info(planLine(plan, numbers));
+  let result: IterationResult;
+  try {
+    result = await runIteration(iterationOptions(ctx, plan, options, numbers, budget, cancel.signal));
+  } finally {
+    cancel.release();
+  }
+  setExit(reportEval(ctx, result, options, numbers, cancel.signal.aborted));
+}
+
+/** The skill, its evals and triggers, the --baseline, --configs, --distractors, judge, engines and eval folder. */
+async function loadEval(
+  ctx: CommandContext,
+  skillArg: string,
+  options: EvalOptions,
+  configuredEngine: string | undefined,
+  againstNumber: number | undefined,
+): Promise<LoadedEval> {
+  const skill: SkillManifest = await skillFromArgument(ctx, skillArg);
+  checkPlainSkill(skill, "skill");
+  // The runner first: its plugins declare the assertion kinds evals.json is checked against.
+  const runner = await ctx.runner();
+  const evals = loadEvals(skill, runner);
+  const triggers = options.triggers ? loadTriggers(skill) : undefined;
+  const baseline = options.baseline !== undefined ? loadBaseline(options.baseline, ctx.cwd) : undefined;
+  const configurations = options.configs !== undefined ? parseConfigurations(options.configs, baseline !== undefined) : undefined;
+  let distractors: LoadedDistractors | undefined;
+  if (options.distractors !== undefined) {
+    if (!triggers)
+      throw new SkillrigError(
+        "usage",
+        `--distractors ${options.distractors}: distractors are for trigger evals, and ${options.triggers ? `skill "${skill.id}" has no evals/triggers.json` : "--no-triggers skips them"}`,
+        { field: "--distractors" },
+      );
+    distractors = loadDistractors(options.distractors, skill, ctx.cwd);
+  }
+  let template: string | undefined;
+  if (options.judgePrompt !== undefined) {
+    if (options.judge === undefined) throw new SkillrigError("usage", "--judge-prompt needs --judge <engine>", { field: "--judge-prompt" });
+    // Checked here so a missing file is bad input (exit 2) before anything runs; grading reads it by its path.
+    template = readableFlagFile("--judge-prompt", options.judgePrompt, ctx.cwd);
+  }
+  const engines = enginesToRun(runner, options.engine, configuredEngine);
+  if (options.judge !== undefined) runner.requireClaim("engine", options.judge, { field: "--judge" });
+  else if (evals.cases.some((c) => c.assertions.some((a) => typeof a === "string" || a.kind === "judge"))) {
+    ctx.out.warn("plain-string assertions need a judge: without --judge <engine> they fail as not graded");
+  }
+  const evalDir = options.out !== undefined ? resolve(ctx.cwd, options.out) : resolve(runsFolderOf(runner), `eval-${skill.id}`);
+  const against = earlierIteration(evalDir, againstNumber);
+  return { runner, skill, baseline, configurations, distractors, evals, triggers, engines, evalDir, against, template };
+}
+
+/** --baseline: an old snapshot of the skill, a plain skill like the one evaluated. */
+function loadBaseline(given: string, cwd: string): SkillManifest {
+  const dir = resolve(cwd, given);
+  if (!existsSync(dir)) throw new SkillrigError("usage", `--baseline ${given}: ${dir} does not exist`, { field: "--baseline" });
+  const baseline = loadSkill(dir);
+  checkPlainSkill(baseline, "the --baseline skill");
+  return baseline;
+}
+
+/** The line before the runs: cases x configurations x engines x runs, and the trigger queries. */
+function planLine(plan: LoadedEval, { runs, triggerRuns }: EvalNumbers): string {
+  const { skill, evals, configurations, baseline, engines, triggers, distractors } = plan;
+  return `eval of skill "${skill.id}": ${evals.cases.length} case(s) x ${(configurations ?? (baseline ? ["with_skill", "old_skill"] : ["with_skill", "without_skill"])).join(", ")} x ${engines.join(", ")} x ${runs} run(s)${triggers ? `; ${triggers.queries.length} trigger queries x ${triggerRuns} runs` : ""}${distractors ? `, among ${distractors.skills.length} neighbour(s) with ${distractors.skills.reduce((a, d) => a + d.queries.length, 0)} queries of theirs` : ""}`;
+}
+
+/** One trigger run's progress line. */
+function triggerRunLine(run: TriggerRunInfo, engines: number, amongNeighbours: boolean): string {
+  return `[trigger] ${engines > 1 ? `${run.engine} ` : ""}run ${run.run}: ${amongNeighbours ? `fired ${run.fired ?? "none"}` : run.triggered ? "triggered" : "not triggered"}: ${run.owner ? `(${run.owner}'s) ` : ""}${run.query.length > 60 ? `${run.query.slice(0, 57)}...` : run.query}${run.error ? ` (${run.error})` : ""}`;
+}
+
+/** The iteration's options: what was loaded, the parsed numbers, and progress lines as runs finish. */
+function iterationOptions(
+  ctx: CommandContext,
+  plan: LoadedEval,
+  options: EvalOptions,
+  numbers: EvalNumbers,
+  budget: InvocationBudget,
+  signal: AbortSignal,
+): RunIterationOptions {
+  const { baseline, configurations, distractors, triggers, template, engines, against } = plan;
+  const { runs, jobs, triggerRuns, minPassRate, timeout, failOn, retries } = numbers;
+  return {
+    runner: plan.runner,
+    skill: plan.skill,
+    ...(baseline ? { baseline } : {}),
+    ...(configurations ? { configurations } : {}),
+    ...(distractors ? { distractors } : {}),
+    evals: plan.evals,
+    ...(triggers ? { triggers, triggerRuns } : {}),
+    engines,
+    runs,
+    jobs,
+    ...(options.judge ? { judge: { engine: options.judge, ...(template !== undefined ? { template } : {}) } } : {}),
+    evalDir: plan.evalDir,
+    ...(minPassRate !== undefined ? { minPassRate } : {}),
+    ...(against ? { against } : {}),
+    ...(failOn ? { failOn } : {}),
+    gradeRun,
+    ...(timeout !== undefined ? { timeoutMs: timeout } : {}),
+    signal,
+    ...(budget.active ? { budget } : {}),
+    ...(retries !== undefined ? { retries, onRetry: (where, failed) => ctx.out.info(retryLine(where, failed, retries)) } : {}),
+    onRun: (run) => ctx.out.info(progressLine(run, engines.length)),
+    onTriggerRun: (run) => ctx.out.info(triggerRunLine(run, engines.length, distractors !== undefined)),
+  };
+}
+
+/** The reports, the result (JSON or the summary), the closing line; returns the exit code. */
+function reportEval(ctx: CommandContext, result: IterationResult, options: EvalOptions, numbers: EvalNumbers, canceled: boolean): number {
+  const reports = writeReports(result, options, ctx.cwd, (line) => ctx.out.info(line));
+  const stopped =
+    result.costLimit !== undefined ? costLimitError(result.costLimit, `eval iteration ${result.iteration}`, result.dir) : undefined;
+  if (ctx.out.json)
+    ctx.out.result({
+      iteration: result.iteration,
+      dir: result.dir,
+      status: canceled || stopped ? "error" : result.gated ? (result.passed ? "passed" : "failed") : "finished",
+      ...(stopped ? { error: stopped.toJSON() } : {}),
+      passed: result.passed,
+      benchmark: result.benchmark,
+      triggers: result.triggers,
+      comparison: result.comparison ?? null,
+      reports,
+    });
+  else ctx.out.result(undefined, summaryText(result, ctx.cwd));
+  if (stopped) {
+    // The results so far are printed above; the error closes the output, and the exit is a failure, not bad input.
+    for (const line of errorLines(stopped)) ctx.out.info(line);
+    return ExitCode.Failure;
+  }
+  if (canceled) ctx.out.info(`canceled: iteration ${result.iteration} is incomplete (status error)`);
+  else if (!result.gated) ctx.out.info("finished (no gate: --min-pass-rate or --fail-on would make it pass or fail)");
+  else if (!result.passed) ctx.out.info(`failed: ${gateFailure(result, numbers.minPassRate, numbers.failOn)}`);
+  else ctx.out.info("passed");
+  return canceled ? 130 : result.passed ? ExitCode.Success : ExitCode.Failure;
+}

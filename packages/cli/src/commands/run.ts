@@ -18,12 +18,14 @@ import {
   type EngineEvent,
   type JobRequest,
   type JobResult,
+  type LoadedConfig,
   type SkillInstall,
   type SkillManifest,
 } from "@skillrig/core";
 import { REQUEST_ERROR_CODES, runJob } from "@skillrig/skills";
 import { propertyTypes } from "@skillrig/skills/protocol";
 import type { CommandModule } from "../command.js";
+import type { CommandContext } from "../context.js";
 import { ExitCode } from "../exit-codes.js";
 import { catchInterrupts } from "../interrupts.js";
 import { reportError } from "../output.js";
@@ -161,142 +163,193 @@ export const runCommand: CommandModule = {
         "after",
         '\nWith no <skill>, runs the config\'s "run" section. <skill> is an id in skills.roots or a path to a skill folder.\nExit codes: 0 job succeeded, 1 job failed, 2 invalid input, config or usage.',
       )
-      .action(async (skillArg: string | undefined, options: RunOptions, command: Command) => {
-        const ctx = context(command);
-        const loaded = await ctx.config();
-        const defaults = skillArg === undefined ? loaded.config.run : undefined;
-        if (skillArg === undefined && !defaults) {
-          throw new SkillrigError(
-            "usage",
-            'name a skill (skillrig run <skill> --engine <name>), or add a "run" section to skillrig.config',
-            { field: "skill" },
-          );
-        }
-        const skill: SkillManifest = await skillFromArgument(ctx, skillArg ?? defaults!.skill);
-        const engine = options.engine ?? defaults?.engine;
-        if (!engine)
-          throw new SkillrigError("usage", "--engine is required (the engine plugin to run the skill with)", { field: "engine" });
-
-        const files: Record<string, string> = {};
-        for (const [field, path] of Object.entries(defaults?.files ?? {})) files[field] = resolve(loaded.dir, path);
-        for (const item of options.file) {
-          const [field, path] = splitPair(item, "--file");
-          files[field] = resolve(ctx.cwd, path);
-        }
-        const timeout = options.timeout !== undefined ? Number(options.timeout) : defaults?.timeout_ms;
-        if (timeout !== undefined && (!Number.isInteger(timeout) || timeout <= 0)) {
-          throw new SkillrigError("usage", `--timeout ${options.timeout}: expected a positive number of milliseconds`, {
-            field: "timeout",
-          });
-        }
-        const maxCostUsd = positiveNumber(options.maxCostUsd, false);
-        const maxTokens = positiveNumber(options.maxTokens, true);
-        for (const [flag, value, given] of [
-          ["--max-cost-usd", maxCostUsd, options.maxCostUsd],
-          ["--max-tokens", maxTokens, options.maxTokens],
-        ] as const) {
-          if (Number.isNaN(value))
-            throw new SkillrigError(
-              "usage",
-              `${flag} ${given}: expected a positive ${flag === "--max-tokens" ? "whole number" : "number"}`,
-              { field: flag.slice(2) },
-            );
-        }
-        if (options.prompt !== undefined && options.promptFile !== undefined)
-          throw new SkillrigError("usage", "give the prompt once: --prompt or --prompt-file, not both", { field: "prompt" });
-        const prompt = options.promptFile !== undefined ? readPromptFile(resolve(ctx.cwd, options.promptFile)) : options.prompt;
-        const request: JobRequest = {
-          skill_id: skill.id,
-          engine,
-          input: { ...(defaults?.input ?? {}), ...pairs(options.input, "--input", propertyTypes(skill.schemas.input?.schema)) },
-          parameter: { ...(defaults?.parameter ?? {}), ...pairs(options.param, "--param", propertyTypes(skill.schemas.parameter?.schema)) },
-          files,
-          ...(prompt !== undefined ? { prompt } : {}),
-          options: {
-            dry_run: options.dryRun === true,
-            ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
-            ...(options.skillInstall !== undefined ? { skill_install: options.skillInstall } : {}),
-            ...(maxCostUsd !== undefined ? { max_cost_usd: maxCostUsd } : {}),
-            ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
-          },
-        };
-
-        const runner = await ctx.runner();
-        ctx.out.info(runHeader(runner, skill.id, engine, ctx.cwd));
-        // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
-        // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
-        const cancel = catchInterrupts({ stopping: "the job", warn: (line) => ctx.out.warn(line) });
-        const heartbeat = startHeartbeat(
-          (line) => ctx.out.info(line),
-          (elapsed, quiet) => `... still running: engine ${engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
-        );
-        // The progress lines are an observer of the job's events, as the console reporter is of a task's cases.
-        runner.hooks.job.event.tap("skillrig run", (event) => {
-          const line = eventLine(event);
-          if (line) {
-            heartbeat.touch();
-            ctx.out.info(line);
-          }
-        });
-        let shown: { input: unknown; parameter: unknown; source: string; skillMd?: string } | undefined;
-        const result = await runJob(runner, request, {
-          skill,
-          signal: cancel.signal,
-          runsDir:
-            options.record === false
-              ? mkdtempSync(join(tmpdir(), "skillrig-run-"))
-              : options.runsDir !== undefined
-                ? resolve(ctx.cwd, options.runsDir)
-                : runsFolderOf(runner),
-          onPrompt: ({ input, parameter, prompt }) => {
-            shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
-          },
-        }).finally(() => {
-          heartbeat.stop();
-          cancel.release();
-        });
-        for (const w of result.warnings ?? []) ctx.out.warn(w);
-        // A request the skill refuses (a bad --param value, a missing --file) is a usage error, as a mistyped option
-        // is: nothing ran, so nothing is recorded, and its run folder (which `skillrig runs` would list) goes.
-        const refused = result.status === "failed" && result.error !== undefined && TYPED_REQUEST_ERRORS.has(result.error.code);
-        if (refused) await rm(result.run_dir, { recursive: true, force: true });
-        else if (options.record !== false && !request.options?.dry_run)
-          await recordRun(ctx, "run", result, new Date(result.timings.started_at));
-
-        if (ctx.out.json) {
-          ctx.out.result(
-            request.options?.dry_run && shown
-              ? { ...result, input: shown.input, parameter: shown.parameter, skill_md: shown.skillMd }
-              : result,
-          );
-        } else if (result.status === "succeeded" && request.options?.dry_run && shown) {
-          ctx.out.info(`dry run of skill "${skill.id}" with engine "${engine}"; run folder ${result.run_dir}`);
-          ctx.out.result(
-            undefined,
-            [
-              "== input ==",
-              JSON.stringify(shown.input, null, 2),
-              "== parameter ==",
-              JSON.stringify(shown.parameter, null, 2),
-              `== prompt (${shown.source === "default" ? "default template" : shown.source === "request" ? "as given" : `template ${shown.source}`}) ==`,
-              result.prompt ?? "",
-            ].join("\n"),
-          );
-        } else if (result.status === "succeeded") {
-          ctx.out.info(`job ${result.job_id} succeeded in ${result.timings.duration_ms} ms; run folder ${result.run_dir}`);
-          for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
-          // A plain skill's output is the agent's answer text: printed as is, not as a JSON string.
-          ctx.out.result(result.output, typeof result.output === "string" ? result.output : undefined);
-        } else if (!refused) {
-          ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
-        }
-        const used = ctx.out.json ? undefined : usageLine(result);
-        if (used) ctx.out.info(used);
-        if (result.error && !ctx.out.json) {
-          const error = new SkillrigError(result.error.code, result.error.message, { ...result.error });
-          reportError(error, false, ctx.out.streams);
-        }
-        setExit(exitCodeOf(result));
-      });
+      .action((skillArg: string | undefined, options: RunOptions, command: Command) =>
+        runAction(context(command), skillArg, options, setExit),
+      );
   },
 };
+
+/** What the dry run shows besides the prompt: the resolved input and parameters, and the prompt's source. */
+interface ShownPrompt {
+  input: unknown;
+  parameter: unknown;
+  source: string;
+  skillMd?: string;
+}
+
+/** `skillrig run`: build the request, run the job, keep or discard its run folder, report it, set the exit code. */
+async function runAction(
+  ctx: CommandContext,
+  skillArg: string | undefined,
+  options: RunOptions,
+  setExit: (code: number) => void,
+): Promise<void> {
+  const loaded = await ctx.config();
+  const { skill, request } = await jobRequestOf(ctx, loaded, skillArg, options);
+  const runner = await ctx.runner();
+  ctx.out.info(runHeader(runner, skill.id, request.engine, ctx.cwd));
+  const { result, shown } = await runWithProgress(ctx, runner, skill, request, options);
+  for (const w of result.warnings ?? []) ctx.out.warn(w);
+  // A request the skill refuses (a bad --param value, a missing --file) is a usage error, as a mistyped option
+  // is: nothing ran, so nothing is recorded, and its run folder (which `skillrig runs` would list) goes.
+  const refused = result.status === "failed" && result.error !== undefined && TYPED_REQUEST_ERRORS.has(result.error.code);
+  if (refused) await rm(result.run_dir, { recursive: true, force: true });
+  else if (options.record !== false && !request.options?.dry_run) await recordRun(ctx, "run", result, new Date(result.timings.started_at));
+  reportJob(ctx, skill, request, result, shown, refused);
+  setExit(exitCodeOf(result));
+}
+
+/** The job request from the named skill (or the config's `run` section) and the flags, checked before anything runs. */
+async function jobRequestOf(
+  ctx: CommandContext,
+  loaded: LoadedConfig,
+  skillArg: string | undefined,
+  options: RunOptions,
+): Promise<{ skill: SkillManifest; request: JobRequest }> {
+  const defaults = skillArg === undefined ? loaded.config.run : undefined;
+  if (skillArg === undefined && !defaults) {
+    throw new SkillrigError("usage", 'name a skill (skillrig run <skill> --engine <name>), or add a "run" section to skillrig.config', {
+      field: "skill",
+    });
+  }
+  const skill: SkillManifest = await skillFromArgument(ctx, skillArg ?? defaults!.skill);
+  const engine = options.engine ?? defaults?.engine;
+  if (!engine) throw new SkillrigError("usage", "--engine is required (the engine plugin to run the skill with)", { field: "engine" });
+
+  const files: Record<string, string> = {};
+  for (const [field, path] of Object.entries(defaults?.files ?? {})) files[field] = resolve(loaded.dir, path);
+  for (const item of options.file) {
+    const [field, path] = splitPair(item, "--file");
+    files[field] = resolve(ctx.cwd, path);
+  }
+  const timeout = options.timeout !== undefined ? Number(options.timeout) : defaults?.timeout_ms;
+  if (timeout !== undefined && (!Number.isInteger(timeout) || timeout <= 0)) {
+    throw new SkillrigError("usage", `--timeout ${options.timeout}: expected a positive number of milliseconds`, {
+      field: "timeout",
+    });
+  }
+  const { maxCostUsd, maxTokens } = budgetFlags(options);
+  if (options.prompt !== undefined && options.promptFile !== undefined)
+    throw new SkillrigError("usage", "give the prompt once: --prompt or --prompt-file, not both", { field: "prompt" });
+  const prompt = options.promptFile !== undefined ? readPromptFile(resolve(ctx.cwd, options.promptFile)) : options.prompt;
+  const request: JobRequest = {
+    skill_id: skill.id,
+    engine,
+    input: { ...(defaults?.input ?? {}), ...pairs(options.input, "--input", propertyTypes(skill.schemas.input?.schema)) },
+    parameter: { ...(defaults?.parameter ?? {}), ...pairs(options.param, "--param", propertyTypes(skill.schemas.parameter?.schema)) },
+    files,
+    ...(prompt !== undefined ? { prompt } : {}),
+    options: {
+      dry_run: options.dryRun === true,
+      ...(timeout !== undefined ? { timeout_ms: timeout } : {}),
+      ...(options.skillInstall !== undefined ? { skill_install: options.skillInstall } : {}),
+      ...(maxCostUsd !== undefined ? { max_cost_usd: maxCostUsd } : {}),
+      ...(maxTokens !== undefined ? { max_tokens: maxTokens } : {}),
+    },
+  };
+  return { skill, request };
+}
+
+/** --max-cost-usd and --max-tokens, each a positive number (tokens whole) when given. */
+function budgetFlags(options: RunOptions): { maxCostUsd: number | undefined; maxTokens: number | undefined } {
+  const maxCostUsd = positiveNumber(options.maxCostUsd, false);
+  const maxTokens = positiveNumber(options.maxTokens, true);
+  for (const [flag, value, given] of [
+    ["--max-cost-usd", maxCostUsd, options.maxCostUsd],
+    ["--max-tokens", maxTokens, options.maxTokens],
+  ] as const) {
+    if (Number.isNaN(value))
+      throw new SkillrigError("usage", `${flag} ${given}: expected a positive ${flag === "--max-tokens" ? "whole number" : "number"}`, {
+        field: flag.slice(2),
+      });
+  }
+  return { maxCostUsd, maxTokens };
+}
+
+/** Where the run folder goes: a temporary folder (--no-record), --runs-dir, else the runs folder. */
+function runsDirOf(ctx: CommandContext, runner: Runner, options: RunOptions): string {
+  if (options.record === false) return mkdtempSync(join(tmpdir(), "skillrig-run-"));
+  return options.runsDir !== undefined ? resolve(ctx.cwd, options.runsDir) : runsFolderOf(runner);
+}
+
+/** Runs the job with its events as progress lines, a heartbeat when it is quiet, and Ctrl-C / SIGTERM as cancel. */
+async function runWithProgress(
+  ctx: CommandContext,
+  runner: Runner,
+  skill: SkillManifest,
+  request: JobRequest,
+  options: RunOptions,
+): Promise<{ result: JobResult; shown: ShownPrompt | undefined }> {
+  // Ctrl-C (SIGINT) or SIGTERM cancels the job: the engine's process tree is killed and result.json still
+  // says what happened (status canceled, error code canceled). A second signal ends skillrig at once.
+  const cancel = catchInterrupts({ stopping: "the job", warn: (line) => ctx.out.warn(line) });
+  const heartbeat = startHeartbeat(
+    (line) => ctx.out.info(line),
+    (elapsed, quiet) => `... still running: engine ${request.engine}, ${seconds(elapsed)} so far, no event for ${seconds(quiet)}`,
+  );
+  // The progress lines are an observer of the job's events, as the console reporter is of a task's cases.
+  runner.hooks.job.event.tap("skillrig run", (event) => {
+    const line = eventLine(event);
+    if (line) {
+      heartbeat.touch();
+      ctx.out.info(line);
+    }
+  });
+  let shown: ShownPrompt | undefined;
+  const result = await runJob(runner, request, {
+    skill,
+    signal: cancel.signal,
+    runsDir: runsDirOf(ctx, runner, options),
+    onPrompt: ({ input, parameter, prompt }) => {
+      shown = { input, parameter, source: prompt.source, skillMd: prompt.skillMd };
+    },
+  }).finally(() => {
+    heartbeat.stop();
+    cancel.release();
+  });
+  return { result, shown };
+}
+
+/** The result: JSON, the dry run's input, parameters and prompt, or the job's output and artifacts; then usage and error. */
+function reportJob(
+  ctx: CommandContext,
+  skill: SkillManifest,
+  request: JobRequest,
+  result: JobResult,
+  shown: ShownPrompt | undefined,
+  refused: boolean,
+): void {
+  if (ctx.out.json) {
+    ctx.out.result(
+      request.options?.dry_run && shown ? { ...result, input: shown.input, parameter: shown.parameter, skill_md: shown.skillMd } : result,
+    );
+  } else if (result.status === "succeeded" && request.options?.dry_run && shown) {
+    ctx.out.info(`dry run of skill "${skill.id}" with engine "${request.engine}"; run folder ${result.run_dir}`);
+    ctx.out.result(undefined, dryRunText(shown, result));
+  } else if (result.status === "succeeded") {
+    ctx.out.info(`job ${result.job_id} succeeded in ${result.timings.duration_ms} ms; run folder ${result.run_dir}`);
+    for (const a of result.artifacts) ctx.out.info(`artifact ${a.field} (${a.role}): ${a.path}`);
+    // A plain skill's output is the agent's answer text: printed as is, not as a JSON string.
+    ctx.out.result(result.output, typeof result.output === "string" ? result.output : undefined);
+  } else if (!refused) {
+    ctx.out.info(`job ${result.job_id} ${result.status}; run folder ${result.run_dir}`);
+  }
+  const used = ctx.out.json ? undefined : usageLine(result);
+  if (used) ctx.out.info(used);
+  if (result.error && !ctx.out.json) {
+    const error = new SkillrigError(result.error.code, result.error.message, { ...result.error });
+    reportError(error, false, ctx.out.streams);
+  }
+}
+
+/** A dry run's text: the resolved input and parameters, and the rendered prompt with where it came from. */
+function dryRunText(shown: ShownPrompt, result: JobResult): string {
+  return [
+    "== input ==",
+    JSON.stringify(shown.input, null, 2),
+    "== parameter ==",
+    JSON.stringify(shown.parameter, null, 2),
+    `== prompt (${shown.source === "default" ? "default template" : shown.source === "request" ? "as given" : `template ${shown.source}`}) ==`,
+    result.prompt ?? "",
+  ].join("\n");
+}

@@ -8,11 +8,21 @@
  */
 import { resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { runsFolderOf, SkillrigError } from "@skillrig/core";
-import { loadSolveTasks, solve, writeSolveReports, type SolveReport } from "@skillrig/solve";
+import { runsFolderOf, SkillrigError, type Runner } from "@skillrig/core";
+import {
+  loadSolveTasks,
+  solve,
+  writeSolveReports,
+  type SolveConfig,
+  type SolveEngine,
+  type SolveOptions,
+  type SolveProgress,
+  type SolveReport,
+} from "@skillrig/solve";
 import type { CommandModule } from "../command.js";
+import type { CommandContext } from "../context.js";
 import { ExitCode } from "../exit-codes.js";
-import { catchInterrupts } from "../interrupts.js";
+import { catchInterrupts, type Interrupts } from "../interrupts.js";
 import { addBudgetOptions, type BudgetFlags, costLimitError, errorLines, invocationBudget } from "../invocation-budget-flags.js";
 import { recordRun, reserveRunFolder } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
@@ -76,110 +86,140 @@ export const solveCommand: CommandModule = {
         "\nExit codes: 0 every attempt passed, 1 some attempt did not pass (or the budget stopped the batch: cost_limit), 2 invalid input or misuse.\n" +
           "With --json, stdout holds only the solve report (the same document as --reporter json).\n",
       )
-      .action(async (taskFiles: string[], given: SolveCommandOptions, command) => {
-        const ctx = context(command);
-        const options = { ...given, engine: given.engine ?? [], reporter: given.reporter ?? [] };
-        const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
-        if (unknown.length > 0) {
-          throw new SkillrigError(
-            "usage",
-            `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`,
-            { field: "--reporter" },
-          );
-        }
-        if (options.reporter.length > 0 && !options.out) {
-          throw new SkillrigError("usage", "--reporter writes report files and needs --out <dir>", { field: "--out" });
-        }
-        if (options.server !== undefined && !/^https?:\/\/[^/]+/.test(options.server)) {
-          throw new SkillrigError("usage", `--server must be an http(s) URL such as http://127.0.0.1:8765, not "${options.server}"`, {
-            field: "--server",
-          });
-        }
-        const runner = await ctx.runner();
-        const budget = invocationBudget(options, runner.config.cost);
-        const defaults = runner.config.solve ?? {};
-        const engines = options.engine.length > 0 ? options.engine : (defaults.engines ?? []);
-        if (engines.length === 0) {
-          throw new SkillrigError("usage", "no engine given", {
-            field: "--engine",
-            hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)",
-          });
-        }
-        // An --engine that names a configured variant gets that variant's engine and options; anything else is an engine name.
-        const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
-        const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
-        // Ctrl-C stops the running engines (their process groups are killed) and starts no new attempt; the
-        // report of what ran is still printed and written. The listener stays until the batch ends, so engine
-        // plugins that kill their CLIs on SIGINT leave the process alive to report. A second Ctrl-C exits at once.
-        const canceled = catchInterrupts({ stopping: "the running engines' attempts", warn: (line) => ctx.out.warn(line) });
-        const startedAt = new Date();
-        const folder =
-          options.record !== false
-            ? await reserveRunFolder(ctx, "solve", tasks.map((t) => t.task.task_id).join(","), startedAt)
-            : undefined;
-        let done = 0;
-        const heartbeat = startHeartbeat(
-          (line) => ctx.out.info(line),
-          (elapsed, quiet) => `... still running: ${done} attempt(s) done, ${seconds(elapsed)} so far, nothing new for ${seconds(quiet)}`,
-        );
-        let report: SolveReport;
-        try {
-          report = await solve(runner, {
-            signal: canceled.signal,
-            runsDir: folder?.jobsDir ?? runsFolderOf(runner),
-            tasks,
-            engines: engines.map((name) => {
-              const variant = variants.get(name);
-              return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
-            }),
-            attempts: options.attempts ?? defaults.attempts ?? 1,
-            jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
-            ...(options.server ? { execution: (await loadRemoteRun()).remoteSolveExecution(runner, options.server) } : {}),
-            timeoutMs: options.timeout,
-            ...(budget.active ? { budget } : {}),
-            onProgress: (event) => {
-              heartbeat.touch();
-              if (event.type !== "reference") done = event.done;
-              if (event.type === "reference") {
-                const c = event.check;
-                ctx.out.info(
-                  c.flagged.length === 0
-                    ? `reference ${event.task_id}: passes every case`
-                    : `reference ${event.task_id}: fails ${c.flagged.map((f) => f.name).join(", ")}; not scored against engines`,
-                );
-              } else {
-                const r = event.result;
-                ctx.out.info(
-                  `[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`,
-                );
-              }
-            },
-          });
-        } finally {
-          heartbeat.stop();
-          canceled.release();
-        }
-        if (folder) await recordRun(ctx, "solve", report, startedAt, folder);
-        if (options.out) {
-          for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out)))
-            ctx.out.info(`wrote ${file}`);
-        }
-        ctx.out.result(report, formatSolveSummary(report));
-        if (report.stopped) {
-          // The report (what ran, and the attempts not run) is written and printed; the error closes the output.
-          const where = options.out
-            ? resolve(ctx.cwd, options.out)
-            : folder
-              ? `run ${folder.id} (skillrig runs show ${folder.id})`
-              : "the report above";
-          for (const line of errorLines(costLimitError(report.stopped.message, "the solve batch", where))) ctx.out.info(line);
-          setExit(ExitCode.Failure);
-          return;
-        }
-        setExit(report.summary.not_passed === 0 ? ExitCode.Success : ExitCode.Failure);
-      });
+      .action((taskFiles: string[], given: SolveCommandOptions, command) => solveAction(context(command), taskFiles, given, setExit));
   },
 };
+
+/** The command's options with the repeatable ones as lists, checked. */
+type CheckedOptions = SolveCommandOptions & { engine: string[]; reporter: string[] };
+
+/** `skillrig solve`: check the options, load the tasks, run the batch, record and report it, set the exit code. */
+async function solveAction(
+  ctx: CommandContext,
+  taskFiles: string[],
+  given: SolveCommandOptions,
+  setExit: (code: number) => void,
+): Promise<void> {
+  const options = checkedOptions(given);
+  const runner = await ctx.runner();
+  const budget = invocationBudget(options, runner.config.cost);
+  const defaults = runner.config.solve ?? {};
+  const engines = enginesOf(options.engine, defaults);
+  const tasks = await loadSolveTasks(taskFiles, ctx.cwd);
+  // Ctrl-C stops the running engines (their process groups are killed) and starts no new attempt; the
+  // report of what ran is still printed and written. The listener stays until the batch ends, so engine
+  // plugins that kill their CLIs on SIGINT leave the process alive to report. A second Ctrl-C exits at once.
+  const canceled = catchInterrupts({ stopping: "the running engines' attempts", warn: (line) => ctx.out.warn(line) });
+  const startedAt = new Date();
+  const folder =
+    options.record !== false ? await reserveRunFolder(ctx, "solve", tasks.map((t) => t.task.task_id).join(","), startedAt) : undefined;
+  const batch: SolveOptions = {
+    signal: canceled.signal,
+    runsDir: folder?.jobsDir ?? runsFolderOf(runner),
+    tasks,
+    engines,
+    attempts: options.attempts ?? defaults.attempts ?? 1,
+    jobs: options.jobs ?? (options.server ? REMOTE_IN_FLIGHT : (defaults.jobs ?? 2)),
+    timeoutMs: options.timeout,
+    ...(budget.active ? { budget } : {}),
+  };
+  const report = await solveWithProgress(ctx, runner, batch, options.server, canceled);
+  if (folder) await recordRun(ctx, "solve", report, startedAt, folder);
+  if (options.out) {
+    for (const file of await writeSolveReports(report, options.reporter, resolve(ctx.cwd, options.out))) ctx.out.info(`wrote ${file}`);
+  }
+  ctx.out.result(report, formatSolveSummary(report));
+  if (report.stopped) {
+    // The report (what ran, and the attempts not run) is written and printed; the error closes the output.
+    const where = options.out
+      ? resolve(ctx.cwd, options.out)
+      : folder
+        ? `run ${folder.id} (skillrig runs show ${folder.id})`
+        : "the report above";
+    for (const line of errorLines(costLimitError(report.stopped.message, "the solve batch", where))) ctx.out.info(line);
+    setExit(ExitCode.Failure);
+    return;
+  }
+  setExit(report.summary.not_passed === 0 ? ExitCode.Success : ExitCode.Failure);
+}
+
+/** --reporter names known ones and comes with --out; --server is an http(s) URL. */
+function checkedOptions(given: SolveCommandOptions): CheckedOptions {
+  const options = { ...given, engine: given.engine ?? [], reporter: given.reporter ?? [] };
+  const unknown = options.reporter.filter((r) => !(REPORTERS as readonly string[]).includes(r));
+  if (unknown.length > 0) {
+    throw new SkillrigError("usage", `unknown reporter ${unknown.map((r) => `"${r}"`).join(", ")}; available: ${REPORTERS.join(", ")}`, {
+      field: "--reporter",
+    });
+  }
+  if (options.reporter.length > 0 && !options.out) {
+    throw new SkillrigError("usage", "--reporter writes report files and needs --out <dir>", { field: "--out" });
+  }
+  if (options.server !== undefined && !/^https?:\/\/[^/]+/.test(options.server)) {
+    throw new SkillrigError("usage", `--server must be an http(s) URL such as http://127.0.0.1:8765, not "${options.server}"`, {
+      field: "--server",
+    });
+  }
+  return options;
+}
+
+/** The engines to solve with: --engine, else solve.engines; a name of a configured variant gets its engine and options. */
+function enginesOf(named: string[], defaults: SolveConfig): SolveEngine[] {
+  const engines = named.length > 0 ? named : (defaults.engines ?? []);
+  if (engines.length === 0) {
+    throw new SkillrigError("usage", "no engine given", {
+      field: "--engine",
+      hint: "skillrig solve <task-file...> --engine gemini (or set solve.engines in the config)",
+    });
+  }
+  // An --engine that names a configured variant gets that variant's engine and options; anything else is an engine name.
+  const variants = new Map((defaults.variants ?? []).map((v) => [v.label, v]));
+  return engines.map((name) => {
+    const variant = variants.get(name);
+    return variant ? { name: variant.engine, label: variant.label, options: variant.options } : { name };
+  });
+}
+
+/** Runs the batch (here, or on a jobs server with --server) with a line per reference check and attempt, and a heartbeat. */
+async function solveWithProgress(
+  ctx: CommandContext,
+  runner: Runner,
+  batch: SolveOptions,
+  server: string | undefined,
+  canceled: Interrupts,
+): Promise<SolveReport> {
+  let done = 0;
+  const heartbeat = startHeartbeat(
+    (line) => ctx.out.info(line),
+    (elapsed, quiet) => `... still running: ${done} attempt(s) done, ${seconds(elapsed)} so far, nothing new for ${seconds(quiet)}`,
+  );
+  try {
+    return await solve(runner, {
+      ...batch,
+      ...(server ? { execution: (await loadRemoteRun()).remoteSolveExecution(runner, server) } : {}),
+      onProgress: (event) => {
+        heartbeat.touch();
+        if (event.type !== "reference") done = event.done;
+        ctx.out.info(progressLine(event));
+      },
+    });
+  } finally {
+    heartbeat.stop();
+    canceled.release();
+  }
+}
+
+/** One reference check's or one attempt's line. */
+function progressLine(event: SolveProgress): string {
+  if (event.type === "reference") {
+    const c = event.check;
+    return c.flagged.length === 0
+      ? `reference ${event.task_id}: passes every case`
+      : `reference ${event.task_id}: fails ${c.flagged.map((f) => f.name).join(", ")}; not scored against engines`;
+  }
+  const r = event.result;
+  return `[${event.done}/${event.total}] ${r.task_id} ${r.engine} #${r.attempt}: ${r.status} ${r.score.passed}/${r.score.total}${r.message && r.status !== "passed" ? ` - ${r.message}` : ""}`;
+}
 
 /** The human summary: one line per engine, then tasks against engines. */
 export function formatSolveSummary(report: SolveReport): string {
