@@ -28,10 +28,7 @@ const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
   ["packages/server/src/worker-execution.ts", "createWorkerExecution"],
   ["packages/skills/src/load-skill.ts", "checkRunnable"],
   ["packages/skills/src/resolve-input.ts", "resolveJobInput"],
-  ["packages/solve/src/run-attempt.ts", "runAttempt"],
-  ["packages/solve/src/solve.ts", "solve"],
   ["packages/view/src/view-server.ts", "startViewServer"],
-  ["plugins/deliverable-function/src/case-outcome.ts", "outcomeOf"],
   ["plugins/engine-claude/src/stream-parser.ts", "createClaudeStreamParser"],
   ["plugins/engine-codex/src/stream-parser.ts", "createCodexStreamParser"],
 ];
