@@ -3,7 +3,7 @@
  * job. The two flows share no union: a deliverable plugin only ever sees case types, an engine only job types.
  */
 import type { Violation } from "./errors.js";
-import type { CaseStatus, Deliverable, LoadedTask, TaskReport, TestCase } from "./oracle-types.js";
+import type { CaseStatus, Deliverable, LoadedTask, Task, TaskReport, TestCase } from "./oracle-types.js";
 import type { CollectedArtifact, EngineEvent, JobRequest, JobResult, RunFolder, SkillInstall, SkillManifest } from "./job-types.js";
 import type { Sandbox } from "./sandbox.js";
 
@@ -27,6 +27,31 @@ export interface TaskRun {
   signal: AbortSignal;
   /** Cases this run grades, when a selection (`skillrig test -k`) leaves some of the task's out; default: all of them. */
   selectedCases?: number;
+}
+
+/**
+ * `task.resolveDeliverable[type]`: a path a user gave for a deliverable (`--deliverable`, a samples file's `path`,
+ * an agent's artifact), checked to exist. A tap returns the `Deliverable` it names, throws a `usage` error a person
+ * can act on, or returns undefined; with no answer the oracle's rule applies: the file itself, or a folder holding
+ * the task's `entrypoint` file.
+ */
+export interface DeliverablePathRequest {
+  /** The path as the user wrote it (for messages). */
+  path: string;
+  /** It, absolute. */
+  target: string;
+  /** What is there. */
+  kind: "file" | "dir";
+  task: Pick<Task, "deliverable_type" | "entrypoint">;
+}
+
+/**
+ * `task.deliverableFile[type]`: where skillrig writes a deliverable it was given as text (a samples file's
+ * `solution`, the solve skill's output). A tap returns the entry file's path relative to the deliverable's folder;
+ * with no answer it is the task's `entrypoint`.
+ */
+export interface DeliverableFileRequest {
+  task: Pick<Task, "deliverable_type" | "entrypoint">;
 }
 
 /** One test case of a task run. */

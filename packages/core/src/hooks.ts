@@ -5,6 +5,8 @@
  *   task.setUp[T] -> task.start -> for each case: task.resolveInput[T] (all cases are checked before any runs)
  *   -> task.execute[T] -> task.compare[M] per checked field -> task.caseResult
  *   -> task.tearDown[T] -> runEnd
+ * Before a run, where a deliverable of type `T` is: task.resolveDeliverable[T] (a user's path), task.deliverableFile[T]
+ * (the file skillrig writes a deliverable given as text to).
  * Running a skill job (packages/skills), keyed by the engine name `E`:
  *   job.resolveInput -> job.renderPrompt -> job.prepareRuntime -> job.execute[E] (streams job.event)
  *   -> job.collectArtifacts -> runEnd
@@ -25,6 +27,8 @@ import type {
   CaseOutcome,
   CaseWork,
   CompareRequest,
+  DeliverableFileRequest,
+  DeliverablePathRequest,
   CompareResult,
   JobExecuteRequest,
   JobInputResolution,
@@ -34,7 +38,7 @@ import type {
   RunEndInfo,
   TaskRun,
 } from "./flow-types.js";
-import type { CaseVerdict, TaskReport } from "./oracle-types.js";
+import type { CaseVerdict, Deliverable, TaskReport } from "./oracle-types.js";
 import type { EngineEvent, EngineOutcome } from "./job-types.js";
 import type { AssertionKind } from "./assertion-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
@@ -97,6 +101,18 @@ export function createHooks(onClaim: OnClaim) {
       caseResult: new AsyncSeriesHook<[CaseVerdict, CaseWork]>(["verdict", "work"]),
       /** Keyed by deliverable type. The run finished (always, even on error): tear down what setUp made. */
       tearDown: new HookMap((_type: string) => new AsyncSeriesHook<[TaskRun, TaskReport]>(["run", "report"])),
+      /**
+       * Keyed by deliverable type. Bail, before any run: the `Deliverable` a user's path names (a `--deliverable`
+       * file or folder). No answer: the file itself, or a folder holding the task's `entrypoint` (the oracle's rule).
+       */
+      resolveDeliverable: new HookMap(
+        (_type: string) => new AsyncSeriesBailHook<[DeliverablePathRequest], Deliverable | undefined>(["request"]),
+      ),
+      /**
+       * Keyed by deliverable type. Bail: the entry file, relative to its folder, of a deliverable skillrig writes from
+       * text (a sample's `solution`, the solve skill's output). No answer: the task's `entrypoint`.
+       */
+      deliverableFile: new HookMap((_type: string) => new SyncBailHook<[DeliverableFileRequest], string | undefined>(["request"])),
     }),
 
     /** Skill jobs: one skill run by one engine. */

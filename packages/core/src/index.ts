@@ -4,6 +4,8 @@ export type { RunnerHooks, ClaimKind } from "./hooks.js";
 export type {
   TaskRun,
   CaseWork,
+  DeliverablePathRequest,
+  DeliverableFileRequest,
   CaseInputResolution,
   CaseExecuteRequest,
   CaseComparison,

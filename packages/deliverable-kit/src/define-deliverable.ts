@@ -10,18 +10,25 @@
  *   task.execute[type]      `runCase`                       -> CaseOutcome (data; the oracle compares and decides)
  *   task.tearDown[type]     `close`, then the folder goes
  *   close (runner)          `closeRuntime` (warm runtimes kept across runs)
+ *
+ * and where a deliverable is, before any run (both optional; the oracle's entrypoint rule otherwise):
+ *   task.resolveDeliverable[type]  `resolveDeliverable`  a user's path -> Deliverable
+ *   task.deliverableFile[type]     `deliverableFile`     the file a deliverable given as text is written to
  */
 import { chmod, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   type ConfigSection,
+  type Deliverable,
+  type DeliverablePathRequest,
   copyDeliverable,
   pointer,
   type CaseOutcome,
   type CaseWork,
   type Runner,
   type SkillrigPlugin,
+  type Task,
   type TaskRun,
   type TestCase,
   type Violation,
@@ -78,6 +85,17 @@ export interface DeliverableDefinition<Session, Input = unknown> {
   close?(session: Session): Promise<void> | void;
   /** The runner is closing: stop what the plugin kept across runs. */
   closeRuntime?(): Promise<void> | void;
+  /**
+   * The entry file, relative to the deliverable's folder, that skillrig writes a deliverable given as text to (a
+   * samples file's `solution`, the solve skill's output). Omitted: the task's `entrypoint`.
+   */
+  deliverableFile?(task: Pick<Task, "deliverable_type" | "entrypoint">): string;
+  /**
+   * A user's path to a deliverable (`--deliverable`, a samples file's `path`), known to exist -> the `Deliverable`
+   * it names; throw a `SkillrigError("usage", ...)` naming the path when it is not one. Omitted: the file itself, or
+   * a folder holding the task's `entrypoint` file.
+   */
+  resolveDeliverable?(request: DeliverablePathRequest): Promise<Deliverable> | Deliverable;
   /** Config sections the type reads (`runner.config.<section>`), validated when the config loads (docs/plugin-api.md). */
   configSections?: readonly ConfigSection[];
 }
@@ -153,6 +171,10 @@ export function defineDeliverable<Session, Input = unknown>(definition: Delivera
           await rm(open.workspace.root, { recursive: true, force: true });
         }
       });
+
+      const { deliverableFile, resolveDeliverable } = definition;
+      if (deliverableFile) task.deliverableFile.for(type).tap(name, (request) => deliverableFile(request.task));
+      if (resolveDeliverable) task.resolveDeliverable.for(type).tapPromise(name, async (request) => resolveDeliverable(request));
 
       if (definition.closeRuntime) runner.hooks.close.tapPromise(name, async () => definition.closeRuntime?.());
     },

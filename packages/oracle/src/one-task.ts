@@ -4,7 +4,7 @@
  * modules it uses. The package's main entry exports all of it too.
  */
 export { loadTask, validateTask, validateTaskText, taskViolations, taskSchema, exactTaskText } from "./load-task.js";
-export { resolveDeliverable } from "./resolve-deliverable.js";
+export { deliverableFileOf, resolveDeliverable } from "./resolve-deliverable.js";
 export { runTask, summarize } from "./run-task.js";
 export type { RunTaskOptions } from "./run-task.js";
 export { Bail, narrowTask, parseCaseFilter } from "./case-selection.js";

@@ -1,45 +1,38 @@
 /**
- * Turns `--deliverable <file-or-folder>` into core's `Deliverable` ({dir, entryFile}).
+ * Where a deliverable is, asked of the deliverable type's plugin through the runner's hooks; the oracle owns only
+ * the rule for types whose plugin has none of its own.
  *
- * - function: a `.py` file, or a folder holding exactly one obvious module: its top-level `.py` files other than
- *   tests and packaging files (`test_*.py`, `*_test.py`, `conftest.py`, `setup.py`, `__init__.py`, `__main__.py`).
- *   When there are several, `solution.py` is taken if present; otherwise it is an error listing them.
- * - script / cli (and types plugins add): the entry file itself (any name), or a folder that contains the task's
- *   `entrypoint` file.
+ * - `resolveDeliverable`: `--deliverable <file-or-folder>` -> core's `Deliverable` ({dir, entryFile}). The path must
+ *   exist; then `task.resolveDeliverable[type]` answers (the function type: a `.py` file or a folder holding one
+ *   module). With no answer: the entry file itself (any name), or a folder that contains the task's `entrypoint`.
+ * - `deliverableFileOf`: the entry file a deliverable given as text is written to, relative to its folder:
+ *   `task.deliverableFile[type]` (the function type: `solution.py`), else the task's `entrypoint`.
  * A file given by itself is snapshotted alone (`entryOnly`): nothing beside it crosses into the sandbox.
  */
-import { stat, readdir } from "node:fs/promises";
-import { dirname, isAbsolute, join, relative, resolve } from "node:path";
-import { SkillrigError, type Deliverable, type Task } from "@skillrig/core";
+import { stat } from "node:fs/promises";
+import { dirname, isAbsolute, relative, resolve } from "node:path";
+import { SkillrigError, type Deliverable, type DeliverablePathRequest, type Runner, type Task } from "@skillrig/core";
 
-const NOT_A_SOLUTION = /^(test_.*|.*_test|conftest|setup|__init__|__main__)\.py$/;
+type TaskShape = Pick<Task, "deliverable_type" | "entrypoint">;
 
-export async function resolveDeliverable(
-  path: string,
-  task: Pick<Task, "deliverable_type" | "entrypoint">,
-  cwd = process.cwd(),
-): Promise<Deliverable> {
+export async function resolveDeliverable(runner: Runner, path: string, task: TaskShape, cwd = process.cwd()): Promise<Deliverable> {
   const target = resolve(cwd, path);
   const kind = await statKind(target);
   if (kind === undefined) {
     throw new SkillrigError("usage", `deliverable ${path} does not exist`, { field: "--deliverable", file: path });
   }
-  if (task.deliverable_type === "function") {
-    if (kind === "file") {
-      if (!target.endsWith(".py")) {
-        throw new SkillrigError(
-          "usage",
-          `deliverable ${path} is not a Python file (.py); a function deliverable is a .py module or a folder holding one`,
-          {
-            field: "--deliverable",
-            file: path,
-          },
-        );
-      }
-      return { dir: dirname(target), entryFile: target, entryOnly: true };
-    }
-    return { dir: target, entryFile: join(target, await findModule(target, path)) };
-  }
+  const request: DeliverablePathRequest = { path, target, kind, task };
+  const answer = await runner.hooks.task.resolveDeliverable.get(task.deliverable_type)?.promise(request);
+  return answer ?? entrypointDeliverable(request);
+}
+
+/** The entry file of a deliverable skillrig writes from text, relative to its folder. */
+export function deliverableFileOf(runner: Runner, task: TaskShape): string {
+  return runner.hooks.task.deliverableFile.get(task.deliverable_type)?.call({ task }) ?? task.entrypoint;
+}
+
+/** The rule of types without their own: the file itself, or a folder holding the task's `entrypoint` file. */
+async function entrypointDeliverable({ path, target, kind, task }: DeliverablePathRequest): Promise<Deliverable> {
   if (kind === "file") return { dir: dirname(target), entryFile: target, entryOnly: true };
   const entryFile = resolve(target, task.entrypoint);
   const rel = relative(target, entryFile);
@@ -56,22 +49,6 @@ export async function resolveDeliverable(
     });
   }
   return { dir: target, entryFile };
-}
-
-async function findModule(dir: string, shown: string): Promise<string> {
-  const entries = await readdir(dir, { withFileTypes: true });
-  const candidates = entries
-    .filter((e) => e.isFile() && e.name.endsWith(".py") && !NOT_A_SOLUTION.test(e.name))
-    .map((e) => e.name)
-    .sort();
-  if (candidates.length === 1) return candidates[0]!;
-  if (candidates.includes("solution.py")) return "solution.py";
-  const found = candidates.length === 0 ? "it has none" : `it has ${candidates.length}: ${candidates.join(", ")}`;
-  throw new SkillrigError("usage", `deliverable folder ${shown} must hold exactly one Python module (or a solution.py); ${found}`, {
-    field: "--deliverable",
-    file: shown,
-    hint: candidates.length > 0 ? `name the module itself, e.g. --deliverable ${join(shown, candidates[0]!)}` : undefined,
-  });
 }
 
 async function statKind(path: string): Promise<"file" | "dir" | undefined> {

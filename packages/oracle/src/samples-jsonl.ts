@@ -7,19 +7,21 @@
  * a missing or wrong field, an unknown task_id, a path that does not exist) is collected, named by its line number,
  * and reported at once, before anything runs.
  *
- * A `solution` is written to `workDir` as the deliverable's entry file (`solution.py` for a function, the task's
- * `entrypoint` otherwise); the caller owns `workDir` and removes it.
+ * A `solution` is written to `workDir` as the deliverable's entry file (the type's `task.deliverableFile`, else the
+ * task's `entrypoint`); a `path` is read by the type's `task.resolveDeliverable`. The caller owns `workDir` and
+ * removes it.
  */
 import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join, relative, resolve } from "node:path";
-import { isSkillrigError, SkillrigError, type LoadedTask, type Violation } from "@skillrig/core";
-import { resolveDeliverable } from "./resolve-deliverable.js";
+import { isSkillrigError, SkillrigError, type LoadedTask, type Runner, type Violation } from "@skillrig/core";
+import { deliverableFileOf, resolveDeliverable } from "./resolve-deliverable.js";
 import type { SuiteEntry } from "./suite-deliverables.js";
 
 /** Most problems listed in the message (all are in `violations`). */
 const LISTED = 20;
 
 export async function deliverablesFromSamples(
+  runner: Runner,
   tasks: LoadedTask[],
   samplesFile: string,
   options: { cwd?: string; workDir: string },
@@ -82,7 +84,7 @@ export async function deliverablesFromSamples(
         continue;
       }
       const dir = join(options.workDir, String(written++));
-      const entryFile = await writeSolution(dir, entry.loaded, line.solution);
+      const entryFile = await writeSolution(dir, entry.loaded, deliverableFileOf(runner, entry.loaded.task), line.solution);
       entry.samples.push({ index, source, deliverable: { dir, entryFile } });
       continue;
     }
@@ -91,7 +93,7 @@ export async function deliverablesFromSamples(
       continue;
     }
     try {
-      const deliverable = await resolveDeliverable(line.path, entry.loaded.task, dirname(file));
+      const deliverable = await resolveDeliverable(runner, line.path, entry.loaded.task, dirname(file));
       entry.samples.push({ index, source, deliverable });
     } catch (error) {
       if (!isSkillrigError(error)) throw error;
@@ -115,9 +117,8 @@ export async function deliverablesFromSamples(
   return result;
 }
 
-async function writeSolution(dir: string, loaded: LoadedTask, source: string): Promise<string> {
+async function writeSolution(dir: string, loaded: LoadedTask, name: string, source: string): Promise<string> {
   const task = loaded.task;
-  const name = task.deliverable_type === "function" ? "solution.py" : task.entrypoint;
   const entryFile = resolve(dir, name);
   // The entrypoint comes from the task file: it must not place the written source outside the sample's folder.
   if (relative(dir, entryFile).startsWith("..")) {

@@ -5,7 +5,7 @@
  */
 import { stat } from "node:fs/promises";
 import { isAbsolute, relative, resolve } from "node:path";
-import { isSkillrigError, type Deliverable, type LoadedTask } from "@skillrig/core";
+import { isSkillrigError, type Deliverable, type LoadedTask, type Runner } from "@skillrig/core";
 import { resolveDeliverable } from "./resolve-deliverable.js";
 
 /** One sample of a task: a deliverable to grade, or why there is none. */
@@ -28,9 +28,10 @@ export interface SuiteEntry {
 
 /**
  * `--deliverable DIR` for a suite: per task, `DIR/<task_id>.py` or the folder `DIR/<task_id>/` (a task_id with
- * slashes, like `HumanEval/0`, is a path below DIR). Both present is ambiguous and is said so.
+ * slashes, like `HumanEval/0`, is a path below DIR), read by the type's `task.resolveDeliverable`. Both present is
+ * ambiguous and is said so.
  */
-export async function deliverablesFromFolder(tasks: LoadedTask[], dir: string, cwd = process.cwd()): Promise<SuiteEntry[]> {
+export async function deliverablesFromFolder(runner: Runner, tasks: LoadedTask[], dir: string, cwd = process.cwd()): Promise<SuiteEntry[]> {
   const root = resolve(cwd, dir);
   const entries: SuiteEntry[] = [];
   for (const loaded of tasks) {
@@ -66,7 +67,7 @@ export async function deliverablesFromFolder(tasks: LoadedTask[], dir: string, c
     }
     const shown = relative(cwd, path) || path;
     try {
-      const deliverable = await resolveDeliverable(path, loaded.task, cwd);
+      const deliverable = await resolveDeliverable(runner, path, loaded.task, cwd);
       entries.push({ loaded, samples: [{ index: 0, source: shown, deliverable }] });
     } catch (error) {
       if (!isSkillrigError(error)) throw error;

@@ -60,8 +60,8 @@ export async function runTaskWith(
     ...Object.fromEntries(Object.entries(deliverableFiles).map(([p, c]) => [`deliverable/${p}`, c])),
   });
   const loaded = await loadTask(join(dir, "task.json"));
-  const deliverable = await resolveDeliverable(join(dir, "deliverable"), loaded.task);
   const runner = options.runner ?? makeRunner();
+  const deliverable = await resolveDeliverable(runner, join(dir, "deliverable"), loaded.task);
   const runOptions: RunTaskOptions = { loaded, deliverable, jobs: options.jobs ?? 2, strict: options.strict, signal: options.signal };
   const report = await runTask(runner, runOptions);
   const byName = Object.fromEntries(report.cases.map((c) => [c.name, c]));

@@ -22,6 +22,9 @@ import sandboxPlugin, { availableLevels, createSandbox, probeHost, type LevelNam
 import { describe, expect, it } from "vitest";
 import { tempDir, writeTree } from "./helpers.js";
 
+/** Reads a deliverable's path (a script task: the oracle's entrypoint rule, which no plugin here replaces). */
+const pathRunner = new Runner();
+
 const here = dirname(fileURLToPath(import.meta.url));
 const cliBin = resolve(here, "../../cli/dist/bin.js");
 const levels = availableLevels()
@@ -68,7 +71,7 @@ function scriptTask(tests: TestCase[], limits?: Task["limits"]): Task {
 async function grade(level: LevelName, task: Task, code: string) {
   const dir = writeTree({ "task.json": JSON.stringify(task), "deliverable/main.py": code });
   const loaded = await loadTask(join(dir, "task.json"));
-  const deliverable = await resolveDeliverable(join(dir, "deliverable"), loaded.task);
+  const deliverable = await resolveDeliverable(pathRunner, join(dir, "deliverable"), loaded.task);
   const report = await runTask(runnerAt(level), { loaded, deliverable, jobs: 2 });
   // Everything the report says about what the code did (its `expected` is the task's own, so it is left out).
   const text = JSON.stringify({ ...report, cases: report.cases.map(({ expected, ...rest }) => rest) });
@@ -166,7 +169,7 @@ describe.each(levels)("reward hacking at level %s", (level) => {
     chmodSync(folder, 0o700);
     const taskDir = writeTree({ "task.json": JSON.stringify(scriptTask([{ name: "private", input: {}, expected: { stdout: "hello" } }])) });
     const loaded = await loadTask(join(taskDir, "task.json"));
-    const report = await runTask(runnerAt(level), { loaded, deliverable: await resolveDeliverable(folder, loaded.task) });
+    const report = await runTask(runnerAt(level), { loaded, deliverable: await resolveDeliverable(pathRunner, folder, loaded.task) });
     expect(report.cases[0]?.status).toBe("passed");
   });
 
@@ -188,7 +191,7 @@ describe("the task file never crosses into the sandbox", () => {
   it("refuses a deliverable folder that holds the task file, naming it", async () => {
     const dir = writeTree({ "task.json": JSON.stringify(task), "main.py": code });
     const loaded = await loadTask(join(dir, "task.json"));
-    const run = runTask(runnerAt("namespaces"), { loaded, deliverable: await resolveDeliverable(dir, loaded.task) });
+    const run = runTask(runnerAt("namespaces"), { loaded, deliverable: await resolveDeliverable(pathRunner, dir, loaded.task) });
     await expect(run).rejects.toThrow(
       new RegExp(`deliverable folder ${dir} would carry the task file into the sandbox: ${dir}/task.json is ${dir}/task.json`),
     );
@@ -203,9 +206,10 @@ describe("the task file never crosses into the sandbox", () => {
     ] as const) {
       const dir = writeTree({ "main.py": code, "data/.keep": "" });
       make(join(dir, "data", "tests.json"));
-      const error = await runTask(runnerAt("namespaces"), { loaded, deliverable: await resolveDeliverable(dir, loaded.task) }).catch(
-        (e) => e,
-      );
+      const error = await runTask(runnerAt("namespaces"), {
+        loaded,
+        deliverable: await resolveDeliverable(pathRunner, dir, loaded.task),
+      }).catch((e) => e);
       expect(isSkillrigError(error)).toBe(true);
       expect(error.code).toBe("usage");
       expect(error.message).toContain(`${dir}/data/tests.json is a ${how} to ${join(taskDir, "task.json")}`);
@@ -217,7 +221,7 @@ describe("the task file never crosses into the sandbox", () => {
     const loaded = await loadTask(join(dir, "task.json"));
     const report = await runTask(runnerAt("namespaces"), {
       loaded,
-      deliverable: await resolveDeliverable(join(dir, "main.py"), loaded.task),
+      deliverable: await resolveDeliverable(pathRunner, join(dir, "main.py"), loaded.task),
     });
     expect(report.cases[0]?.status).toBe("passed");
   });
@@ -238,7 +242,7 @@ describe("the task file never crosses into the sandbox", () => {
       ),
     });
     const loaded = await loadTask(join(taskDir, "task.json"));
-    const report = await runTask(runnerAt("namespaces"), { loaded, deliverable: await resolveDeliverable(dir, loaded.task) });
+    const report = await runTask(runnerAt("namespaces"), { loaded, deliverable: await resolveDeliverable(pathRunner, dir, loaded.task) });
     const verdict = report.cases[0]!;
     expect(verdict.actual).toMatchObject({ stdout: "inside.py X = 1\n\noutside.txt False\nshadow False\n" });
     expect(verdict.status).toBe("passed");
@@ -294,7 +298,9 @@ describe("weak levels are refused for grading unless named", () => {
         "d/main.py": "pass\n",
       });
       const loaded = await loadTask(join(dir, "task.json"));
-      const error = await runTask(runner, { loaded, deliverable: await resolveDeliverable(join(dir, "d"), loaded.task) }).catch((e) => e);
+      const error = await runTask(runner, { loaded, deliverable: await resolveDeliverable(pathRunner, join(dir, "d"), loaded.task) }).catch(
+        (e) => e,
+      );
       expect(error.code).toBe("sandbox_unavailable");
       expect(error.message).toContain(`refusing to grade at isolation level "${level}"`);
       expect(error.message).toContain("bubblewrap (bwrap) is not installed");
@@ -314,7 +320,7 @@ describe("weak levels are refused for grading unless named", () => {
     const runner = runnerAt(level as LevelName)
       .use(new JsonReporter({ dir: out }))
       .use(new JunitReporter({ dir: out }));
-    const report = await runTask(runner, { loaded, deliverable: await resolveDeliverable(join(dir, "d"), loaded.task) });
+    const report = await runTask(runner, { loaded, deliverable: await resolveDeliverable(pathRunner, join(dir, "d"), loaded.task) });
     expect(report.summary.passed).toBe(1);
     expect(readdirSync(out)).toEqual(["reward-hacking.json", "reward-hacking.junit.xml"]);
     const json = JSON.parse(readFileSync(join(out, "reward-hacking.json"), "utf8"));

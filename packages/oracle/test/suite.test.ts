@@ -25,6 +25,8 @@ function doublerTask(id: string, cases = 3) {
     ),
   );
 }
+/** Reads deliverable paths and writes solutions through the real plugins' hooks (script: the entrypoint rule). */
+const paths = makeRunner();
 const DOUBLE = "import sys\nprint(int(sys.stdin.read()) * 2)\n";
 const WRONG = "import sys\nprint(int(sys.stdin.read()) * 3)\n";
 
@@ -78,7 +80,7 @@ describe("a suite's deliverables", () => {
       writeTree({ "1.json": doublerTask("HumanEval/1"), "2.json": doublerTask("two"), "3.json": doublerTask("three") }),
     ]);
     const dir = writeTree({ "HumanEval/1.py": DOUBLE, "two/main.py": DOUBLE });
-    const entries = await deliverablesFromFolder(tasks, dir);
+    const entries = await deliverablesFromFolder(paths, tasks, dir);
     expect(entries.map((e) => [e.loaded.task.task_id, e.samples.length, e.problem ?? null])).toEqual([
       ["HumanEval/1", 1, null],
       ["two", 1, null],
@@ -91,7 +93,7 @@ describe("a suite's deliverables", () => {
     const tasks = await loadSuite([writeTree({ "1.json": doublerTask("../escape"), "2.json": doublerTask("both") })]);
     const dir = writeTree({ "both.py": DOUBLE, "both/main.py": DOUBLE });
     writeTree({ "escape.py": DOUBLE }, join(dir, ".."));
-    const entries = await deliverablesFromFolder(tasks, dir);
+    const entries = await deliverablesFromFolder(paths, tasks, dir);
     const problems = Object.fromEntries(entries.map((e) => [e.loaded.task.task_id, e.problem]));
     expect(problems["../escape"]).toMatch(/does not name a path inside/);
     expect(problems.both).toMatch(/both .*both\.py and .*both\/ exist/);
@@ -106,7 +108,7 @@ describe("a suite's deliverables", () => {
       dir,
     );
     const workDir = tempDir();
-    const entries = await deliverablesFromSamples(tasks, join(dir, "samples.jsonl"), { workDir });
+    const entries = await deliverablesFromSamples(paths, tasks, join(dir, "samples.jsonl"), { workDir });
     const a = entries.find((e) => e.loaded.task.task_id === "a")!;
     expect(a.samples.map((s) => s.source.split("/").pop())).toEqual(["samples.jsonl:1", "samples.jsonl:4"]);
     expect(readFileSync(a.samples[1]!.deliverable!.entryFile, "utf8")).toBe(WRONG);
@@ -131,7 +133,7 @@ describe("a suite's deliverables", () => {
       }),
       "s.jsonl",
     );
-    const error = await rejection(deliverablesFromSamples(tasks, file, { workDir: tempDir() }));
+    const error = await rejection(deliverablesFromSamples(paths, tasks, file, { workDir: tempDir() }));
     expect(error.code).toBe("usage");
     expect(error.line).toBe(2);
     expect(error.violations.map((v) => v.message)).toEqual([
@@ -149,7 +151,7 @@ describe("a suite's deliverables", () => {
     task.entrypoint = "../../outside.py";
     const tasks = await loadSuite([writeTree({ "t.json": JSON.stringify(task) })]);
     const file = join(writeTree({ "s.jsonl": JSON.stringify({ task_id: "climb", solution: DOUBLE }) }), "s.jsonl");
-    const error = await rejection(deliverablesFromSamples(tasks, file, { workDir: tempDir() }));
+    const error = await rejection(deliverablesFromSamples(paths, tasks, file, { workDir: tempDir() }));
     expect(error.code).toBe("invalid_task");
     expect(error.pointer).toBe("/entrypoint");
   });
@@ -163,7 +165,7 @@ describe("runSuite (script deliverables through the real sandbox)", () => {
       ...[WRONG, WRONG].map((solution) => ({ task_id: "b", solution })),
     ];
     const file = join(writeTree({ "s.jsonl": samples.map((s) => JSON.stringify(s)).join("\n") }), "s.jsonl");
-    const entries = await deliverablesFromSamples(tasks, file, { workDir: tempDir() });
+    const entries = await deliverablesFromSamples(paths, tasks, file, { workDir: tempDir() });
     const seen: SuiteProgress[] = [];
     const report = await runSuite(makeRunner(), { entries, jobs: 3, ks: [2], onProgress: (p) => seen.push(p) });
 

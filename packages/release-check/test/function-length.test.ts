@@ -3,9 +3,7 @@
  * orchestrator of named steps (as core's job path does). Every function is found with the TypeScript compiler's own
  * parser (declarations, methods, arrows, function expressions, nested ones too), and one over the bound fails the
  * test with its file, line and length.
- *
- * STILL_LONG lists the functions over the bound that are left for their owners to split; it is checked both ways,
- * so it can only shrink: an entry that is no longer long (or no longer exists) fails the test until it is removed.
+ * (Issue 45 split the last seventeen; there is no list of exceptions.)
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -14,13 +12,6 @@ import { describe, expect, it } from "vitest";
 
 const REPO = join(import.meta.dirname, "..", "..", "..");
 const MAX_LINES = 120;
-
-/** `file` (from the repository root) and the function's name as `longFunctions` reports it. */
-const STILL_LONG: ReadonlyArray<readonly [file: string, name: string]> = [
-  ["packages/solve/src/run-attempt.ts", "runAttempt"],
-  ["packages/solve/src/solve.ts", "solve"],
-  ["plugins/deliverable-function/src/case-outcome.ts", "outcomeOf"],
-];
 
 interface LongFunction {
   file: string;
@@ -84,23 +75,12 @@ function longFunctions(): LongFunction[] {
 }
 
 const describeOne = (f: LongFunction) => `${f.file}:${f.line} ${f.name} (${f.lines} lines)`;
-const keyOf = (file: string, name: string) => `${file} ${name}`;
 
 describe(`functions in packages/*/src and plugins/*/src are at most ${MAX_LINES} lines`, () => {
   const found = longFunctions();
 
-  it("none is over the bound, but those still listed for their owners to split", () => {
-    const listed = new Set(STILL_LONG.map(([file, name]) => keyOf(file, name)));
-    const unlisted = found.filter((f) => !listed.has(keyOf(f.file, f.name))).map(describeOne);
-    expect(unlisted, `over ${MAX_LINES} lines: split each into named steps`).toEqual([]);
-    // Reported on every run, so the list in the source never hides how far each one still is.
-    console.log(`still over ${MAX_LINES} lines (STILL_LONG):\n${found.map(describeOne).join("\n")}`);
-  });
-
-  it("the list only shrinks: every entry is still a function over the bound", () => {
-    const long = new Set(found.map((f) => keyOf(f.file, f.name)));
-    const stale = STILL_LONG.filter(([file, name]) => !long.has(keyOf(file, name))).map(([file, name]) => `${file} ${name}`);
-    expect(stale, "no longer over the bound (or gone): remove from STILL_LONG").toEqual([]);
+  it("none is over the bound", () => {
+    expect(found.map(describeOne), `over ${MAX_LINES} lines: split each into named steps`).toEqual([]);
   });
 
   it("finds functions of every form, nested ones named with their parents", () => {

@@ -146,7 +146,7 @@ export function createJobExecution(runner: Runner): JobExecution {
       return validateTaskText(text, "request body /task");
     },
     async runOracle(loaded, deliverableDir, options) {
-      const deliverable = await resolveDeliverable(deliverableDir, loaded.task, deliverableDir);
+      const deliverable = await resolveDeliverable(runner, deliverableDir, loaded.task, deliverableDir);
       if (options.onCase) caseListeners.set(deliverable.dir, options.onCase);
       try {
         return await runTask(runner, {
@@ -167,7 +167,7 @@ export function createJobExecution(runner: Runner): JobExecution {
         request.task_text !== undefined
           ? validateTaskText(request.task_text, "request body /task")
           : validateTask(request.task, "request body /task");
-      const skill = loadSkillFolder(await prepareSolveSkill(loaded.task, join(options.runDir, "skill"), [request.engine.name]));
+      const skill = loadSkillFolder(await prepareSolveSkill(runner, loaded.task, join(options.runDir, "skill"), [request.engine.name]));
       const runsDir = join(options.runDir, "runs");
       caseListeners.set(runsDir, (verdict) => options.onCase?.(verdict));
       try {

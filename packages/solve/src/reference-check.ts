@@ -28,7 +28,7 @@ export async function checkReference(
   const base = loaded.file ? dirname(loaded.file) : runner.cwd;
   let deliverable: Deliverable;
   try {
-    deliverable = await resolveDeliverable(ref, loaded.task, base);
+    deliverable = await resolveDeliverable(runner, ref, loaded.task, base);
   } catch (error) {
     if (!isSkillrigError(error)) throw error;
     throw new SkillrigError("invalid_task", `the reference solution of ${loaded.displayPath} cannot be used: ${error.message}`, {

@@ -36,17 +36,36 @@ export interface AttemptSpec {
   onEvent?: (event: EngineEvent) => void;
 }
 
+/**
+ * The attempt as named steps: run the job, start the result from it, then either say why there is no deliverable
+ * or grade the one there is.
+ */
 export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<AttemptResult> {
   const started = performance.now();
   const transcript: TranscriptEvent[] = [];
-  // runJob throws only for requests it refuses (solve's preflight has rendered the same request already); the
-  // batch keeps going and the attempt says why.
-  const job: JobResult = await runJob(
+  const job = await runSolveJob(runner, spec, transcript);
+  const result = await attemptFromJob(spec, job, transcript);
+  const artifact = job.artifacts.find((a) => a.field === "deliverable");
+  if (!artifact) sayWhyNoDeliverable(result, job, spec);
+  else {
+    result.deliverable = await deliverableOfReport(artifact);
+    await gradeDeliverable(runner, spec, artifact.path, job, result);
+  }
+  result.usage = usageOf(job, performance.now() - started);
+  return result;
+}
+
+/**
+ * The engine runs the solve skill. runJob throws only for requests it refuses (solve's preflight has rendered the
+ * same request already); the batch keeps going and the attempt says why.
+ */
+async function runSolveJob(runner: Runner, spec: AttemptSpec, transcript: TranscriptEvent[]): Promise<JobResult> {
+  return runJob(
     runner,
     {
       skill_id: spec.skill.id,
       engine: spec.engine.name,
-      input: solveInputs(spec.loaded.task),
+      input: solveInputs(runner, spec.loaded.task),
       parameter: {},
       options: {
         engine: spec.engine.options ?? {},
@@ -79,7 +98,11 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
       timings: { started_at: now, finished_at: now },
     };
   });
-  const result: AttemptResult = {
+}
+
+/** The attempt's result as the job left it: failed with no case passed until grading says otherwise. */
+async function attemptFromJob(spec: AttemptSpec, job: JobResult, transcript: TranscriptEvent[]): Promise<AttemptResult> {
+  return {
     task_id: spec.loaded.task.task_id,
     engine: spec.engine.label,
     attempt: spec.attempt,
@@ -99,46 +122,47 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
     cases: [],
     usage: usageOf(job, 0),
   };
-  const finish = () => {
-    result.usage = usageOf(job, performance.now() - started);
-    return result;
-  };
+}
 
-  const artifact = job.artifacts.find((a) => a.field === "deliverable");
-  if (!artifact) {
-    // Only the batch's own cancellation makes an attempt `canceled`; a job that ran out of time failed.
-    result.status =
-      job.status === "canceled" && spec.signal?.aborted
-        ? "canceled"
-        : job.error?.code === "artifact_missing" || job.status === "succeeded"
-          ? "artifact_missing"
-          : "engine_failed";
-    result.message =
-      result.status === "artifact_missing"
-        ? `the agent wrote no deliverable: ${job.error?.message ?? "no deliverable artifact was collected"}`
-        : `the job ${job.status}: ${job.error ? `[${job.error.code}] ${job.error.message}` : "no reason given"}`;
-    return finish();
-  }
+/** No deliverable was collected. Only the batch's own cancellation makes an attempt `canceled`; a job that ran out of time failed. */
+function sayWhyNoDeliverable(result: AttemptResult, job: JobResult, spec: AttemptSpec): void {
+  result.status =
+    job.status === "canceled" && spec.signal?.aborted
+      ? "canceled"
+      : job.error?.code === "artifact_missing" || job.status === "succeeded"
+        ? "artifact_missing"
+        : "engine_failed";
+  result.message =
+    result.status === "artifact_missing"
+      ? `the agent wrote no deliverable: ${job.error?.message ?? "no deliverable artifact was collected"}`
+      : `the job ${job.status}: ${job.error ? `[${job.error.code}] ${job.error.message}` : "no reason given"}`;
+}
+
+/** The deliverable as the report keeps it: the file's text, cut at DELIVERABLE_REPORT_BYTES. */
+async function deliverableOfReport(artifact: { filename: string; path: string }): Promise<AttemptResult["deliverable"]> {
   const bytes = await readFile(artifact.path);
-  result.deliverable = {
+  return {
     file: artifact.filename,
     path: artifact.path,
     content: bytes.subarray(0, DELIVERABLE_REPORT_BYTES).toString("utf8"),
     ...(bytes.length > DELIVERABLE_REPORT_BYTES ? { truncated: true } : {}),
   };
+}
+
+/** Grades the written deliverable against the scored task (read by its type's `task.resolveDeliverable`). */
+async function gradeDeliverable(runner: Runner, spec: AttemptSpec, path: string, job: JobResult, result: AttemptResult): Promise<void> {
   // The deliverable was written; a malformed final answer does not stop it from being graded, but it is said.
   const jobNote =
     job.status === "succeeded"
       ? undefined
       : `graded the deliverable although the job ${job.status}: [${job.error?.code}] ${job.error?.message}`;
-
   try {
-    const deliverable = await resolveDeliverable(artifact.path, spec.scored.task);
+    const deliverable = await resolveDeliverable(runner, path, spec.scored.task);
     const graded = await gradeSample(runner, { loaded: spec.scored, deliverable, jobs: spec.caseJobs, signal: spec.signal });
     if (!graded.report) {
       result.status = "grading_error";
       result.message = `the deliverable could not be graded: [${graded.error?.code}] ${graded.error?.message}`;
-      return finish();
+      return;
     }
     const report = graded.report;
     result.cases = report.cases;
@@ -159,7 +183,6 @@ export async function runAttempt(runner: Runner, spec: AttemptSpec): Promise<Att
     result.status = "grading_error";
     result.message = `the deliverable could not be graded: [${error.code}] ${error.message}`;
   }
-  return finish();
 }
 
 /** Merges consecutive streamed deltas of one role into one message, and caps the transcript's length. */

@@ -8,16 +8,18 @@
 import { cp, readFile, writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
-import type { Task, TestCase } from "@skillrig/core";
+import type { Runner, Task, TestCase } from "@skillrig/core";
+import { deliverableFileOf } from "@skillrig/oracle";
 
 /** Absolute path of the shipped solve skill package. */
 export const SOLVE_SKILL_DIR = fileURLToPath(new URL("../skills/solve-task", import.meta.url));
 export const SOLVE_SKILL_ID = "solve-task";
 
-/** The file the agent writes: `solution.py` for a function (its entrypoint is a function name), else the entrypoint file. */
-export function deliverableFileOf(task: Pick<Task, "deliverable_type" | "entrypoint">): string {
-  return task.deliverable_type === "function" ? "solution.py" : task.entrypoint;
-}
+/**
+ * The file the agent writes: the deliverable type's `task.deliverableFile` (`solution.py` for a function, whose
+ * entrypoint is a function name), else the entrypoint file. The oracle's, re-exported.
+ */
+export { deliverableFileOf };
 
 export interface SolveExample {
   name: string;
@@ -26,7 +28,10 @@ export interface SolveExample {
 }
 
 /** The solve skill's inline inputs for a task. Built from an explicit allow-list of fields; `tests` is never read. */
-export function solveInputs(task: Task): {
+export function solveInputs(
+  runner: Runner,
+  task: Task,
+): {
   task_id: string;
   description: string;
   deliverable_type: string;
@@ -40,7 +45,7 @@ export function solveInputs(task: Task): {
     description: task.description ?? "(no description given; infer the behaviour from the public examples)",
     deliverable_type: task.deliverable_type,
     entrypoint: task.entrypoint,
-    deliverable_file: deliverableFileOf(task),
+    deliverable_file: deliverableFileOf(runner, task),
     examples: preview.map((example) => ({
       name: example.name,
       input_json: JSON.stringify(example.input, null, 2),
@@ -50,12 +55,13 @@ export function solveInputs(task: Task): {
 }
 
 /**
- * Copies the solve skill into `dir` with its artifact's `x-filename` set to the task's deliverable file, so the
- * skills package collects `tool.py` for a cli task and `solution.py` for a function task. `engines` are added to
+ * Copies the solve skill into `dir` with its artifact's `x-filename` set to the task's deliverable file (asked of
+ * its type's plugin), so the skills package collects `tool.py` for a cli task and `solution.py` for a function task. `engines` are added to
  * the copy's `engines`: the skill has prompts tailored to gemini and codex, but any engine plugin may run it
  * (others get the skills package's default prompt, and SKILL.md carries the whole task). Returns the copy's path.
  */
 export async function prepareSolveSkill(
+  runner: Runner,
   task: Pick<Task, "deliverable_type" | "entrypoint">,
   dir: string,
   engines: string[] = [],
@@ -68,7 +74,7 @@ export async function prepareSolveSkill(
   await writeFile(runnerFile, `${JSON.stringify(runnerJson, null, 2)}\n`);
   const schemaFile = join(target, "assets", "output.schema.json");
   const schema = JSON.parse(await readFile(schemaFile, "utf8")) as { properties: { deliverable: Record<string, unknown> } };
-  schema.properties.deliverable["x-filename"] = deliverableFileOf(task);
+  schema.properties.deliverable["x-filename"] = deliverableFileOf(runner, task);
   await writeFile(schemaFile, `${JSON.stringify(schema, null, 2)}\n`);
   return target;
 }

@@ -55,9 +55,44 @@ export type SolveProgress =
   | { type: "reference"; task_id: string; check: ReferenceCheck }
   | { type: "attempt"; result: AttemptResult; done: number; total: number };
 
+/** What every step of a batch reads: the options normalised once, at the edge. */
+interface SolveBatch {
+  runner: Runner;
+  options: SolveOptions;
+  execution: SolveExecution;
+  engines: BatchEngine[];
+  attempts: number;
+  jobs: number;
+  caseJobs: number;
+}
+
+type BatchEngine = { name: string; label: string; options?: Record<string, unknown> };
+
+/** The batch's plan: a result per task (attempts added as they end), the attempts to run, the jobs to preflight. */
+interface SolvePlan {
+  results: TaskResult[];
+  runs: Array<() => Promise<AttemptResult>>;
+  preflights: Preflight[];
+}
+
 export async function solve(runner: Runner, options: SolveOptions): Promise<SolveReport> {
   const startedAt = new Date();
   const started = performance.now();
+  const batch = await openBatch(runner, options);
+  const references = await checkReferences(batch);
+  const skillsDir = await mkdtemp(join(tmpdir(), "skillrig-solve-skills-"));
+  try {
+    const plan = await planAttempts(batch, references, skillsDir);
+    if (batch.execution.preflight) await preflight(runner, plan.preflights, join(skillsDir, "preflight-runs"));
+    await runPlan(batch, plan.runs);
+    return reportOf(batch, plan.results, startedAt, performance.now() - started);
+  } finally {
+    await rm(skillsDir, { recursive: true, force: true });
+  }
+}
+
+/** Checks the options and that every engine is claimed; two engines with one label are refused. */
+async function openBatch(runner: Runner, options: SolveOptions): Promise<SolveBatch> {
   const attempts = options.attempts ?? 1;
   const jobs = options.jobs ?? 2;
   const caseJobs = options.caseJobs ?? 2;
@@ -75,8 +110,11 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
     labels.add(e.label);
     await execution.requireEngine(e.name);
   }
+  return { runner, options, execution, engines, attempts, jobs, caseJobs };
+}
 
-  // Every task is checked against its reference before any engine runs; all problems are listed at once.
+/** Every task is checked against its reference before any engine runs; all problems are listed at once. */
+async function checkReferences({ runner, options, execution, caseJobs }: SolveBatch): Promise<Map<string, ReferenceCheck | undefined>> {
   const references = new Map<string, ReferenceCheck | undefined>();
   const problems: Violation[] = [];
   for (const loaded of options.tasks) {
@@ -104,110 +142,112 @@ export async function solve(runner: Runner, options: SolveOptions): Promise<Solv
       },
     );
   }
+  return references;
+}
 
-  const skillsDir = await mkdtemp(join(tmpdir(), "skillrig-solve-skills-"));
-  try {
-    const results: TaskResult[] = [];
-    const plan: Array<() => Promise<AttemptResult>> = [];
-    const preflights: Preflight[] = [];
-    for (const loaded of options.tasks) {
-      const task = loaded.task;
-      const reference = references.get(task.task_id);
-      const scored = scoredTask(loaded, reference);
-      const skill: SkillManifest = loadSkill(
-        await prepareSolveSkill(
-          task,
-          join(skillsDir, String(results.length)),
-          engines.map((e) => e.name),
-        ),
-      );
-      const result: TaskResult = {
-        task_id: task.task_id,
-        file: loaded.displayPath,
-        deliverable_type: task.deliverable_type,
-        entrypoint: task.entrypoint,
-        description: task.description,
-        total_cases: task.tests.length,
-        scored_cases: scored.task.tests.length,
-        ...(reference ? { reference } : {}),
-        attempts: [],
-      };
-      results.push(result);
-      for (const engine of engines) {
-        preflights.push({ loaded, skill, engine });
-        for (let attempt = 1; attempt <= attempts; attempt++) {
-          plan.push(async () => {
-            // Once the batch is canceled, attempts that have not started are not started; the report says so.
-            // So too once its budget is spent; an attempt that starts gets what is left as its own budget.
-            const spent = options.budget?.reached();
-            const outcome = options.signal?.aborted
-              ? notRun(task.task_id, engine.label, attempt, scored.task.tests.length)
-              : spent !== undefined
-                ? notRunForBudget(task.task_id, engine.label, attempt, scored.task.tests.length, spent)
-                : await execution.runAttempt({
-                    loaded,
-                    scored,
-                    skill,
-                    engine,
-                    attempt,
-                    runsDir: options.runsDir,
-                    timeoutMs: options.timeoutMs,
-                    caseJobs,
-                    signal: options.signal,
-                    ...(options.budget?.active ? { budget: options.budget.jobOptions() } : {}),
-                  });
-            if (spent === undefined && !options.signal?.aborted) options.budget?.addUsage(outcome.usage);
-            result.attempts.push(outcome);
-            return outcome;
-          });
-        }
-      }
-    }
-
-    if (execution.preflight) await preflight(runner, preflights, join(skillsDir, "preflight-runs"));
-
-    const limit = pLimit(jobs);
-    let done = 0;
-    await Promise.all(
-      plan.map((run) =>
-        limit(async () => {
-          const result = await run();
-          done += 1;
-          options.onProgress?.({ type: "attempt", result, done, total: plan.length });
-        }),
-      ),
-    );
-    // Attempts finish in any order; the report lists them by engine, then attempt number.
-    const order = new Map(engines.map((e, i) => [e.label, i]));
-    for (const r of results) r.attempts.sort((a, b) => order.get(a.engine)! - order.get(b.engine)! || a.attempt - b.attempt);
-
-    const all = results.flatMap((r) => r.attempts);
-    const passed = all.filter((a) => a.status === "passed").length;
-    const stopped = options.budget?.reached();
-    return {
-      kind: "skillrig-solve-report",
-      version: 1,
-      started_at: startedAt.toISOString(),
-      duration_ms: Math.round(performance.now() - started),
-      attempts_per_task: attempts,
-      engines: summarizeEngines(
-        engines.map((e) => ({ engine: e.label, engine_name: e.name })),
-        results,
-        attempts,
-      ),
-      tasks: results,
-      summary: { tasks: results.length, attempts: all.length, passed, not_passed: all.length - passed },
-      ...(stopped !== undefined ? { stopped: { code: "cost_limit" as const, message: stopped } } : {}),
+/** Per task: its solve skill copy, its result, and an attempt per (engine, attempt number). */
+async function planAttempts(batch: SolveBatch, references: Map<string, ReferenceCheck | undefined>, skillsDir: string): Promise<SolvePlan> {
+  const plan: SolvePlan = { results: [], runs: [], preflights: [] };
+  for (const loaded of batch.options.tasks) {
+    const task = loaded.task;
+    const reference = references.get(task.task_id);
+    const scored = scoredTask(loaded, reference);
+    const skillDir = join(skillsDir, String(plan.results.length));
+    const names = batch.engines.map((e) => e.name);
+    const skill: SkillManifest = loadSkill(await prepareSolveSkill(batch.runner, task, skillDir, names));
+    const result: TaskResult = {
+      task_id: task.task_id,
+      file: loaded.displayPath,
+      deliverable_type: task.deliverable_type,
+      entrypoint: task.entrypoint,
+      description: task.description,
+      total_cases: task.tests.length,
+      scored_cases: scored.task.tests.length,
+      ...(reference ? { reference } : {}),
+      attempts: [],
     };
-  } finally {
-    await rm(skillsDir, { recursive: true, force: true });
+    plan.results.push(result);
+    for (const engine of batch.engines) {
+      plan.preflights.push({ loaded, skill, engine });
+      for (let attempt = 1; attempt <= batch.attempts; attempt++)
+        plan.runs.push(() => runOrSkipAttempt(batch, { loaded, scored, skill, engine, attempt }, result));
+    }
   }
+  return plan;
+}
+
+/**
+ * One attempt, unless the batch was canceled or its budget spent before it started (the report says so); an
+ * attempt that starts gets what is left of the budget as its own.
+ */
+async function runOrSkipAttempt(
+  { options, execution, caseJobs }: SolveBatch,
+  planned: { loaded: LoadedTask; scored: LoadedTask; skill: SkillManifest; engine: BatchEngine; attempt: number },
+  result: TaskResult,
+): Promise<AttemptResult> {
+  const { loaded, scored, engine, attempt } = planned;
+  const total = scored.task.tests.length;
+  const spent = options.budget?.reached();
+  const outcome = options.signal?.aborted
+    ? notRun(loaded.task.task_id, engine.label, attempt, total)
+    : spent !== undefined
+      ? notRunForBudget(loaded.task.task_id, engine.label, attempt, total, spent)
+      : await execution.runAttempt({
+          ...planned,
+          runsDir: options.runsDir,
+          timeoutMs: options.timeoutMs,
+          caseJobs,
+          signal: options.signal,
+          ...(options.budget?.active ? { budget: options.budget.jobOptions() } : {}),
+        });
+  if (spent === undefined && !options.signal?.aborted) options.budget?.addUsage(outcome.usage);
+  result.attempts.push(outcome);
+  return outcome;
+}
+
+/** Runs the attempts `jobs` at a time, saying each as it ends. */
+async function runPlan({ options, jobs }: SolveBatch, runs: SolvePlan["runs"]): Promise<void> {
+  const limit = pLimit(jobs);
+  let done = 0;
+  await Promise.all(
+    runs.map((run) =>
+      limit(async () => {
+        const result = await run();
+        done += 1;
+        options.onProgress?.({ type: "attempt", result, done, total: runs.length });
+      }),
+    ),
+  );
+}
+
+/** The batch's report. Attempts finish in any order; the report lists them by engine, then attempt number. */
+function reportOf({ options, engines, attempts }: SolveBatch, results: TaskResult[], startedAt: Date, durationMs: number): SolveReport {
+  const order = new Map(engines.map((e, i) => [e.label, i]));
+  for (const r of results) r.attempts.sort((a, b) => order.get(a.engine)! - order.get(b.engine)! || a.attempt - b.attempt);
+  const all = results.flatMap((r) => r.attempts);
+  const passed = all.filter((a) => a.status === "passed").length;
+  const stopped = options.budget?.reached();
+  return {
+    kind: "skillrig-solve-report",
+    version: 1,
+    started_at: startedAt.toISOString(),
+    duration_ms: Math.round(durationMs),
+    attempts_per_task: attempts,
+    engines: summarizeEngines(
+      engines.map((e) => ({ engine: e.label, engine_name: e.name })),
+      results,
+      attempts,
+    ),
+    tasks: results,
+    summary: { tasks: results.length, attempts: all.length, passed, not_passed: all.length - passed },
+    ...(stopped !== undefined ? { stopped: { code: "cost_limit" as const, message: stopped } } : {}),
+  };
 }
 
 interface Preflight {
   loaded: LoadedTask;
   skill: SkillManifest;
-  engine: { name: string; label: string; options?: Record<string, unknown> };
+  engine: BatchEngine;
 }
 
 /**
@@ -223,7 +263,7 @@ async function preflight(runner: Runner, checks: Preflight[], runsDir: string): 
       {
         skill_id: skill.id,
         engine: engine.name,
-        input: solveInputs(loaded.task),
+        input: solveInputs(runner, loaded.task),
         parameter: {},
         options: { dry_run: true, engine: engine.options ?? {} },
       },

@@ -48,12 +48,12 @@ describe("solve skill prompt", () => {
   });
 
   it("names the entrypoint file as the artifact for a cli task", async () => {
-    const skill = loadSkill(await prepareSolveSkill(task, join(dir, "cli")));
+    const skill = loadSkill(await prepareSolveSkill(new Runner(), task, join(dir, "cli")));
     expect(skill.artifacts[0]).toMatchObject({ field: "deliverable", filename: "pick.py" });
   });
 
   it("inputs carry no hidden case", () => {
-    const text = JSON.stringify(solveInputs(task));
+    const text = JSON.stringify(solveInputs(new Runner(), task));
     expect(text).toContain("PUBLIC_COL");
     for (const secret of ["HIDDEN_COL_7f3a", "hidden-value-91c2", "HIDDEN_EXPECTED_55e1", "secret-case-name"])
       expect(text).not.toContain(secret);
@@ -62,10 +62,10 @@ describe("solve skill prompt", () => {
   for (const engine of ["gemini", "codex"]) {
     it(`renders description, type, entrypoint and public examples for ${engine}, and no hidden test`, async () => {
       const runner = new Runner({ cwd: dir }).use(skillProtocolPlugin());
-      const skill = loadSkill(await prepareSolveSkill(task, join(dir, engine)));
+      const skill = loadSkill(await prepareSolveSkill(runner, task, join(dir, engine)));
       const result = await runJob(
         runner,
-        { skill_id: skill.id, engine, input: solveInputs(task), parameter: {}, options: { dry_run: true } },
+        { skill_id: skill.id, engine, input: solveInputs(runner, task), parameter: {}, options: { dry_run: true } },
         { skill, runsDir: join(dir, "runs") },
       );
       expect(result.error).toBeUndefined();

@@ -3,6 +3,7 @@
  * Written on @skillrig/deliverable-kit (which snapshots the deliverable and keeps each run's session) and on the
  * sandbox's sample host (`Sandbox.openSample`), which loads the module once and runs each case in a fork of it:
  *
+ *   resolveDeliverable / deliverableFile   a .py file or a folder of one module; `solution.py` (deliverable-path.ts)
  *   open       open the sample (`{ kind: "function" }`) and wait for its import and signature
  *   checkCase  Input Contract v1.0: input is the args list, and its length fits the real signature
  *   runCase    send the case's args; map the reply (data about what the call did) to a CaseOutcome
@@ -30,6 +31,7 @@ import { checkArgs } from "./check-args.js";
 // Compiled from options.schema.json when this package was built (scripts/precompile-schema.mjs): no ajv at start-up.
 import * as precompiledOptions from "./options.schema.validate.js";
 import { outcomeOf } from "./case-outcome.js";
+import { functionDeliverable, SOLUTION_FILE } from "./deliverable-path.js";
 // Types only: the sections this plugin reads (`oracle.timeout_ms`, `sandbox.limits`) join SkillrigConfig by
 // declaration merging; both packages are devDependencies, and nothing of them is loaded at run time.
 import type {} from "@skillrig/oracle/config-section";
@@ -101,6 +103,8 @@ export class DeliverableFunctionPlugin implements SkillrigPlugin {
       name: this.name,
       type: "function",
       description: "a Python function: fn(*input) per case, in a fork of the sample loaded once in the sandbox's sample host",
+      deliverableFile: () => SOLUTION_FILE,
+      resolveDeliverable: functionDeliverable,
       open: (context) => this.#open(runner, context),
       checkCase: ({ session, testCase, work }) => {
         const load = session.sample.load;

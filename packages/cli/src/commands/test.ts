@@ -215,12 +215,13 @@ function withSigint<T>(ctx: CommandContext, run: (signal: AbortSignal) => Promis
 async function testOneTask(ctx: CommandContext, taskFile: string, options: TestOptions, requested: string[]): Promise<number> {
   const json = ctx.global.json ?? false;
   // The config and its plugins load while the task file is read (neither needs the other). The task's own error
-  // still comes first: the runner's is taken only once the task and the deliverable are good.
+  // still comes first: the runner's is taken only once the task is good. The deliverable's path is read by its
+  // type's plugin, so after the runner.
   const building = ctx.runner();
   building.catch(() => undefined);
   const loaded = await loadTask(taskFile, ctx.cwd);
-  const deliverable = await resolveDeliverable(options.deliverable!, loaded.task, ctx.cwd);
   const runner = await building;
+  const deliverable = await resolveDeliverable(runner, options.deliverable!, loaded.task, ctx.cwd);
   await checkReporters(runner, requested);
   const selection = await testSelection(ctx, [loaded], options);
   selection?.assertSelects([loaded]);
@@ -278,11 +279,11 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
   const tasks = await loadSuite(paths, ctx.cwd);
   const workDir = await mkdtemp(join(tmpdir(), "skillrig-samples-"));
   try {
-    const entries = options.samples
-      ? await deliverablesFromSamples(tasks, options.samples, { cwd: ctx.cwd, workDir })
-      : await deliverablesFromFolder(tasks, options.deliverable!, ctx.cwd);
-    refuseUngradableSuite(entries, options.deliverable, ctx.cwd);
     const runner = await ctx.runner();
+    const entries = options.samples
+      ? await deliverablesFromSamples(runner, tasks, options.samples, { cwd: ctx.cwd, workDir })
+      : await deliverablesFromFolder(runner, tasks, options.deliverable!, ctx.cwd);
+    refuseUngradableSuite(entries, options.deliverable, ctx.cwd);
     await checkReporters(runner, requested);
     const selection = await testSelection(
       ctx,

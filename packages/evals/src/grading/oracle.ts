@@ -48,7 +48,7 @@ export async function gradeOracle(assertion: Extract<DeterministicAssertion, { k
   if ("reason" in found) return { passed: false, evidence: found.reason };
   try {
     const loaded = await loadTask(taskFile, skillDir);
-    const deliverable = await resolveDeliverable(found.path, loaded.task, ctx.outputsDir).catch((error: unknown) => {
+    const deliverable = await resolveDeliverable(ctx.runner, found.path, loaded.task, ctx.outputsDir).catch((error: unknown) => {
       if (isSkillrigError(error) && error.code === "usage") return error.message;
       throw error;
     });

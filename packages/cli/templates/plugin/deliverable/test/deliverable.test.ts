@@ -17,7 +17,7 @@ afterAll(() => runner.close());
 
 async function grade(taskFile: string, solution: string) {
   const loaded = await loadTask(taskFile);
-  const report = await runTask(runner, { loaded, deliverable: await resolveDeliverable(solution, loaded.task), jobs: 1 });
+  const report = await runTask(runner, { loaded, deliverable: await resolveDeliverable(runner, solution, loaded.task), jobs: 1 });
   return Object.fromEntries(report.cases.map((c) => [c.name, c.status]));
 }
 
