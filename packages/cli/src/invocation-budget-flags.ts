@@ -26,8 +26,11 @@ function lower(a: number | undefined, b: number | undefined): number | undefined
   return a === undefined ? b : b === undefined ? a : Math.min(a, b);
 }
 
-/** The invocation's budget; a flag that is not a positive number is a usage error naming it (exit 2). */
-export function invocationBudget(flags: BudgetFlags, cost: CostConfig | undefined): InvocationBudget {
+/**
+ * `--max-cost-usd` and `--max-tokens` as numbers (tokens whole), undefined when not given; a flag that is not a
+ * positive number is a usage error naming it (exit 2). `skillrig run` reads its per-job budget with it too.
+ */
+export function budgetFlagValues(flags: BudgetFlags): { maxCostUsd: number | undefined; maxTokens: number | undefined } {
   const maxCostUsd = positiveNumber(flags.maxCostUsd, false);
   const maxTokens = positiveNumber(flags.maxTokens, true);
   for (const [flag, value, given] of [
@@ -39,6 +42,12 @@ export function invocationBudget(flags: BudgetFlags, cost: CostConfig | undefine
         field: flag.slice(2),
       });
   }
+  return { maxCostUsd, maxTokens };
+}
+
+/** The invocation's budget: the flags' (budgetFlagValues) and the config's, the lower of each. */
+export function invocationBudget(flags: BudgetFlags, cost: CostConfig | undefined): InvocationBudget {
+  const { maxCostUsd, maxTokens } = budgetFlagValues(flags);
   const usd = lower(maxCostUsd, cost?.max_cost_usd_per_invocation);
   const tokens = lower(maxTokens, cost?.max_tokens_per_invocation);
   return new InvocationBudget({

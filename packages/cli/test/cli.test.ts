@@ -51,6 +51,19 @@ describe("skillrig CLI", () => {
     }
   });
 
+  it("run: a budget flag that is not a positive number is a usage error naming the flag, before any job", async () => {
+    const hello = resolve(__dirname, "../../../examples/hello-skill");
+    for (const [flag, value, message] of [
+      ["--max-tokens", "1.5", "--max-tokens 1.5: expected a positive whole number"],
+      ["--max-tokens", "0", "--max-tokens 0: expected a positive whole number"],
+      ["--max-cost-usd", "-3", "--max-cost-usd -3: expected a positive number"],
+    ] as const) {
+      const r = await skillrig(["run", "word-stats", "--engine", "gemini", flag, value, "--no-record"], hello);
+      expect(r.code, `${flag} ${value}`).toBe(2);
+      expect(r.stderr, `${flag} ${value}`).toContain(`error[usage]: ${message}`);
+    }
+  });
+
   it("--version prints the package version", async () => {
     const r = await skillrig(["--version"]);
     expect(r.code).toBe(0);

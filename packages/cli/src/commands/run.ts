@@ -32,7 +32,8 @@ import { reportError } from "../output.js";
 import { skillFromArgument } from "./skills.js";
 import { recordRun } from "../run-record.js";
 import { seconds, startHeartbeat } from "../heartbeat.js";
-import { positiveNumber, usageLine } from "../usage-line.js";
+import { usageLine } from "../usage-line.js";
+import { budgetFlagValues } from "../invocation-budget-flags.js";
 
 interface RunOptions {
   engine?: string;
@@ -228,7 +229,7 @@ async function jobRequestOf(
       field: "timeout",
     });
   }
-  const { maxCostUsd, maxTokens } = budgetFlags(options);
+  const { maxCostUsd, maxTokens } = budgetFlagValues(options);
   if (options.prompt !== undefined && options.promptFile !== undefined)
     throw new SkillrigError("usage", "give the prompt once: --prompt or --prompt-file, not both", { field: "prompt" });
   const prompt = options.promptFile !== undefined ? readPromptFile(resolve(ctx.cwd, options.promptFile)) : options.prompt;
@@ -248,22 +249,6 @@ async function jobRequestOf(
     },
   };
   return { skill, request };
-}
-
-/** --max-cost-usd and --max-tokens, each a positive number (tokens whole) when given. */
-function budgetFlags(options: RunOptions): { maxCostUsd: number | undefined; maxTokens: number | undefined } {
-  const maxCostUsd = positiveNumber(options.maxCostUsd, false);
-  const maxTokens = positiveNumber(options.maxTokens, true);
-  for (const [flag, value, given] of [
-    ["--max-cost-usd", maxCostUsd, options.maxCostUsd],
-    ["--max-tokens", maxTokens, options.maxTokens],
-  ] as const) {
-    if (Number.isNaN(value))
-      throw new SkillrigError("usage", `${flag} ${given}: expected a positive ${flag === "--max-tokens" ? "whole number" : "number"}`, {
-        field: flag.slice(2),
-      });
-  }
-  return { maxCostUsd, maxTokens };
 }
 
 /** Where the run folder goes: a temporary folder (--no-record), --runs-dir, else the runs folder. */
