@@ -11,7 +11,7 @@ describe("Runner hooks", () => {
   it("declares the hook points per flow, once, frozen", () => {
     const runner = new Runner();
     expect(Object.keys(runner.hooks.task).sort()).toEqual(
-      ["caseResult", "compare", "execute", "resolveInput", "setUp", "start", "tearDown"].sort(),
+      ["caseResult", "compare", "deliverableFile", "execute", "resolveDeliverable", "resolveInput", "setUp", "start", "tearDown"].sort(),
     );
     expect(Object.keys(runner.hooks.job).sort()).toEqual(
       ["collectArtifacts", "event", "execute", "prepareRuntime", "renderPrompt", "resolveInput"].sort(),
