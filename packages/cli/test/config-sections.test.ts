@@ -204,6 +204,8 @@ describe("section types, by declaration merging", () => {
         void worker.terminate();
       });
       worker.once("error", fail);
+      // Settled already when it answered; otherwise it ended without one (a crash), and the test says so at once.
+      worker.once("exit", (code) => fail(new Error(`the type-check worker exited (code ${code}) without an answer`)));
     });
   }
 
