@@ -1,6 +1,7 @@
 import { existsSync } from "node:fs";
 import { resolve } from "node:path";
 import { configDefaults, defineConfig } from "vitest/config";
+import { watchEventLoop } from "./vitest.event-loop-watch.js";
 import { LongestFirstSequencer } from "./vitest.sequencer.js";
 
 // The shared-fixtures tier (`*.shared.test.ts`) reads real material kept beside the repository
@@ -11,6 +12,8 @@ const withSharedFixtures = existsSync(SHARED_FIXTURES);
 if (!withSharedFixtures) {
   console.log(`shared-fixtures tier skipped: ${SHARED_FIXTURES} not found (the *.shared.test.ts files are not run)`);
 }
+
+watchEventLoop("vitest main process", "the run");
 
 // One vitest run covers every package: tests live in each package's test/ folder.
 export default defineConfig({
@@ -35,6 +38,7 @@ export default defineConfig({
     maxWorkers: Number(process.env.SKILLRIG_TEST_WORKERS) || 4,
     minWorkers: 1,
     reporters: ["default"],
+    setupFiles: ["./vitest.setup.ts"],
     sequence: { sequencer: LongestFirstSequencer },
   },
 });
