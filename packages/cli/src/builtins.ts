@@ -43,6 +43,7 @@ export const cliBuiltins: ProjectBuiltins = {
   from: fileURLToPath(new URL(".", import.meta.url)),
   plugins: [
     { module: "@skillrig/oracle/one-task", export: "compareModesPlugin" },
+    { module: "@skillrig/oracle/one-task", export: "builtinReporters" },
     { module: "@skillrig/deliverable-script" },
     { module: "@skillrig/deliverable-cli" },
     { module: "@skillrig/deliverable-function" },

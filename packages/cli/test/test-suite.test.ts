@@ -200,3 +200,68 @@ process.on("exit", () => appendFileSync(process.env.LOADED_LOG, Object.keys(requ
     expect(loaded.filter((url) => /fastify|\/packages\/server\//.test(url))).toEqual([]);
   });
 });
+
+describe("a reporter a config plugin offers, chosen with --reporter", () => {
+  // The plugin offers "tally" on core's reporter hook: it says which scope it was made for and writes one line per
+  // runEnd it observes (kind, and for a suite its pass rate), into --out when given.
+  const tally = `import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+export default () => ({
+  name: "tally",
+  apply(runner) {
+    runner.hooks.reporter.for("tally").tap("tally", (request) => {
+      const file = join(request.out, "tally.txt");
+      mkdirSync(request.out, { recursive: true });
+      writeFileSync(file, "made for " + request.scope + "\\n");
+      return {
+        name: "tally-reporter",
+        apply(r) {
+          r.hooks.runEnd.tap("tally-reporter", (info) => {
+            const rate = info.suite ? " " + info.suite.summary.samples_passed + "/" + info.suite.summary.samples : "";
+            appendFileSync(file, info.kind + rate + "\\n");
+          });
+        },
+      };
+    });
+  },
+});
+`;
+  const dir = writeTree({
+    "skillrig.config.json": JSON.stringify({ plugins: ["./tally.mjs"] }),
+    "tally.mjs": tally,
+    "tasks/HumanEval_0.json": scaleTask("HumanEval/0", 2),
+    "tasks/HumanEval_1.json": scaleTask("HumanEval/1", 3),
+    "samples.jsonl": [
+      { task_id: "HumanEval/0", solution: solution(2) },
+      { task_id: "HumanEval/1", solution: solution(4) },
+    ]
+      .map((l) => JSON.stringify(l))
+      .join("\n"),
+    "one.py": solution(2),
+  });
+
+  it("a suite: made once for scope suite, it sees each sample's task end and then the suite's report; console still prints", async () => {
+    const r = await skillrig(
+      ["test", "tasks", "--samples", "samples.jsonl", "--reporter", "tally", "--reporter", "console", "--out", "out"],
+      dir,
+    );
+    expect(r.code, r.stderr).toBe(1);
+    expect(readFileSync(join(dir, "out/tally.txt"), "utf8")).toBe("made for suite\ntask\ntask\nsuite 1/2\n");
+    expect(r.stdout).toContain("pass@1");
+  });
+
+  it("one task: made for scope task; not asked for, it is never made", async () => {
+    const r = await skillrig(["test", "tasks/HumanEval_0.json", "-d", "one.py", "--reporter", "tally", "--out", "out-one"], dir);
+    expect(r.code, r.stderr).toBe(0);
+    expect(readFileSync(join(dir, "out-one/tally.txt"), "utf8")).toBe("made for task\ntask\n");
+    const plain = await skillrig(["test", "tasks/HumanEval_0.json", "-d", "one.py", "--out", "out-plain"], dir);
+    expect(plain.code, plain.stderr).toBe(0);
+    expect(() => readFileSync(join(dir, "out-plain/tally.txt"))).toThrow(/ENOENT/);
+  });
+
+  it("an unknown name lists the built-in reporters and the plugin's", async () => {
+    const r = await skillrig(["test", "tasks/HumanEval_0.json", "-d", "one.py", "--reporter", "talley"], dir);
+    expect(r.code).toBe(2);
+    expect(r.stderr).toContain('unknown reporter "talley"; available: tally, console, json, junit, html');
+  });
+});

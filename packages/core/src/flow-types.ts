@@ -250,6 +250,18 @@ export interface RunInfo {
 export interface RunEndInfo extends RunInfo {
   ok: boolean;
   durationMs: number;
+  /** kind `task`: the task's report (when `ok`). */
   report?: TaskReport;
+  /** kind `suite`: the suite's report (every task and sample; `ok` is true once it is built, a canceled run's too). */
+  suite?: SuiteRunReport;
   result?: JobResult;
+}
+
+/**
+ * A suite's report, as `runEnd` (kind `suite`) carries it. Core names only its kind; the oracle, which builds it,
+ * adds its fields by declaration merging (`@skillrig/oracle`'s `SuiteReport`), so a reporter that imports the
+ * oracle's types sees them all.
+ */
+export interface SuiteRunReport {
+  kind: "skillrig-suite-report";
 }

@@ -4,7 +4,9 @@
  * Grading a task (packages/oracle), keyed by the task's deliverable type `T` and each field's compare mode `M`:
  *   task.setUp[T] -> task.start -> for each case: task.resolveInput[T] (all cases are checked before any runs)
  *   -> task.execute[T] -> task.compare[M] per checked field -> task.caseResult
- *   -> task.tearDown[T] -> runEnd
+ *   -> task.tearDown[T] -> runEnd (kind task)
+ * Grading a suite (tasks times samples): each sample as above, then runEnd (kind suite). A command's reporters are
+ *   made by reporter[R] for each name asked for (`--reporter R`) before anything runs.
  * Before a run, where a deliverable of type `T` is: task.resolveDeliverable[T] (a user's path), task.deliverableFile[T]
  * (the file skillrig writes a deliverable given as text to).
  * Running a skill job (packages/skills), keyed by the engine name `E`:
@@ -42,6 +44,8 @@ import type { CaseVerdict, Deliverable, TaskReport } from "./oracle-types.js";
 import type { EngineEvent, EngineOutcome } from "./job-types.js";
 import type { AssertionKind } from "./assertion-types.js";
 import type { Sandbox, SandboxRequest } from "./sandbox.js";
+import type { SkillrigPlugin } from "./plugin.js";
+import type { ReporterRequest } from "./reporters.js";
 
 const require = createRequire(import.meta.url);
 
@@ -141,7 +145,14 @@ export function createHooks(onClaim: OnClaim) {
      */
     assertion: claiming("assertion", onClaim, () => new SyncBailHook<[], AssertionKind | undefined>([])),
 
-    /** Observers: a task run, job or solve batch ended. Reporters write their files here. */
+    /**
+     * Keyed by reporter name (`--reporter <name>`); tapping claims the name. Bail: called only when a command is
+     * asked for the reporter, the tap returns the observer to apply (a plugin tapping `task.caseResult`, `runEnd`).
+     * `applyReporters` (reporters.ts) makes the call.
+     */
+    reporter: claiming("reporter", onClaim, () => new SyncBailHook<[ReporterRequest], SkillrigPlugin | undefined>(["request"])),
+
+    /** Observers: a task run, suite, job or solve batch ended. Reporters write their files here. */
     runEnd: new AsyncSeriesHook<[RunEndInfo]>(["run"]),
     /** Bail: the first tap returns the Sandbox for a purpose. The default sandbox taps last. */
     sandbox: new SyncBailHook<[SandboxRequest], Sandbox | undefined>(["request"]),

@@ -22,7 +22,10 @@ export type {
   ArtifactCollection,
   RunInfo,
   RunEndInfo,
+  SuiteRunReport,
 } from "./flow-types.js";
+export { applyReporters, checkReporterNames } from "./reporters.js";
+export type { ReporterRequest } from "./reporters.js";
 export { definePlugin, isPlugin } from "./plugin.js";
 export type { SkillrigPlugin, PluginFactory } from "./plugin.js";
 export * from "./errors.js";

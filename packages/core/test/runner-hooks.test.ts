@@ -16,7 +16,7 @@ describe("Runner hooks", () => {
     expect(Object.keys(runner.hooks.job).sort()).toEqual(
       ["collectArtifacts", "event", "execute", "prepareRuntime", "renderPrompt", "resolveInput"].sort(),
     );
-    expect(Object.keys(runner.hooks).sort()).toEqual(["assertion", "close", "job", "runEnd", "sandbox", "task"].sort());
+    expect(Object.keys(runner.hooks).sort()).toEqual(["assertion", "close", "job", "reporter", "runEnd", "sandbox", "task"].sort());
     for (const frozen of [runner.hooks, runner.hooks.task, runner.hooks.job]) expect(Object.isFrozen(frozen)).toBe(true);
   });
 

@@ -18,4 +18,5 @@ export type { JsonReporterOptions } from "./reporters/json-reporter.js";
 export { toJsonReport } from "./reporters/json-report.js";
 export type { JsonReport, JsonCase } from "./reporters/json-report.js";
 export { JunitReporter, toJunitXml } from "./reporters/junit-reporter.js";
+export { BuiltinReporters, builtinReporters } from "./reporters/reporters-plugin.js";
 export type { JunitReporterOptions } from "./reporters/junit-reporter.js";

@@ -67,6 +67,11 @@ export interface SuiteSummary {
   duration_ms: number;
 }
 
+declare module "@skillrig/core" {
+  /** `runEnd`'s suite report (kind `suite`) is this one: a reporter importing the oracle's types sees every field. */
+  interface SuiteRunReport extends SuiteReport {}
+}
+
 export interface SuiteReport {
   kind: "skillrig-suite-report";
   version: 1;
@@ -145,8 +150,30 @@ export function sampleStatus(summary: TaskSummary, incomplete?: unknown): Sample
   return summary.total > 0 && summary.passed === summary.total ? "passed" : "failed";
 }
 
+/**
+ * Grades every (task, sample) pair, `jobs` at once, then fires `runEnd` (kind `suite`, with the report) for the
+ * reporters. A run that broke off (a plugin threw) fires it without a report, as a task run does.
+ */
 export async function runSuite(runner: Runner, options: RunSuiteOptions): Promise<SuiteReport> {
+  const startedAt = new Date();
   const started = performance.now();
+  let suite: SuiteReport | undefined;
+  try {
+    suite = await gradeSuite(runner, options, started);
+    return suite;
+  } finally {
+    await runner.hooks.runEnd.promise({
+      kind: "suite",
+      id: "suite",
+      startedAt,
+      ok: suite !== undefined,
+      durationMs: Math.round(performance.now() - started),
+      ...(suite ? { suite } : {}),
+    });
+  }
+}
+
+async function gradeSuite(runner: Runner, options: RunSuiteOptions, started: number): Promise<SuiteReport> {
   const jobs = Math.max(1, options.jobs ?? 1);
   const signal = options.signal ?? new AbortController().signal;
   const pairs = options.entries.flatMap((entry) => entry.samples.map((sample) => ({ entry, sample })));

@@ -10,24 +10,14 @@
  * Exit 0 when everything passed, 1 when something did not pass, 2 when a task file, a case or a deliverable is
  * invalid or missing, or the command is misused. With --json, stdout holds only the JSON report.
  */
-import { mkdir, mkdtemp, rm, stat, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { availableParallelism, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { InvalidArgumentError } from "commander";
-import { SkillrigError, type LoadedTask, type Runner, type SkillrigPlugin } from "@skillrig/core";
-import {
-  Bail,
-  ConsoleReporter,
-  JsonReporter,
-  JunitReporter,
-  loadTask,
-  resolveDeliverable,
-  runTask,
-  toJsonReport,
-} from "@skillrig/oracle/one-task";
+import { SkillrigError, applyReporters, checkReporterNames, type LoadedTask, type ReporterRequest, type Runner } from "@skillrig/core";
+import { Bail, loadTask, resolveDeliverable, runTask, toJsonReport } from "@skillrig/oracle/one-task";
 // A suite's modules are imported when a suite is graded (testSuite), not for one task.
 import type { SuiteReport } from "@skillrig/oracle/suite";
-import type { HtmlReportInput } from "@skillrig/oracle/html-report";
 import type { CommandContext } from "../context.js";
 import type { CommandModule } from "../command.js";
 import { ExitCode } from "../exit-codes.js";
@@ -38,7 +28,8 @@ import { refuseUngradableSuite } from "../suite-usage.js";
 import { testSelection } from "../test-selection.js";
 import { loadRemoteRun } from "../server-package.js";
 
-const REPORTERS = ["console", "json", "junit", "html"] as const;
+/** The reporters skillrig offers itself (the help's list; what a run may use is what the runner's plugins offer). */
+const BUILTIN_REPORTERS = ["console", "json", "junit", "html"] as const;
 
 interface TestOptions {
   deliverable?: string;
@@ -96,7 +87,11 @@ export const testCommand: CommandModule = {
         'a suite\'s samples, one JSON line each: {"task_id", "solution": "<Python source>"} or {"task_id", "path"}',
       )
       .option("--k <n>", "also report pass@<n> (1 and the powers of ten up to the sample count always are); repeatable", collectKs)
-      .option("--reporter <name>", `reporter to use, repeatable: ${REPORTERS.join(", ")} (default console)`, collect)
+      .option(
+        "--reporter <name>",
+        `reporter to use, repeatable: ${BUILTIN_REPORTERS.join(", ")} or one a plugin offers (default console)`,
+        collect,
+      )
       .option(
         "--out <dir>",
         "folder for report files (one task: <task_id>.json, <task_id>.junit.xml, <task_id>.html; a suite: suite.json, suite.junit.xml, suite.html)",
@@ -140,13 +135,6 @@ export const testCommand: CommandModule = {
       .action(async (paths: string[], options: TestOptions, command) => {
         const ctx = context(command);
         const requested = options.reporter ?? [];
-        for (const [fileOnly, file] of [
-          ["junit", "<task_id>.junit.xml"],
-          ["html", "<task_id>.html"],
-        ] as const)
-          if (requested.includes(fileOnly) && !options.out) {
-            throw new SkillrigError("usage", `--reporter ${fileOnly} writes ${file} and needs --out <dir>`, { field: "--out" });
-          }
         if (options.server !== undefined && options.bail !== undefined) {
           throw new SkillrigError("usage", "--bail does not apply with --server: the server grades each task run whole", {
             field: "--bail",
@@ -185,14 +173,30 @@ export const testCommand: CommandModule = {
   },
 };
 
-async function checkReporters(runner: Runner, requested: string[]): Promise<void> {
-  // Reporters a config plugin claims are already applied: naming them is fine; any other name is a typo.
-  const available = [...new Set([...REPORTERS, ...runner.claims("reporter").map((c) => c.name)])];
-  const unknown = requested.filter((r) => !available.includes(r));
-  if (unknown.length > 0) {
-    const names = unknown.map((r) => `"${r}"`).join(", ");
-    throw new SkillrigError("usage", `unknown reporter ${names}; available: ${available.join(", ")}`, { field: "--reporter" });
-  }
+/**
+ * The reporters asked for (console when none is and there is no --json), made by the plugins that offer them
+ * (core's `reporter` hook; the built-in ones in @skillrig/oracle's reporters-plugin.ts) and applied to the runner.
+ * Returns the names applied.
+ */
+function useReporters(
+  ctx: CommandContext,
+  runner: Runner,
+  requested: string[],
+  scope: ReporterRequest["scope"],
+  out?: string,
+): Set<string> {
+  const json = ctx.global.json ?? false;
+  const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
+  const { stdout, stderr } = ctx.out.streams;
+  applyReporters(runner, [...chosen], {
+    scope,
+    json,
+    ...(out !== undefined ? { out: resolve(ctx.cwd, out) } : {}),
+    stdout,
+    stderr,
+    wrote: (file) => stderr.write(`wrote ${file}\n`),
+  });
+  return chosen;
 }
 
 /**
@@ -222,21 +226,13 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
   const loaded = await loadTask(taskFile, ctx.cwd);
   const runner = await building;
   const deliverable = await resolveDeliverable(runner, options.deliverable!, loaded.task, ctx.cwd);
-  await checkReporters(runner, requested);
+  checkReporterNames(runner, requested);
   const selection = await testSelection(ctx, [loaded], options);
   selection?.assertSelects([loaded]);
   const select = selection?.of(loaded);
   const { stdout, stderr } = ctx.out.streams;
-  const onFile = (file: string) => stderr.write(`wrote ${file}\n`);
-  const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
-  const reporters: SkillrigPlugin[] = [];
-  // With --json, stdout is reserved for the JSON report, so the console reporter writes all of its text to stderr.
-  if (chosen.has("console")) reporters.push(new ConsoleReporter({ progress: stderr, summary: json ? stderr : stdout }));
-  if (json)
-    reporters.push(new JsonReporter({ stream: stdout, ...(chosen.has("json") && options.out ? { dir: options.out, onFile } : {}) }));
-  else if (chosen.has("json")) reporters.push(new JsonReporter(options.out ? { dir: options.out, onFile } : { stream: stdout }));
-  if (chosen.has("junit")) reporters.push(new JunitReporter({ dir: options.out!, onFile }));
-  for (const reporter of reporters) runner.use(reporter);
+  // With --json, stdout is reserved for the JSON report (written below), so reporters write their text to stderr.
+  useReporters(ctx, runner, requested, "task", options.out);
 
   const oracle = runner.config.oracle ?? {};
   const startedAt = new Date();
@@ -262,8 +258,8 @@ async function testOneTask(ctx: CommandContext, taskFile: string, options: TestO
           bail: bailOf(options),
         }),
   );
+  if (json) stdout.write(`${JSON.stringify(toJsonReport(report), null, 2)}\n`);
   await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toJsonReport(report), startedAt) : undefined);
-  if (chosen.has("html")) await writeHtmlReport(ctx, options.out!, `${report.task_id}.html`, { task: report });
   const s = report.summary;
   // A report that ended early is an error, never a pass (issue 38).
   if (report.incomplete) return ExitCode.InvalidInput;
@@ -284,7 +280,7 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
       ? await deliverablesFromSamples(runner, tasks, options.samples, { cwd: ctx.cwd, workDir })
       : await deliverablesFromFolder(runner, tasks, options.deliverable!, ctx.cwd);
     refuseUngradableSuite(entries, options.deliverable, ctx.cwd);
-    await checkReporters(runner, requested);
+    checkReporterNames(runner, requested);
     const selection = await testSelection(
       ctx,
       entries.map((e) => e.loaded),
@@ -296,9 +292,13 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
     // Each task whose deliverable is missing is said up front; the others still run.
     for (const entry of graded) if (entry.problem) stderr.write(`error[usage]: ${entry.problem}\n`);
 
-    const chosen = new Set(requested.length > 0 ? requested : json ? [] : ["console"]);
+    const chosen = useReporters(ctx, runner, requested, "suite", options.out);
     const oracle = runner.config.oracle ?? {};
     const progress = chosen.has("console") || json ? await createSuiteProgress({ stream: stderr }) : undefined;
+    // The live line ends before any reporter writes the suite's end (stage -1: before the reporters' taps).
+    runner.hooks.runEnd.tap({ name: "skillrig:suite-progress", stage: -1 }, (info) => {
+      if (info.kind === "suite") progress?.done();
+    });
     const startedAt = new Date();
     const grade = options.server ? (await loadRemoteRun()).remoteSampleGrader(options.server) : undefined;
     const report = await withSigint(ctx, (signal) =>
@@ -315,47 +315,12 @@ async function testSuite(ctx: CommandContext, paths: string[], options: TestOpti
         onProgress: (p) => progress?.update(p),
       }),
     );
-    progress?.done();
+    if (json) stdout.write(`${JSON.stringify(toSuiteJson(report), null, 2)}\n`);
     await recordWhileClosing(ctx, options.record !== false ? () => recordRun(ctx, "test", toSuiteJson(report), startedAt) : undefined);
-    await writeSuiteReports(report, { ctx, chosen, json, out: options.out });
     return suiteExitCode(report);
   } finally {
     await rm(workDir, { recursive: true, force: true });
   }
-}
-
-async function writeSuiteReports(
-  report: SuiteReport,
-  options: { ctx: CommandContext; chosen: Set<string>; json: boolean; out?: string },
-): Promise<void> {
-  const { stdout, stderr } = options.ctx.out.streams;
-  const { formatSuiteSummary, toSuiteJson, toSuiteJunitXml } = await import("@skillrig/oracle/suite");
-  const write = async (name: string, text: string) => {
-    const dir = resolve(options.ctx.cwd, options.out!);
-    await mkdir(dir, { recursive: true });
-    const file = join(dir, name);
-    await writeFile(file, text);
-    stderr.write(`wrote ${file}\n`);
-  };
-  const jsonText = `${JSON.stringify(toSuiteJson(report), null, 2)}\n`;
-  if (options.chosen.has("console")) (options.json ? stderr : stdout).write(formatSuiteSummary(report));
-  if (options.json) stdout.write(jsonText);
-  if (options.chosen.has("json")) {
-    if (options.out) await write("suite.json", jsonText);
-    else if (!options.json) stdout.write(jsonText);
-  }
-  if (options.chosen.has("junit")) await write("suite.junit.xml", `${toSuiteJunitXml(report)}\n`);
-  if (options.chosen.has("html")) await writeHtmlReport(options.ctx, options.out!, "suite.html", { suite: report });
-}
-
-/** `--reporter html`: one self-contained page (styles inline, no script, nothing fetched), failing cases first. */
-async function writeHtmlReport(ctx: CommandContext, out: string, name: string, report: HtmlReportInput): Promise<void> {
-  const { renderHtmlReport } = await import("@skillrig/oracle/html-report");
-  const dir = resolve(ctx.cwd, out);
-  await mkdir(dir, { recursive: true });
-  const file = join(dir, name);
-  await writeFile(file, renderHtmlReport(report));
-  ctx.out.streams.stderr.write(`wrote ${file}\n`);
 }
 
 function bailOf(options: TestOptions): Bail | undefined {

@@ -70,7 +70,6 @@ export class ConsoleReporter implements SkillrigPlugin {
   }
 
   apply(runner: Runner): void {
-    runner.claim("reporter", "console", this.name);
     let total = 0;
     let done = 0;
     const c = this.#colors.progress;

@@ -22,7 +22,6 @@ export class JsonReporter implements SkillrigPlugin {
   }
 
   apply(runner: Runner): void {
-    runner.claim("reporter", "json", this.name);
     runner.hooks.runEnd.tapPromise(this.name, async (info) => {
       if (info.kind !== "task" || !info.report) return;
       const text = `${JSON.stringify(toJsonReport(info.report), null, 2)}\n`;

@@ -69,7 +69,6 @@ export class JunitReporter implements SkillrigPlugin {
   }
 
   apply(runner: Runner): void {
-    runner.claim("reporter", "junit", this.name);
     runner.hooks.runEnd.tapPromise(this.name, async (info) => {
       if (info.kind !== "task" || !info.report) return;
       const xml = `${toJunitXml(info.report)}\n`;

@@ -71,6 +71,7 @@ export async function createSuiteProgress(options: SuiteProgressOptions): Promis
     },
     done() {
       if (last && last !== lastWritten) options.stream.write(`${formatProgress(last)}\n`);
+      lastWritten = last;
     },
   };
 }
