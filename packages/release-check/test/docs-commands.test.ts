@@ -3,7 +3,8 @@
  * docs/*.md's sh blocks with the folder it runs in and what to expect (its header says how); this test checks
  * that the list and the docs agree, then runs each entry with the CLI built in this repository on the PATH.
  */
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -108,7 +109,7 @@ async function inFolder<T>(cwd: string, body: () => Promise<T>): Promise<T> {
     return await body();
   } finally {
     for (const name of readdirSync(cwd))
-      if (!before.has(name) && name !== ".skillrig") rmSync(join(cwd, name), { recursive: true, force: true });
+      if (!before.has(name) && name !== ".skillrig") await rm(join(cwd, name), { recursive: true, force: true });
   }
 }
 

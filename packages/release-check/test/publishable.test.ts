@@ -3,7 +3,8 @@
  * by package and field: the checks run on a temporary copy of the repository with one manifest broken on purpose,
  * and on a manifest published with npm (which, unlike pnpm, leaves `workspace:` ranges in) to a real Verdaccio.
  */
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,7 +12,7 @@ import { publishFolder, registryManifest, startRegistry } from "./support/regist
 import { copyRepository, publishablePackages, publishedManifestProblems, sourceManifestProblems } from "./support/release.js";
 
 const work = mkdtempSync(join(tmpdir(), "skillrig-publishable-"));
-afterAll(() => rmSync(work, { recursive: true, force: true }));
+afterAll(() => rm(work, { recursive: true, force: true }));
 
 function writeJson(file: string, value: unknown): void {
   writeFileSync(file, `${JSON.stringify(value, null, 2)}\n`);
