@@ -10,7 +10,7 @@
  *   });
  */
 import type { SkillrigPlugin } from "@skillrig/core";
-import { defineDeliverable } from "./define-deliverable.js";
+import { type DeliverableDefinition, defineDeliverable } from "./define-deliverable.js";
 import { caseFileBounds } from "./process/case-file-bounds.js";
 import { runProcessCase } from "./process/run-process-case.js";
 import { SampleLanes } from "./process/sample-lanes.js";
@@ -32,6 +32,10 @@ export interface ProcessDeliverableDefinition {
   runtime?: readonly string[];
   /** Variables every case's process gets. Default for a Python runtime: no bytecode files, UTF-8 I/O. */
   env?: Record<string, string>;
+  /** The file a deliverable given as text is written to (as `defineDeliverable`'s). Omitted: the task's `entrypoint`. */
+  deliverableFile?: DeliverableDefinition<unknown>["deliverableFile"];
+  /** A user's path -> the deliverable it names (as `defineDeliverable`'s). Omitted: the file, or a folder holding the `entrypoint`. */
+  resolveDeliverable?: DeliverableDefinition<unknown>["resolveDeliverable"];
 }
 
 /** Python writes bytecode next to the code (the snapshot is read-only) and picks its I/O encoding from the locale. */
@@ -55,6 +59,8 @@ export function defineProcessDeliverable(definition: ProcessDeliverableDefinitio
     name: definition.name,
     type: definition.type,
     description: definition.description,
+    ...(definition.deliverableFile ? { deliverableFile: definition.deliverableFile } : {}),
+    ...(definition.resolveDeliverable ? { resolveDeliverable: definition.resolveDeliverable } : {}),
     async open({ runner, run, workspace }) {
       const { root, entryFile, snapshotDir } = workspace;
       // A Python program runs in forks of the sample host where the sandbox has one; another runtime (node, an

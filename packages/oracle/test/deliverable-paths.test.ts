@@ -4,11 +4,11 @@
  * Every entry point asks through the runner's hooks; here the oracle's own (`resolveDeliverable`,
  * `deliverableFileOf`, `deliverablesFromSamples`, then `runTask`) with a real runner on real files.
  */
-import { readFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { SkillrigError } from "@skillrig/core";
-import { defineDeliverable } from "@skillrig/deliverable-kit";
+import { defineDeliverable, defineProcessDeliverable } from "@skillrig/deliverable-kit";
 import { deliverableFileOf, deliverablesFromSamples, loadSuite, resolveDeliverable, runTask } from "@skillrig/oracle";
 import { makeRunner, tempDir, writeTree } from "./helpers.js";
 
@@ -83,5 +83,46 @@ describe("a deliverable type's own path rule and file name (defineDeliverable)",
       entryFile: join(dir, "e/other.md"),
       entryOnly: true,
     });
+  });
+});
+
+describe("a process deliverable type's own path rule and file name (defineProcessDeliverable)", () => {
+  // A Python tool kept as a project: its program is src/<entrypoint>.py, and a deliverable is the project's folder.
+  const projectPlugin = defineProcessDeliverable({
+    name: "test-py-project",
+    type: "py-project",
+    description: "a Python project folder whose program is src/<entrypoint>.py",
+    argv: false,
+    deliverableFile: (task) => `src/${task.entrypoint}.py`,
+    resolveDeliverable: ({ target, kind, task }) => {
+      if (kind !== "dir") throw new SkillrigError("usage", "a py-project deliverable is a folder", { field: "--deliverable" });
+      return { dir: target, entryFile: join(target, "src", `${task.entrypoint}.py`) };
+    },
+  });
+  const runner = makeRunner([projectPlugin]);
+  const task = { deliverable_type: "py-project", entrypoint: "tool" };
+
+  it("names the file a sample's text is written to, reads a path by its rule, and grades the program it found", async () => {
+    expect(deliverableFileOf(runner, task)).toBe("src/tool.py");
+    const dir = writeTree({ "work/proj/src/tool.py": "print('hello')\n", "work/one.py": "" });
+    const work = join(dir, "work");
+    const deliverable = await resolveDeliverable(runner, "proj", task, work);
+    expect(deliverable).toEqual({ dir: join(work, "proj"), entryFile: join(work, "proj/src/tool.py") });
+    await expect(resolveDeliverable(runner, "one.py", task, work)).rejects.toThrow("a py-project deliverable is a folder");
+    // The task file outside the deliverable's folder (the oracle refuses a folder that would carry it in).
+    const file = join(dir, "task.json");
+    await writeFile(
+      file,
+      JSON.stringify({
+        contract_version: "1.0",
+        task_id: "proj",
+        deliverable_type: "py-project",
+        entrypoint: "tool",
+        tests: [{ name: "hi", input: { stdin: "" }, expected: { stdout: "hello\n", exit_code: 0 } }],
+      }),
+    );
+    const [loaded] = await loadSuite([file], dir);
+    const report = await runTask(runner, { loaded: loaded!, deliverable, jobs: 1 });
+    expect(report.cases.map((c) => [c.status, c.message ?? null])).toEqual([["passed", null]]);
   });
 });
