@@ -120,9 +120,14 @@ export async function deliverablesFromSamples(
 async function writeSolution(dir: string, loaded: LoadedTask, name: string, source: string): Promise<string> {
   const task = loaded.task;
   const entryFile = resolve(dir, name);
-  // The entrypoint comes from the task file: it must not place the written source outside the sample's folder.
+  // The name comes from the task file's entrypoint (or the type's plugin, from it): it must not place the written
+  // source outside the sample's folder.
   if (relative(dir, entryFile).startsWith("..")) {
-    throw new SkillrigError("invalid_task", `entrypoint "${task.entrypoint}" points outside the deliverable folder`, {
+    const what =
+      name === task.entrypoint
+        ? `entrypoint "${task.entrypoint}"`
+        : `the file "${name}" that deliverable type "${task.deliverable_type}" writes for entrypoint "${task.entrypoint}"`;
+    throw new SkillrigError("invalid_task", `${what} points outside the deliverable folder`, {
       file: loaded.displayPath,
       pointer: "/entrypoint",
     });

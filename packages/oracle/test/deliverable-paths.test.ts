@@ -125,4 +125,30 @@ describe("a process deliverable type's own path rule and file name (defineProces
     const report = await runTask(runner, { loaded: loaded!, deliverable, jobs: 1 });
     expect(report.cases.map((c) => [c.status, c.message ?? null])).toEqual([["passed", null]]);
   });
+
+  it("a type whose file would land outside the sample's folder is refused, naming the file, the type and the entrypoint", async () => {
+    const escaping = defineProcessDeliverable({
+      name: "test-escaping",
+      type: "escaping",
+      description: "writes its deliverable above the sample's folder",
+      argv: false,
+      deliverableFile: (t) => `../${t.entrypoint}.py`,
+    });
+    const dir = writeTree({
+      "tasks/e.json": JSON.stringify({
+        contract_version: "1.0",
+        task_id: "e",
+        deliverable_type: "escaping",
+        entrypoint: "tool",
+        tests: [{ name: "hi", input: { stdin: "" }, expected: { stdout: "" } }],
+      }),
+      "s.jsonl": JSON.stringify({ task_id: "e", solution: "print()\n" }),
+    });
+    const refused = deliverablesFromSamples(makeRunner([escaping]), await loadSuite([join(dir, "tasks")]), join(dir, "s.jsonl"), {
+      workDir: tempDir(),
+    });
+    await expect(refused).rejects.toThrow(
+      'the file "../tool.py" that deliverable type "escaping" writes for entrypoint "tool" points outside the deliverable folder',
+    );
+  });
 });
